@@ -1,0 +1,33 @@
+#include "tools/devices_command.h"
+
+#include <cstdio>
+
+#include "accel_vulkan/context.h"
+
+namespace dashi::tools {
+
+CLI::App* AddDevicesCommand(CLI::App& app) {
+  return app.add_subcommand(
+      "devices",
+      "List Vulkan devices: index, name, UUID, driver, API version, shaderFloat64/shaderInt64. "
+      "Select one elsewhere with --device or $DASHI_VK_DEVICE (index, UUID or name substring).");
+}
+
+int RunDevicesCommand() {
+  StatusOr<std::vector<vk::DeviceInfo>> devices = vk::EnumerateDevices();
+  if (!devices.ok()) {
+    std::fprintf(stderr, "dashi devices: %s\n", devices.status().ToString().c_str());
+    return 1;
+  }
+  for (const vk::DeviceInfo& d : *devices) {
+    std::printf("%u: %s [%s]\n   uuid %s\n   driver %s (%s), version %u, Vulkan %s\n"
+                "   shaderFloat64 %s, shaderInt64 %s\n",
+                d.index, d.name.c_str(), d.device_type.c_str(), d.uuid.c_str(),
+                d.driver_name.c_str(), d.driver_info.c_str(), d.driver_version,
+                d.api_version.c_str(), d.shader_float64 ? "yes" : "NO",
+                d.shader_int64 ? "yes" : "NO");
+  }
+  return 0;
+}
+
+}  // namespace dashi::tools

@@ -1,0 +1,81 @@
+// Deterministic fp64 FFTs for power-of-two sizes 1..4096 (and beyond, up to 2^20): complex 1D and
+// 2D, and real-to-complex / complex-to-real 2D. Same bytes on every run: twiddles are computed
+// once per plan in a fixed way and every butterfly runs in a fixed order (docs/MATH.md §FFT).
+//
+// Conventions (NumPy's): forward X[k] = Σ_n x[n] e^{-2πi kn/N} (unscaled); inverse
+// x[n] = (1/N) Σ_k X[k] e^{+2πi kn/N}. 2D data are row-major rows×cols; the 2D transform is
+// the 1D transform along every row, then along every column.
+// Real transforms: Rfft2d maps rows×cols reals to rows×(cols/2+1) complex (the half spectrum
+// over the last axis, like numpy.fft.rfft2); Irfft2d inverts it (like numpy.fft.irfft2 with
+// s=(rows, cols)), ignoring the imaginary parts that Hermitian symmetry makes redundant.
+//
+//   StatusOr<Fft2d> fft = Fft2d::Create(128, 128);
+//   std::vector<std::complex<double>> spec = fft->Rfft(field);   // 128 × 65
+//   std::vector<double> back = fft->Irfft(spec);                 // 128 × 128
+#ifndef DASHI_CORE_REF_FFT_FFT_H_
+#define DASHI_CORE_REF_FFT_FFT_H_
+
+#include <complex>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "core_ref/status/status.h"
+
+namespace dashi {
+
+using Complex = std::complex<double>;
+
+// True for 1, 2, 4, 8, ...
+bool IsPowerOfTwo(size_t n);
+
+// A 1D complex FFT of one power-of-two length.
+class Fft1d {
+ public:
+  // INVALID_ARGUMENT unless n is a power of two in [1, 2^20].
+  static StatusOr<Fft1d> Create(size_t n);
+
+  size_t size() const { return n_; }
+  // In place; data.size() must equal size().
+  void Forward(std::span<Complex> data) const;
+  void Inverse(std::span<Complex> data) const;  // includes the 1/N scale
+
+ private:
+  explicit Fft1d(size_t n);
+  void Transform(std::span<Complex> data, bool inverse) const;
+
+  size_t n_;
+  std::vector<Complex> twiddles_;    // e^{-2πi k/n}, k < n/2
+  std::vector<size_t> bit_reverse_;  // permutation
+};
+
+// 2D transforms of one rows×cols shape (both powers of two).
+class Fft2d {
+ public:
+  static StatusOr<Fft2d> Create(size_t rows, size_t cols);
+
+  size_t rows() const { return rows_; }
+  size_t cols() const { return cols_; }
+  size_t half_cols() const { return cols_ / 2 + 1; }
+
+  // In place on rows×cols complex values.
+  void Forward(std::span<Complex> data) const;
+  void Inverse(std::span<Complex> data) const;  // includes the 1/(rows·cols) scale
+
+  // rows×cols reals → rows×(cols/2+1) complex.
+  std::vector<Complex> Rfft(std::span<const double> real) const;
+  // rows×(cols/2+1) complex → rows×cols reals (scaled by 1/(rows·cols)).
+  std::vector<double> Irfft(std::span<const Complex> half) const;
+
+ private:
+  Fft2d(size_t rows, size_t cols, Fft1d row_fft, Fft1d col_fft)
+      : rows_(rows), cols_(cols), row_fft_(std::move(row_fft)), col_fft_(std::move(col_fft)) {}
+
+  size_t rows_, cols_;
+  Fft1d row_fft_;  // length cols
+  Fft1d col_fft_;  // length rows
+};
+
+}  // namespace dashi
+
+#endif  // DASHI_CORE_REF_FFT_FFT_H_

@@ -1,0 +1,290 @@
+#include "core_ref/les/les_solver.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "core_ref/prng/prng.h"
+
+namespace dashi {
+namespace {
+
+constexpr Complex kI(0.0, 1.0);
+
+bool AllFinite(const std::vector<Complex>& v) {
+  for (const Complex& c : v) {
+    if (!std::isfinite(c.real()) || !std::isfinite(c.imag())) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusOr<LesInit> ParseLesInit(const std::string& name) {
+  if (name == "random") return LesInit::kRandom;
+  if (name == "taylor-green") return LesInit::kTaylorGreen;
+  return InvalidArgumentError("initial condition '" + name +
+                              "' is not one of: random, taylor-green");
+}
+
+const char* LesInitName(LesInit init) {
+  return init == LesInit::kRandom ? "random" : "taylor-green";
+}
+
+Status ValidateLesParams(const LesParams& p) {
+  if (p.n < 8 || p.n > 4096 || !IsPowerOfTwo(static_cast<size_t>(p.n))) {
+    return InvalidArgumentError("N = " + std::to_string(p.n) +
+                                " must be a power of two in [8, 4096]");
+  }
+  if (!std::isfinite(p.dt) || !(p.dt > 0)) {
+    return InvalidArgumentError("dt = " + std::to_string(p.dt) + " must be finite and > 0");
+  }
+  if (!std::isfinite(p.nu0) || p.nu0 < 0) {
+    return InvalidArgumentError("nu0 = " + std::to_string(p.nu0) + " must be finite and >= 0");
+  }
+  if (!std::isfinite(p.cs) || p.cs < 0) {
+    return InvalidArgumentError("Cs = " + std::to_string(p.cs) + " must be finite and >= 0");
+  }
+  if (p.init == LesInit::kRandom) {
+    if (!std::isfinite(p.energy) || !(p.energy > 0)) {
+      return InvalidArgumentError("initial energy must be finite and > 0");
+    }
+    if (p.k_peak < 1 || p.k_peak > p.n / 3) {
+      return InvalidArgumentError("k_peak = " + std::to_string(p.k_peak) + " must be in [1, N/3]");
+    }
+  } else {
+    if (p.tg_k < 1 || p.tg_k > p.n / 3) {
+      return InvalidArgumentError("Taylor-Green k = " + std::to_string(p.tg_k) +
+                                  " must be in [1, N/3]");
+    }
+    if (!std::isfinite(p.tg_amplitude)) {
+      return InvalidArgumentError("Taylor-Green amplitude must be finite");
+    }
+  }
+  return OkStatus();
+}
+
+double SpectralEnergy(const SpectralGrid& g, const std::vector<Complex>& w) {
+  const double n4 = static_cast<double>(g.n()) * g.n() * g.n() * g.n();
+  double sum = 0.0;
+  for (int64_t i = 0; i < g.n(); ++i) {
+    for (int64_t j = 0; j < g.half_cols(); ++j) {
+      const double k2 = g.K2(i, j);
+      if (k2 == 0) continue;
+      sum += g.ParsevalWeight(j) * std::norm(w[i * g.half_cols() + j]) / k2;
+    }
+  }
+  return 0.5 * sum / n4;
+}
+
+double SpectralEnstrophy(const SpectralGrid& g, const std::vector<Complex>& w) {
+  const double n4 = static_cast<double>(g.n()) * g.n() * g.n() * g.n();
+  double sum = 0.0;
+  for (int64_t i = 0; i < g.n(); ++i) {
+    for (int64_t j = 0; j < g.half_cols(); ++j) {
+      sum += g.ParsevalWeight(j) * std::norm(w[i * g.half_cols() + j]);
+    }
+  }
+  return 0.5 * sum / n4;
+}
+
+LesSolver::LesSolver(const LesParams& p, Fft2d fft)
+    : params_(p), grid_(p.n), fft_(std::move(fft)) {}
+
+StatusOr<LesSolver> LesSolver::Create(const LesParams& p) {
+  DASHI_RETURN_IF_ERROR(ValidateLesParams(p));
+  DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(p.n),
+                                                  static_cast<size_t>(p.n)));
+  LesSolver s(p, std::move(fft));
+  const SpectralGrid& g = s.grid_;
+  const int64_t n = p.n, hc = g.half_cols();
+  s.decay_half_.resize(g.half_size());
+  s.decay_full_.resize(g.half_size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < hc; ++j) {
+      s.decay_half_[i * hc + j] = std::exp(-p.nu0 * g.K2(i, j) * (0.5 * p.dt));
+      s.decay_full_[i * hc + j] = std::exp(-p.nu0 * g.K2(i, j) * p.dt);
+    }
+  }
+
+  if (p.init == LesInit::kTaylorGreen) {
+    const double two_pi = 2.0 * std::numbers::pi;
+    const double k = p.tg_k, amp = 2.0 * k * k * p.tg_amplitude;
+    std::vector<double> w(static_cast<size_t>(n * n));
+    for (int64_t i = 0; i < n; ++i) {
+      const double y = two_pi * static_cast<double>(i) / static_cast<double>(n);
+      for (int64_t j = 0; j < n; ++j) {
+        const double x = two_pi * static_cast<double>(j) / static_cast<double>(n);
+        w[i * n + j] = amp * std::sin(k * x) * std::sin(k * y);
+      }
+    }
+    s.w_hat_ = s.fft_.Rfft(w);
+  } else {
+    // Random phases from the counter-based PRNG keyed by (seed, t = 0, kx, ky): one draw per
+    // independent mode (kx > 0, or kx = 0 and ky > 0); the kx = 0 column gets its Hermitian
+    // partner conj(ŵ(0, ky)) at −ky.
+    s.w_hat_.assign(g.half_size(), Complex(0, 0));
+    const double k_cut = std::min<double>(3.0 * p.k_peak, static_cast<double>(g.dealias_kmax()));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t ky = g.Ky(i);
+      for (int64_t j = 0; j < hc; ++j) {
+        const int64_t kx = g.Kx(j);
+        if (!(kx > 0 || (kx == 0 && ky > 0))) continue;
+        if (!g.Dealiased(i, j)) continue;
+        const double kmag = std::sqrt(g.K2(i, j));
+        if (kmag < 1.0 || kmag > k_cut) continue;
+        const double r = kmag / p.k_peak;
+        const double ek = r * r * r * r * std::exp(-2.0 * r * r);
+        // |ŵ|² ∝ k·E(k): E(k) spread over a shell of circumference 2πk, times |ŵ|²/|û|² = k².
+        const double amp = std::sqrt(kmag * ek);
+        const double phase = 2.0 * std::numbers::pi * CounterUniform(p.seed, 0, kx, ky, 0);
+        const Complex c = std::polar(amp, phase);
+        s.w_hat_[i * hc + j] = c;
+        if (kx == 0) s.w_hat_[g.RowOf(-ky) * hc + j] = std::conj(c);
+      }
+    }
+    const double e = SpectralEnergy(g, s.w_hat_);
+    const double scale = std::sqrt(p.energy / e);
+    for (Complex& c : s.w_hat_) c *= scale;
+  }
+  // Keep the state dealiased from the start.
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < hc; ++j) {
+      if (!g.Dealiased(i, j)) s.w_hat_[i * hc + j] = 0.0;
+    }
+  }
+  return s;
+}
+
+std::vector<Complex> LesSolver::Rhs(const std::vector<Complex>& w) const {
+  const SpectralGrid& g = grid_;
+  const int64_t n = g.n(), hc = g.half_cols(), hs = g.half_size();
+  std::vector<Complex> u_hat(hs), v_hat(hs), wx_hat(hs), wy_hat(hs);
+  for (int64_t i = 0; i < n; ++i) {
+    const double ky = static_cast<double>(g.Ky(i));
+    for (int64_t j = 0; j < hc; ++j) {
+      const double kx = static_cast<double>(g.Kx(j));
+      const int64_t idx = i * hc + j;
+      const double k2 = g.K2(i, j);
+      const Complex psi = k2 > 0 ? w[idx] / k2 : Complex(0, 0);
+      u_hat[idx] = kI * ky * psi;    // u = ∂ψ/∂y
+      v_hat[idx] = -kI * kx * psi;   // v = −∂ψ/∂x
+      wx_hat[idx] = kI * kx * w[idx];
+      wy_hat[idx] = kI * ky * w[idx];
+    }
+  }
+  const std::vector<double> u = fft_.Irfft(u_hat), v = fft_.Irfft(v_hat);
+  const std::vector<double> wx = fft_.Irfft(wx_hat), wy = fft_.Irfft(wy_hat);
+  std::vector<double> adv(u.size());
+  for (size_t k = 0; k < adv.size(); ++k) {
+    const double a = u[k] * wx[k];
+    const double b = v[k] * wy[k];
+    adv[k] = -(a + b);
+  }
+  std::vector<Complex> rhs = fft_.Rfft(adv);
+
+  if (params_.cs > 0) {
+    // |S| = sqrt(2 S_ij S_ij) = sqrt(4 u_x² + (u_y + v_x)²) for divergence-free (u, v).
+    std::vector<Complex> ux_hat(hs), shear_hat(hs);
+    for (int64_t i = 0; i < n; ++i) {
+      const double ky = static_cast<double>(g.Ky(i));
+      for (int64_t j = 0; j < hc; ++j) {
+        const double kx = static_cast<double>(g.Kx(j));
+        const int64_t idx = i * hc + j;
+        ux_hat[idx] = kI * kx * u_hat[idx];
+        const Complex uy = kI * ky * u_hat[idx];
+        const Complex vx = kI * kx * v_hat[idx];
+        shear_hat[idx] = uy + vx;
+      }
+    }
+    const std::vector<double> ux = fft_.Irfft(ux_hat), shear = fft_.Irfft(shear_hat);
+    const double delta = 2.0 * std::numbers::pi / static_cast<double>(n);
+    const double c2 = (params_.cs * delta) * (params_.cs * delta);
+    std::vector<double> fx(u.size()), fy(u.size());
+    for (size_t k = 0; k < fx.size(); ++k) {
+      const double a = 4.0 * ux[k] * ux[k];
+      const double b = shear[k] * shear[k];
+      const double nu_t = c2 * std::sqrt(a + b);
+      fx[k] = nu_t * wx[k];
+      fy[k] = nu_t * wy[k];
+    }
+    const std::vector<Complex> fx_hat = fft_.Rfft(fx), fy_hat = fft_.Rfft(fy);
+    for (int64_t i = 0; i < n; ++i) {
+      const double ky = static_cast<double>(g.Ky(i));
+      for (int64_t j = 0; j < hc; ++j) {
+        const double kx = static_cast<double>(g.Kx(j));
+        const int64_t idx = i * hc + j;
+        const Complex div = kI * kx * fx_hat[idx] + kI * ky * fy_hat[idx];
+        rhs[idx] += div;
+      }
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < hc; ++j) {
+      const int64_t idx = i * hc + j;
+      rhs[idx] = g.Dealiased(i, j) ? rhs[idx] * params_.dt : Complex(0, 0);
+    }
+  }
+  return rhs;
+}
+
+Status LesSolver::Step() {
+  const size_t hs = w_hat_.size();
+  const std::vector<Complex>& w = w_hat_;
+  const std::vector<double>& eh = decay_half_;
+  const std::vector<double>& ef = decay_full_;
+  std::vector<Complex> tmp(hs);
+
+  const std::vector<Complex> a = Rhs(w);
+  for (size_t k = 0; k < hs; ++k) tmp[k] = eh[k] * (w[k] + 0.5 * a[k]);
+  const std::vector<Complex> b = Rhs(tmp);
+  for (size_t k = 0; k < hs; ++k) tmp[k] = eh[k] * w[k] + 0.5 * b[k];
+  const std::vector<Complex> c = Rhs(tmp);
+  for (size_t k = 0; k < hs; ++k) tmp[k] = ef[k] * w[k] + eh[k] * c[k];
+  const std::vector<Complex> d = Rhs(tmp);
+  std::vector<Complex> next(hs);
+  for (size_t k = 0; k < hs; ++k) {
+    const Complex bc = b[k] + c[k];
+    const Complex incr = ef[k] * a[k] + 2.0 * eh[k] * bc + d[k];
+    next[k] = ef[k] * w[k] + incr / 6.0;
+  }
+  if (!AllFinite(next)) {
+    return FailedPreconditionError("LES diverged at step " + std::to_string(step_ + 1) +
+                                   " (t = " + std::to_string(time() + params_.dt) +
+                                   "): the vorticity is no longer finite; reduce dt");
+  }
+  w_hat_ = std::move(next);
+  ++step_;
+  return OkStatus();
+}
+
+std::vector<double> LesSolver::Vorticity() const { return fft_.Irfft(w_hat_); }
+double LesSolver::Energy() const { return SpectralEnergy(grid_, w_hat_); }
+double LesSolver::Enstrophy() const { return SpectralEnstrophy(grid_, w_hat_); }
+
+StatusOr<LesTrajectory> Simulate(const LesParams& params, int64_t steps, int64_t save_every,
+                                 const std::function<void(int64_t, int64_t)>& progress) {
+  if (steps < 0) return InvalidArgumentError("steps = " + std::to_string(steps) + " is negative");
+  if (save_every < 1) {
+    return InvalidArgumentError("save_every = " + std::to_string(save_every) + " must be >= 1");
+  }
+  DASHI_ASSIGN_OR_RETURN(LesSolver les, LesSolver::Create(params));
+  LesTrajectory traj;
+  traj.params = params;
+  traj.steps = steps;
+  traj.save_every = save_every;
+  auto save = [&] {
+    traj.frames.push_back(les.Vorticity());
+    traj.times.push_back(les.time());
+    traj.energy.push_back(les.Energy());
+    traj.enstrophy.push_back(les.Enstrophy());
+    if (progress) progress(les.step(), steps);
+  };
+  save();
+  for (int64_t s = 1; s <= steps; ++s) {
+    DASHI_RETURN_IF_ERROR(les.Step());
+    if (s % save_every == 0) save();
+  }
+  return traj;
+}
+
+}  // namespace dashi

@@ -1,15 +1,19 @@
 // `dashi`: the command-line front end. Each subcommand lives in its own file under tools/ and
-// reports errors as "dashi <cmd>: <message>" with a non-zero exit; `dashi <cmd> --help` explains
-// every flag.
+// reports errors as "dashi <cmd>: <STATUS>: <message>" with exit code 1 (2 for bad flags);
+// `dashi <cmd> --help` explains every flag.
 #include <cstdio>
 #include <cstdlib>
-
-#include <unistd.h>
+#include <functional>
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 
+#include "tools/decode_command.h"
 #include "tools/devices_command.h"
+#include "tools/learn_command.h"
+#include "tools/rollout_command.h"
 #include "tools/run_command.h"
+#include "tools/simulate_command.h"
 
 int main(int argc, char** argv) {
   // Under `bazel run` the process starts in the runfiles tree; relative paths given by the user
@@ -21,18 +25,20 @@ int main(int argc, char** argv) {
     }
   }
   CLI::App app{
-      "dashi: a deterministic fp64 reference for structural-dynamics pipelines and the Vulkan "
+      "dashi: a deterministic fp64 reference for a structural-dynamics pipeline (LES data, "
+      "proxy encoding, ridge learner, hash-chained rollout, ternary-mask decoder) and the Vulkan "
       "accelerator that must match it.\nRun `dashi <command> --help` for each command's flags."};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Print help for every command");
 
-  dashi::tools::RunOptions run_options;
-  CLI::App* run = dashi::tools::AddRunCommand(app, run_options);
-  CLI::App* devices = dashi::tools::AddDevicesCommand(app);
+  std::function<int()> run;
+  dashi::tools::AddRunCommand(app, run);
+  dashi::tools::AddSimulateCommand(app, run);
+  dashi::tools::AddLearnCommand(app, run);
+  dashi::tools::AddRolloutCommand(app, run);
+  dashi::tools::AddDecodeCommand(app, run);
+  dashi::tools::AddDevicesCommand(app, run);
 
   CLI11_PARSE(app, argc, argv);
-
-  if (run->parsed()) return dashi::tools::RunRunCommand(run_options);
-  if (devices->parsed()) return dashi::tools::RunDevicesCommand();
-  return 2;
+  return run ? run() : 2;
 }

@@ -6,14 +6,21 @@
 
 namespace dashi::tools {
 
-CLI::App* AddDevicesCommand(CLI::App& app) {
-  return app.add_subcommand(
+namespace {
+int Run();
+}  // namespace
+
+CLI::App* AddDevicesCommand(CLI::App& app, std::function<int()>& run) {
+  CLI::App* cmd = app.add_subcommand(
       "devices",
       "List Vulkan devices: index, name, UUID, driver, API version, shaderFloat64/shaderInt64. "
       "Select one elsewhere with --device or $DASHI_VK_DEVICE (index, UUID or name substring).");
+  cmd->callback([&run] { run = [] { return Run(); }; });
+  return cmd;
 }
 
-int RunDevicesCommand() {
+namespace {
+int Run() {
   StatusOr<std::vector<vk::DeviceInfo>> devices = vk::EnumerateDevices();
   if (!devices.ok()) {
     std::fprintf(stderr, "dashi devices: %s\n", devices.status().ToString().c_str());
@@ -29,5 +36,6 @@ int RunDevicesCommand() {
   }
   return 0;
 }
+}  // namespace
 
 }  // namespace dashi::tools

@@ -2,12 +2,13 @@
 #ifndef DASHI_TOOLS_DEVICES_COMMAND_H_
 #define DASHI_TOOLS_DEVICES_COMMAND_H_
 
+#include <functional>
+
 #include <CLI/CLI.hpp>
 
 namespace dashi::tools {
 
-CLI::App* AddDevicesCommand(CLI::App& app);
-int RunDevicesCommand();
+CLI::App* AddDevicesCommand(CLI::App& app, std::function<int()>& run);
 
 }  // namespace dashi::tools
 

@@ -1,131 +1,270 @@
 #include "tools/run_command.h"
 
-#include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <vector>
+#include <memory>
 
-#include <nlohmann/json.hpp>
-
-#include "core_ref/carrier/closure.h"
-#include "core_ref/carrier/defect.h"
-#include "core_ref/carrier/pda_threshold.h"
-#include "core_ref/carrier/smoothing.h"
-#include "core_ref/fileio/atomic_file.h"
-#include "core_ref/prng/prng.h"
-#include "tools/reference_version.h"
+#include "core_ref/npy/npy.h"
+#include "core_ref/pipeline/pipeline.h"
+#include "tools/chain_json.h"
+#include "tools/cli_util.h"
+#include "tools/decode_options.h"
+#include "tools/les_options.h"
+#include "tools/png_image.h"
+#include "tools/proxy_json.h"
 
 namespace dashi::tools {
 namespace {
 
-int Fail(const Status& s) {
-  std::fprintf(stderr, "dashi run: %s\n", s.ToString().c_str());
-  return 1;
+struct RunOptions {
+  LesCliOptions les;
+  DecodeCliOptions decode;
+  uint64_t train_seed = 1, eval_seed = 2;
+  int64_t train_steps = 400, eval_steps = 200, sample_every = 2, hash_every = 10;
+  int k_lo = 12, k_mid = 24, anchors = 32, snapshots = 4;
+  double lambda = 1e-6;
+  std::string prior = "zero";
+  std::string observer = "visualize";
+  std::string backend = "ref";
+  std::string out = "out/run";
+  bool quiet = false;
+};
+
+StatusOr<PipelineParams> ToParams(const RunOptions& o) {
+  PipelineParams p;
+  DASHI_ASSIGN_OR_RETURN(p.les, o.les.ToParams());
+  DASHI_ASSIGN_OR_RETURN(p.decode, o.decode.ToParams());
+  DASHI_ASSIGN_OR_RETURN(p.ridge_prior, ParseRidgePrior(o.prior));
+  p.train_seed = o.train_seed;
+  p.eval_seed = o.eval_seed;
+  p.train_steps = o.train_steps;
+  p.eval_steps = o.eval_steps;
+  p.sample_every = o.sample_every;
+  p.hash_every = o.hash_every;
+  p.k_lo = o.k_lo;
+  p.k_mid = o.k_mid;
+  p.anchors = o.anchors;
+  p.snapshots = o.observer == "none" ? 1 : o.snapshots;
+  p.ridge_lambda = o.lambda;
+  DASHI_RETURN_IF_ERROR(ValidatePipelineParams(p));
+  return p;
+}
+
+Status WriteOutputs(const RunOptions& o, const PipelineResult& r) {
+  const std::string& out = o.out;
+  const int64_t dim = r.spec.dim(), n = r.params.les.n;
+  DASHI_RETURN_IF_ERROR(EnsureDir(out));
+  DASHI_ASSIGN_OR_RETURN(NpyArray a, NpyArray::FromF64({dim, dim}, r.a));
+  DASHI_RETURN_IF_ERROR(WriteNpy(out + "/A.npy", a));
+  const int64_t frames = r.params.eval_steps + 1;
+  DASHI_ASSIGN_OR_RETURN(NpyArray zr, NpyArray::FromF64({frames, dim}, r.z_rollout));
+  DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z_rollout.npy", zr));
+  DASHI_ASSIGN_OR_RETURN(NpyArray zt, NpyArray::FromF64({frames, dim}, r.z_eval_truth));
+  DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z_eval_truth.npy", zt));
+  DASHI_RETURN_IF_ERROR(WriteJson(out + "/proxy.json", ProxySpecJson(r.spec)));
+
+  const nlohmann::json prov = ReferenceProvenance(o.backend);
+  DASHI_RETURN_IF_ERROR(WriteJson(
+      out + "/chain.json", {{"provenance", prov},
+                            {"dim", dim},
+                            {"steps", r.params.eval_steps},
+                            {"hash_every", r.params.hash_every},
+                            {"checkpoints", ChainJson(r.rollout.chain)}}));
+
+  nlohmann::json snaps = nlohmann::json::array();
+  const bool decode = o.observer != "none";
+  if (decode) {
+    for (const SnapshotResult& s : r.snapshots) {
+      nlohmann::json j = DecodedFrameJson(s.decoded);
+      j["step"] = s.step;
+      j["rel_l2_vs_les"] = s.rel_l2;
+      j["correlation_vs_les"] = s.correlation;
+      j["energy_les"] = s.energy_les;
+      j["energy_decoded"] = s.energy_decoded;
+      j["enstrophy_les"] = s.enstrophy_les;
+      j["enstrophy_decoded"] = s.enstrophy_decoded;
+      snaps.push_back(j);
+      if (o.observer == "snapshots" || o.observer == "visualize") {
+        char name[32];
+        std::snprintf(name, sizeof(name), "/step_%05lld", static_cast<long long>(s.step));
+        const std::string dir = out + "/snapshots" + name;
+        DASHI_RETURN_IF_ERROR(EnsureDir(dir));
+        const bool png = o.observer == "visualize";
+        const int scale = DefaultPngScale(n);
+        DASHI_RETURN_IF_ERROR(WriteDecodedFrame(dir + "/", s.decoded, n, png, scale));
+        DASHI_ASSIGN_OR_RETURN(NpyArray les, NpyArray::FromF64({n, n}, s.les_omega));
+        DASHI_RETURN_IF_ERROR(WriteNpy(dir + "/les_omega.npy", les));
+        if (png) DASHI_RETURN_IF_ERROR(WriteFieldPng(dir + "/les_omega.png", s.les_omega, n, n, scale));
+      }
+    }
+  }
+  const PipelineTimings& t = r.timings;
+  const auto last = [](const std::vector<double>& v) { return v.empty() ? 0.0 : v.back(); };
+  nlohmann::json stage_prov = {{"simulate", prov}, {"encode", prov}, {"learn", prov},
+                               {"rollout", prov}};
+  if (decode) stage_prov["decode"] = prov;
+  nlohmann::json metrics = {
+      {"provenance", prov},
+      {"stages", stage_prov},
+      {"observer", o.observer},
+      {"params",
+       {{"les", LesParamsJson(r.params.les)},
+        {"train_seed", r.params.train_seed},
+        {"eval_seed", r.params.eval_seed},
+        {"train_steps", r.params.train_steps},
+        {"eval_steps", r.params.eval_steps},
+        {"sample_every", r.params.sample_every},
+        {"k_lo", r.params.k_lo},
+        {"k_mid", r.params.k_mid},
+        {"anchors", r.params.anchors},
+        {"dim", dim},
+        {"ridge_lambda", r.params.ridge_lambda},
+        {"ridge_prior", RidgePriorName(r.params.ridge_prior)},
+        {"hash_every", r.params.hash_every},
+        {"decode", DecodeParamsJson(r.params.decode)}}},
+      {"train",
+       {{"one_step_rel_l2", r.train_one_step_rel_l2},
+        {"energy_initial", r.train_energy.front()},
+        {"energy_final", last(r.train_energy)},
+        {"enstrophy_initial", r.train_enstrophy.front()},
+        {"enstrophy_final", last(r.train_enstrophy)}}},
+      {"eval",
+       {{"one_step_rel_l2", r.eval_one_step_rel_l2},
+        {"rollout_rel_l2_per_step", r.eval_rel_l2},
+        {"rollout_correlation_per_step", r.eval_correlation},
+        {"persistence_rel_l2_per_step", r.persistence_rel_l2},
+        {"rollout_rel_l2_final", last(r.eval_rel_l2)},
+        {"persistence_rel_l2_final", last(r.persistence_rel_l2)},
+        {"les_energy_drift", last(r.eval_energy) / r.eval_energy.front() - 1.0},
+        {"les_enstrophy_drift", last(r.eval_enstrophy) / r.eval_enstrophy.front() - 1.0}}},
+      {"snapshots", snaps},
+      {"hash_chain_final_link", ChainJson(r.rollout.chain).back()["link"]},
+      {"timings",
+       {{"simulate_train_ms", t.simulate_train_ms},
+        {"encode_ms", t.encode_ms},
+        {"fit_ms", t.fit_ms},
+        {"simulate_eval_ms", t.simulate_eval_ms},
+        {"rollout_ms", t.rollout_ms},
+        {"rollout_ns_per_step", t.rollout_ns_per_step},
+        {"rollout_steps_per_s", t.rollout_steps_per_s},
+        {"decode_ms_per_snapshot", decode ? t.decode_ms_per_snapshot : 0.0},
+        {"decode_stage_ms",
+         {{"scatter_lowk", t.decode_stage_ms.scatter_lowk_ms},
+          {"ifft_lp", t.decode_stage_ms.ifft_lp_ms},
+          {"mask", t.decode_stage_ms.mask_ms},
+          {"synth", t.decode_stage_ms.synth_ms},
+          {"ifft_resid", t.decode_stage_ms.ifft_resid_ms},
+          {"combine", t.decode_stage_ms.combine_ms}}}}},
+  };
+  if (!snaps.empty()) {
+    const SnapshotResult& s = r.snapshots.back();
+    metrics["eval"]["decoded_energy_drift_vs_les"] = s.energy_decoded / s.energy_les - 1.0;
+    metrics["eval"]["decoded_enstrophy_drift_vs_les"] =
+        s.enstrophy_decoded / s.enstrophy_les - 1.0;
+  }
+  return WriteJson(out + "/metrics.json", metrics);
+}
+
+int Run(const RunOptions& o) {
+  if (o.backend != "ref") {
+    return Fail("run", UnimplementedError(
+                           "backend '" + o.backend +
+                           "' requested, but the Vulkan pipeline ops are not built yet; use "
+                           "--backend ref (there is no silent fallback)"));
+  }
+  StatusOr<PipelineParams> params = ToParams(o);
+  if (!params.ok()) return Fail("run", params.status());
+  Status st = EnsureDir(o.out);
+  if (!st.ok()) return Fail("run", st);
+  if (!o.quiet) {
+    std::fprintf(stderr,
+                 "dashi run: backend ref, N=%lld, train %lld + eval %lld proxy steps "
+                 "(x%lld LES steps), out %s\n",
+                 static_cast<long long>(params->les.n),
+                 static_cast<long long>(params->train_steps),
+                 static_cast<long long>(params->eval_steps),
+                 static_cast<long long>(params->sample_every), o.out.c_str());
+  }
+  ProgressLine progress(!o.quiet);
+  StatusOr<PipelineResult> r = RunPipeline(
+      *params, [&](const PipelineProgress& p) { progress.Update(p.stage, p.done, p.total); });
+  if (!r.ok()) return Fail("run", r.status());
+  st = WriteOutputs(o, *r);
+  if (!st.ok()) return Fail("run", st);
+
+  std::printf("dashi run: D = %lld; one-step rel L2 train %.3e, eval %.3e; rollout rel L2 at "
+              "step %lld: %.3f (persistence %.3f)\n",
+              static_cast<long long>(r->spec.dim()), r->train_one_step_rel_l2,
+              r->eval_one_step_rel_l2, static_cast<long long>(params->eval_steps),
+              r->eval_rel_l2.back(), r->persistence_rel_l2.back());
+  if (o.observer != "none") {
+    for (const SnapshotResult& s : r->snapshots) {
+      std::printf("  snapshot step %4lld: corr vs LES %.3f, rel L2 %.3f, closure depth %d\n",
+                  static_cast<long long>(s.step), s.correlation, s.rel_l2,
+                  s.decoded.closure.depth);
+    }
+  }
+  std::printf("  rollout %.0f steps/s (%.0f ns/step); hash chain final link %s\n",
+              r->timings.rollout_steps_per_s, r->timings.rollout_ns_per_step,
+              ChainJson(r->rollout.chain).back()["link"].get<std::string>().c_str());
+  std::printf("  wrote %s/{metrics.json, chain.json, A.npy, proxy.json, z_rollout.npy, "
+              "z_eval_truth.npy%s}\n",
+              o.out.c_str(), o.observer == "snapshots" || o.observer == "visualize"
+                                 ? ", snapshots/"
+                                 : "");
+  return 0;
 }
 
 }  // namespace
 
-CLI::App* AddRunCommand(CLI::App& app, RunOptions& o) {
+CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
+  auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
       "run",
-      "The main job. Currently: the carrier stage on a seeded synthetic field "
-      "(random field → triangle smoothing → normalise by max|.| → PDA threshold → closure "
-      "K_ann∘M to its fixed point), writing metrics.json to --out.");
-  cmd->add_option("--n", o.n, "Grid size N (N×N), 1..4096")->capture_default_str();
-  cmd->add_option("--seed", o.seed, "Seed of the synthetic field (Xoshiro256**)")
+      "The main job, end to end: simulate the LES on the train seed and the eval seed, encode "
+      "the frames into proxy states, fit A by ridge regression on the train split, roll z <- z*A "
+      "out autonomously from the eval split's first state with a BLAKE2b hash chain, decode "
+      "snapshots, and compare with the LES. Writes metrics.json, chain.json, A.npy, proxy.json, "
+      "z_rollout.npy, z_eval_truth.npy and snapshots/ (npy + PNG) to --out.");
+  AddLesOptions(*cmd, o->les, /*with_seed=*/false);
+  cmd->add_option("--train-seed", o->train_seed, "Seed of the training trajectory")
       ->capture_default_str();
-  cmd->add_option("--tau", o.tau, "PDA threshold τ on the normalised field, in (0, 1]")
+  cmd->add_option("--eval-seed", o->eval_seed, "Seed of the held-out evaluation trajectory")
       ->capture_default_str();
-  cmd->add_option("--smooth-radius", o.smooth_radius, "Triangle smoothing radius (applied twice)")
+  cmd->add_option("--train-steps", o->train_steps, "Proxy steps of training data (K)")
       ->capture_default_str();
-  cmd->add_option("--ann-radius", o.ann_radius, "Annihilation window radius r")
+  cmd->add_option("--eval-steps", o->eval_steps, "Proxy steps of autonomous rollout (M)")
       ->capture_default_str();
-  cmd->add_option("--maj-radius", o.maj_radius, "Majority window radius r")->capture_default_str();
-  cmd->add_option("--eta", o.eta, "Majority agreement margin η")->capture_default_str();
-  cmd->add_option("--max-levels", o.max_levels, "Cap on closure iterations")->capture_default_str();
-  cmd->add_option("--backend", o.backend,
-                  "Backend: ref (the fp64 reference) or vulkan. A backend that cannot run is an "
-                  "error, never a silent fallback.")
+  cmd->add_option("--sample-every", o->sample_every, "LES steps per proxy step")
+      ->capture_default_str();
+  cmd->add_option("--k-lo", o->k_lo, "Low-k cutoff of the proxy")->capture_default_str();
+  cmd->add_option("--k-mid", o->k_mid, "Anchor band cutoff of the proxy")->capture_default_str();
+  cmd->add_option("--anchors", o->anchors, "Number of mid-band anchor modes")
+      ->capture_default_str();
+  cmd->add_option("--lambda", o->lambda, "Ridge lambda, relative to trace(Z^T Z)/D")
+      ->capture_default_str();
+  cmd->add_option("--ridge-prior", o->prior,
+                  "zero: lambda*|A|^2 (SPEC); identity: lambda*|A - I|^2 (shrinks towards "
+                  "persistence; generalises better across seeds)")
+      ->capture_default_str();
+  cmd->add_option("--hash-every", o->hash_every, "Hash-chain checkpoint spacing")
+      ->capture_default_str();
+  cmd->add_option("--snapshots", o->snapshots, "Decoded snapshots, evenly spaced over the eval")
+      ->capture_default_str();
+  cmd->add_option("--observer", o->observer,
+                  "none (no decode), metrics (decode, numbers only), snapshots (+ .npy fields), "
+                  "visualize (+ PNG pictures)")
+      ->check(CLI::IsMember({"none", "metrics", "snapshots", "visualize"}))
+      ->capture_default_str();
+  AddDecodeOptions(*cmd, o->decode);
+  cmd->add_option("--backend", o->backend,
+                  "ref (fp64 CPU reference) or vulkan; a backend that cannot run is an error, "
+                  "never a silent fallback")
       ->check(CLI::IsMember({"ref", "vulkan"}))
       ->capture_default_str();
-  cmd->add_option("--out", o.out, "Output directory (created if missing)")->capture_default_str();
+  cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
+  cmd->add_flag("--quiet", o->quiet, "No progress output");
+  cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;
-}
-
-int RunRunCommand(const RunOptions& o) {
-  if (o.backend != "ref") {
-    return Fail(UnimplementedError(
-        "backend '" + o.backend +
-        "' requested, but the Vulkan pipeline ops are not built yet; use --backend ref"));
-  }
-  if (o.n < 1 || o.n > 4096) return Fail(InvalidArgumentError("--n must be in 1..4096"));
-  if (!(o.tau > 0 && o.tau <= 1)) return Fail(InvalidArgumentError("--tau must be in (0, 1]"));
-  std::error_code ec;
-  std::filesystem::create_directories(o.out, ec);
-  if (ec) return Fail(InvalidArgumentError(o.out + ": cannot create directory: " + ec.message()));
-
-  const auto t0 = std::chrono::steady_clock::now();
-  const GridShape shape{o.n, o.n};
-  Xoshiro256ss rng(o.seed);
-  std::vector<double> noise(static_cast<size_t>(shape.size()));
-  for (double& x : noise) x = 2.0 * rng.NextDouble() - 1.0;
-  StatusOr<RealField> field = RealField::FromValues(shape, std::move(noise));
-  if (!field.ok()) return Fail(field.status());
-  const SmoothingParams tri{SmoothingKernel::kTriangle, o.smooth_radius};
-  StatusOr<RealField> s1 = Smooth(*field, tri);
-  if (!s1.ok()) return Fail(s1.status());
-  StatusOr<RealField> s2 = Smooth(*s1, tri);
-  if (!s2.ok()) return Fail(s2.status());
-  const RealField normalised = NormalizeByMaxAbs(*s2);
-  StatusOr<Carrier> s0 = PdaThreshold(normalised, {o.tau});
-  if (!s0.ok()) return Fail(s0.status());
-  ClosureParams cp;
-  cp.annihilation.radius = o.ann_radius;
-  cp.majority = {o.maj_radius, o.eta};
-  cp.max_iterations = o.max_levels;
-  StatusOr<ClosureResult> closure = Closure(*s0, &normalised, cp);
-  if (!closure.ok()) return Fail(closure.status());
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-
-  std::printf("dashi run: backend ref, N=%d seed=%llu tau=%g\n", o.n,
-              static_cast<unsigned long long>(o.seed), o.tau);
-  nlohmann::json levels = nlohmann::json::array();
-  for (size_t l = 0; l < closure->levels.size(); ++l) {
-    const auto& st = closure->levels[l];
-    std::printf("  level %2zu: active cells %8lld  mean|field| on support %.6f\n", l,
-                static_cast<long long>(st.active_cells), st.mean_abs_field);
-    levels.push_back({{"level", l}, {"active_cells", st.active_cells},
-                      {"mean_abs_field", st.mean_abs_field}});
-  }
-  std::printf("  closure depth %d (fixed point: %s), defect %lld -> %lld, %.1f ms\n",
-              closure->depth, closure->reached_fixed_point ? "yes" : "no (cap)",
-              static_cast<long long>(Defect(*s0)),
-              static_cast<long long>(Defect(closure->fixed_point)), ms);
-
-  nlohmann::json metrics = {
-      {"reference_version", kReferenceVersion},
-      {"stage", "carrier"},
-      {"backend_requested", o.backend},
-      {"backend_used", "ref"},
-      {"device", "cpu (core_ref fp64 reference)"},
-      {"driver", "none"},
-      {"params",
-       {{"n", o.n}, {"seed", o.seed}, {"tau", o.tau}, {"smooth_radius", o.smooth_radius},
-        {"ann_radius", o.ann_radius}, {"maj_radius", o.maj_radius}, {"eta", o.eta},
-        {"max_levels", o.max_levels}}},
-      {"closure_depth", closure->depth},
-      {"reached_fixed_point", closure->reached_fixed_point},
-      {"levels", levels},
-      {"defect_initial", Defect(*s0)},
-      {"defect_final", Defect(closure->fixed_point)},
-      {"elapsed_ms", ms},
-  };
-  const std::string path = o.out + "/metrics.json";
-  Status w = WriteFileAtomically(path, metrics.dump(2) + "\n");
-  if (!w.ok()) return Fail(w);
-  std::printf("  wrote %s\n", path.c_str());
-  return 0;
 }
 
 }  // namespace dashi::tools

@@ -17,6 +17,7 @@
 
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -36,35 +37,41 @@ class Fft1d {
   static StatusOr<Fft1d> Create(size_t n);
 
   size_t size() const { return n_; }
-  // In place; data.size() must equal size().
+  // In place; data.size() must equal size() (a span of another size is left untouched).
   void Forward(std::span<Complex> data) const;
   void Inverse(std::span<Complex> data) const;  // includes the 1/N scale
 
  private:
+  friend class Fft2d;  // shares the plan (twiddles, permutation) with the 2D passes
+
   explicit Fft1d(size_t n);
   void Transform(std::span<Complex> data, bool inverse) const;
 
   size_t n_;
-  std::vector<Complex> twiddles_;    // e^{-2πi k/n}, k < n/2
-  std::vector<size_t> bit_reverse_;  // permutation
+  // Radix-4 stage twiddles (docs/MATH.md §FFT): for each radix-4 stage of sub-length m, in stage
+  // order, for j = 0..m-1 the six doubles Re, Im of W^j, W^{2j}, W^{3j} with W = e^{-2πi/(4m)}.
+  std::vector<double> twiddles_;
+  std::vector<uint32_t> bit_reverse_;  // bit_reverse_[i] = i with its log2(n) bits reversed
 };
 
 // 2D transforms of one rows×cols shape (both powers of two).
 class Fft2d {
  public:
+  // INVALID_ARGUMENT unless rows and cols are powers of two in [1, 2^20] and rows·cols ≤ 2^30.
   static StatusOr<Fft2d> Create(size_t rows, size_t cols);
 
   size_t rows() const { return rows_; }
   size_t cols() const { return cols_; }
   size_t half_cols() const { return cols_ / 2 + 1; }
 
-  // In place on rows×cols complex values.
+  // In place on rows×cols complex values (a span of another size is left untouched).
   void Forward(std::span<Complex> data) const;
   void Inverse(std::span<Complex> data) const;  // includes the 1/(rows·cols) scale
 
-  // rows×cols reals → rows×(cols/2+1) complex.
+  // rows×cols reals → rows×(cols/2+1) complex (an empty vector if real.size() != rows·cols).
   std::vector<Complex> Rfft(std::span<const double> real) const;
-  // rows×(cols/2+1) complex → rows×cols reals (scaled by 1/(rows·cols)).
+  // rows×(cols/2+1) complex → rows×cols reals (scaled by 1/(rows·cols); an empty vector if
+  // half.size() != rows·(cols/2+1)).
   std::vector<double> Irfft(std::span<const Complex> half) const;
 
  private:

@@ -48,8 +48,7 @@ std::vector<Mode> CanonicalModes(int64_t n) {
   return modes;
 }
 
-StatusOr<ProxySpec> MakeProxySpec(int64_t n, int k_lo, int k_mid, int anchors,
-                                  std::span<const double> reference_frame) {
+static Status ValidateBands(int64_t n, int k_lo, int k_mid) {
   if (n < 8 || n > 4096 || !IsPowerOfTwo(static_cast<size_t>(n))) {
     return InvalidArgumentError("N = " + std::to_string(n) + " must be a power of two in [8, 4096]");
   }
@@ -58,6 +57,53 @@ StatusOr<ProxySpec> MakeProxySpec(int64_t n, int k_lo, int k_mid, int anchors,
                                 std::to_string(k_lo) + ", k_mid = " + std::to_string(k_mid) +
                                 ", N/3 = " + std::to_string(n / 3));
   }
+  return OkStatus();
+}
+
+StatusOr<ProxySpec> ProxySpecFromAnchors(int64_t n, int k_lo, int k_mid,
+                                         std::span<const Mode> anchors) {
+  DASHI_RETURN_IF_ERROR(ValidateBands(n, k_lo, k_mid));
+  ProxySpec spec;
+  spec.n = n;
+  spec.k_lo = k_lo;
+  spec.k_mid = k_mid;
+  for (size_t a = 0; a < anchors.size(); ++a) {
+    for (size_t b = a + 1; b < anchors.size(); ++b) {
+      if (anchors[a] == anchors[b]) {
+        return InvalidArgumentError("anchor (kx=" + std::to_string(anchors[a].kx) + ", ky=" +
+                                    std::to_string(anchors[a].ky) + ") is listed twice");
+      }
+    }
+  }
+  std::vector<bool> used(anchors.size(), false);
+  for (const Mode& m : CanonicalModes(n)) {
+    const int64_t k2 = K2(m);
+    if (k2 <= int64_t{k_lo} * k_lo) {
+      spec.low_modes.push_back(m);
+    } else if (k2 <= int64_t{k_mid} * k_mid) {
+      bool anchor = false;
+      for (size_t a = 0; a < anchors.size(); ++a) {
+        if (anchors[a] == m) used[a] = anchor = true;
+      }
+      (anchor ? spec.anchors : spec.mid_residual).push_back(m);
+    } else {
+      spec.high_residual.push_back(m);
+    }
+  }
+  for (size_t a = 0; a < anchors.size(); ++a) {
+    if (!used[a]) {
+      return InvalidArgumentError("anchor (kx=" + std::to_string(anchors[a].kx) + ", ky=" +
+                                  std::to_string(anchors[a].ky) +
+                                  ") is not an independent mode (kx > 0, or kx = 0 and ky > 0) "
+                                  "of the mid band k_lo < |k| <= k_mid");
+    }
+  }
+  return spec;
+}
+
+StatusOr<ProxySpec> MakeProxySpec(int64_t n, int k_lo, int k_mid, int anchors,
+                                  std::span<const double> reference_frame) {
+  DASHI_RETURN_IF_ERROR(ValidateBands(n, k_lo, k_mid));
   DASHI_RETURN_IF_ERROR(CheckFrame(n, reference_frame, "reference frame"));
   ProxySpec spec;
   spec.n = n;

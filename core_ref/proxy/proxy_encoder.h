@@ -52,6 +52,11 @@ std::vector<Mode> CanonicalModes(int64_t n);
 StatusOr<ProxySpec> MakeProxySpec(int64_t n, int k_lo, int k_mid, int anchors,
                                   std::span<const double> reference_frame);
 
+// Rebuilds a spec from stored parameters and anchor list (e.g. read back from proxy.json): every
+// anchor must lie in the mid band, appear once, and be an independent half-plane mode.
+StatusOr<ProxySpec> ProxySpecFromAnchors(int64_t n, int k_lo, int k_mid,
+                                         std::span<const Mode> anchors);
+
 // Encodes one N×N frame (finite values).
 StatusOr<std::vector<double>> Encode(const ProxySpec& spec, std::span<const double> omega);
 

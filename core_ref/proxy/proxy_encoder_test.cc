@@ -105,6 +105,23 @@ TEST(ProxyEncoderTest, AnchorsAreTheLargestMidModesAndBandsCarryTheRest) {
   EXPECT_GE((*z)[spec->high_index()], 0.0);
 }
 
+TEST(ProxyEncoderTest, SpecRebuildsFromItsAnchors) {
+  StatusOr<ProxySpec> spec = MakeProxySpec(32, 3, 6, 5, Noise(32, 4));
+  ASSERT_TRUE(spec.ok());
+  StatusOr<ProxySpec> back = ProxySpecFromAnchors(32, 3, 6, spec->anchors);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->low_modes, spec->low_modes);
+  EXPECT_EQ(back->anchors, spec->anchors);
+  EXPECT_EQ(back->mid_residual, spec->mid_residual);
+  EXPECT_EQ(back->high_residual, spec->high_residual);
+  const Mode low[] = {{1, 0}};
+  EXPECT_FALSE(ProxySpecFromAnchors(32, 3, 6, low).ok());
+  const Mode twice[] = {spec->anchors[0], spec->anchors[0]};
+  EXPECT_FALSE(ProxySpecFromAnchors(32, 3, 6, twice).ok());
+  const Mode conj[] = {{0, -5}};
+  EXPECT_FALSE(ProxySpecFromAnchors(32, 3, 6, conj).ok());
+}
+
 TEST(ProxyEncoderTest, RejectsBadInput) {
   EXPECT_FALSE(MakeProxySpec(100, 3, 6, 2, Noise(100, 1)).ok());
   EXPECT_FALSE(MakeProxySpec(32, 6, 6, 2, Noise(32, 1)).ok());

@@ -1,0 +1,232 @@
+#include "core_ref/pipeline/pipeline.h"
+
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "core_ref/learner/metrics.h"
+#include "core_ref/learner/ridge.h"
+
+namespace dashi {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+void Report(const std::function<void(const PipelineProgress&)>& progress, const char* stage,
+            int64_t done, int64_t total) {
+  if (progress) progress({stage, done, total});
+}
+
+// Simulates one split and returns its frames (every sample_every LES steps).
+StatusOr<LesTrajectory> SimulateSplit(const PipelineParams& p, uint64_t seed, int64_t proxy_steps,
+                                      const char* stage,
+                                      const std::function<void(const PipelineProgress&)>& progress) {
+  LesParams les = p.les;
+  les.seed = seed;
+  return Simulate(les, proxy_steps * p.sample_every, p.sample_every,
+                  [&](int64_t step, int64_t total) { Report(progress, stage, step, total); });
+}
+
+double RelL2(std::span<const double> x, std::span<const double> ref) {
+  double num = 0, den = 0;
+  for (size_t k = 0; k < x.size(); ++k) {
+    const double d = x[k] - ref[k];
+    num += d * d;
+    den += ref[k] * ref[k];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+}  // namespace
+
+StatusOr<std::vector<double>> EncodeFrames(const ProxySpec& spec,
+                                           const std::vector<std::vector<double>>& frames) {
+  std::vector<double> z;
+  z.reserve(frames.size() * static_cast<size_t>(spec.dim()));
+  for (const std::vector<double>& f : frames) {
+    DASHI_ASSIGN_OR_RETURN(std::vector<double> zf, Encode(spec, f));
+    z.insert(z.end(), zf.begin(), zf.end());
+  }
+  return z;
+}
+
+StatusOr<std::vector<double>> FitTransition(std::span<const double> states, int64_t count,
+                                            int64_t dim, double lambda_rel, RidgePrior prior) {
+  if (!std::isfinite(lambda_rel) || lambda_rel < 0) {
+    return InvalidArgumentError("ridge lambda must be finite and >= 0");
+  }
+  DASHI_ASSIGN_OR_RETURN(RegressionPairs pairs, PairsFromTrajectory(states, count, dim));
+  double scale = 0;
+  for (double v : pairs.z) scale += v * v;
+  scale /= static_cast<double>(dim);  // trace(ZᵀZ) / D
+  if (prior == RidgePrior::kIdentity) {
+    for (size_t k = 0; k < pairs.y.size(); ++k) pairs.y[k] -= pairs.z[k];
+  }
+  DASHI_ASSIGN_OR_RETURN(std::vector<double> a,
+                         FitRidge(pairs.z, pairs.y, pairs.samples, dim, lambda_rel * scale));
+  if (prior == RidgePrior::kIdentity) {
+    for (int64_t i = 0; i < dim; ++i) a[i * dim + i] += 1.0;
+  }
+  return a;
+}
+
+StatusOr<double> OneStepError(std::span<const double> states, int64_t count, int64_t dim,
+                              std::span<const double> a) {
+  double sum = 0;
+  std::vector<double> pred(static_cast<size_t>(dim));
+  for (int64_t t = 0; t + 1 < count; ++t) {
+    DASHI_RETURN_IF_ERROR(CanonicalVecMat(states.subspan(t * dim, dim), a, pred));
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < dim; ++i) {
+      const double d = pred[i] - states[(t + 1) * dim + i];
+      num += d * d;
+      den += states[(t + 1) * dim + i] * states[(t + 1) * dim + i];
+    }
+    sum += den > 0 ? std::sqrt(num / den) : 0.0;
+  }
+  return count > 1 ? sum / static_cast<double>(count - 1) : 0.0;
+}
+
+StatusOr<RidgePrior> ParseRidgePrior(const std::string& name) {
+  if (name == "zero") return RidgePrior::kZero;
+  if (name == "identity") return RidgePrior::kIdentity;
+  return InvalidArgumentError("ridge prior '" + name + "' is not one of: zero, identity");
+}
+
+const char* RidgePriorName(RidgePrior prior) {
+  return prior == RidgePrior::kZero ? "zero" : "identity";
+}
+
+Status ValidatePipelineParams(const PipelineParams& p) {
+  DASHI_RETURN_IF_ERROR(ValidateLesParams(p.les));
+  if (p.train_steps < 2) return InvalidArgumentError("train steps must be >= 2");
+  if (p.eval_steps < 1) return InvalidArgumentError("eval steps must be >= 1");
+  if (p.sample_every < 1) return InvalidArgumentError("sample-every must be >= 1");
+  if (p.hash_every < 1) return InvalidArgumentError("hash-every must be >= 1");
+  if (p.snapshots < 1) return InvalidArgumentError("snapshots must be >= 1");
+  if (!std::isfinite(p.ridge_lambda) || p.ridge_lambda < 0) {
+    return InvalidArgumentError("ridge lambda must be finite and >= 0");
+  }
+  if (p.train_seed == p.eval_seed) {
+    return InvalidArgumentError("train seed and eval seed are equal (" +
+                                std::to_string(p.train_seed) +
+                                "): the evaluation would not be held out");
+  }
+  return OkStatus();
+}
+
+StatusOr<PipelineResult> RunPipeline(const PipelineParams& p,
+                                     const std::function<void(const PipelineProgress&)>& progress) {
+  DASHI_RETURN_IF_ERROR(ValidatePipelineParams(p));
+  PipelineResult r;
+  r.params = p;
+
+  auto t0 = Clock::now();
+  DASHI_ASSIGN_OR_RETURN(LesTrajectory train,
+                         SimulateSplit(p, p.train_seed, p.train_steps, "simulate-train", progress));
+  r.timings.simulate_train_ms = MsSince(t0);
+  r.train_energy = train.energy;
+  r.train_enstrophy = train.enstrophy;
+
+  t0 = Clock::now();
+  DASHI_ASSIGN_OR_RETURN(r.spec, MakeProxySpec(p.les.n, p.k_lo, p.k_mid, p.anchors,
+                                                train.frames.front()));
+  const int64_t dim = r.spec.dim();
+  DASHI_ASSIGN_OR_RETURN(std::vector<double> z_train, EncodeFrames(r.spec, train.frames));
+  r.timings.encode_ms = MsSince(t0);
+  Report(progress, "encode", 1, 1);
+  train.frames.clear();
+
+  t0 = Clock::now();
+  const int64_t n_train = static_cast<int64_t>(z_train.size()) / dim;
+  DASHI_ASSIGN_OR_RETURN(r.a, FitTransition(z_train, n_train, dim, p.ridge_lambda,
+                                            p.ridge_prior));
+  r.timings.fit_ms = MsSince(t0);
+  Report(progress, "fit", 1, 1);
+  DASHI_ASSIGN_OR_RETURN(r.train_one_step_rel_l2, OneStepError(z_train, n_train, dim, r.a));
+
+  t0 = Clock::now();
+  DASHI_ASSIGN_OR_RETURN(LesTrajectory eval,
+                         SimulateSplit(p, p.eval_seed, p.eval_steps, "simulate-eval", progress));
+  r.timings.simulate_eval_ms = MsSince(t0);
+  r.eval_energy = eval.energy;
+  r.eval_enstrophy = eval.enstrophy;
+  DASHI_ASSIGN_OR_RETURN(r.z_eval_truth, EncodeFrames(r.spec, eval.frames));
+  const int64_t n_eval = p.eval_steps + 1;
+  DASHI_ASSIGN_OR_RETURN(r.eval_one_step_rel_l2, OneStepError(r.z_eval_truth, n_eval, dim, r.a));
+
+  // Autonomous rollout from the eval split's first state; the observer only records.
+  r.z_rollout.reserve(static_cast<size_t>(n_eval * dim));
+  RolloutParams rp;
+  rp.steps = p.eval_steps;
+  rp.hash_every = p.hash_every;
+  rp.observe_every = 1;
+  t0 = Clock::now();
+  DASHI_ASSIGN_OR_RETURN(
+      r.rollout,
+      Rollout(std::span<const double>(r.z_eval_truth).subspan(0, dim), r.a, rp,
+              [&](int64_t step, std::span<const double> z) {
+                r.z_rollout.insert(r.z_rollout.end(), z.begin(), z.end());
+                if (step % 50 == 0 || step == p.eval_steps) {
+                  Report(progress, "rollout", step, p.eval_steps);
+                }
+                return OkStatus();
+              }));
+  r.timings.rollout_ms = MsSince(t0);
+  r.timings.rollout_ns_per_step = r.timings.rollout_ms * 1e6 / static_cast<double>(p.eval_steps);
+  r.timings.rollout_steps_per_s = 1e9 / r.timings.rollout_ns_per_step;
+  if (static_cast<int64_t>(r.z_rollout.size()) != n_eval * dim) {
+    return InternalError("rollout observer saw " + std::to_string(r.z_rollout.size() / dim) +
+                         " states, expected " + std::to_string(n_eval));
+  }
+  DASHI_ASSIGN_OR_RETURN(r.eval_rel_l2,
+                         RelativeL2ErrorPerStep(r.z_rollout, r.z_eval_truth, n_eval, dim));
+  DASHI_ASSIGN_OR_RETURN(r.eval_correlation,
+                         PearsonCorrelationPerStep(r.z_rollout, r.z_eval_truth, n_eval, dim));
+  const std::span<const double> truth(r.z_eval_truth);
+  for (int64_t t = 0; t < n_eval; ++t) {
+    r.persistence_rel_l2.push_back(RelL2(truth.subspan(0, dim), truth.subspan(t * dim, dim)));
+  }
+
+  // Decode evenly spaced snapshots of the rollout and compare with the LES.
+  DASHI_ASSIGN_OR_RETURN(Decoder decoder, Decoder::Create(r.spec, p.decode));
+  const SpectralGrid grid(p.les.n);
+  DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(p.les.n),
+                                                  static_cast<size_t>(p.les.n)));
+  const int count = static_cast<int>(std::min<int64_t>(p.snapshots, n_eval));
+  double decode_ms = 0;
+  for (int s = 0; s < count; ++s) {
+    const int64_t step = count == 1 ? 0 : p.eval_steps * s / (count - 1);
+    t0 = Clock::now();
+    DASHI_ASSIGN_OR_RETURN(
+        DecodedFrame frame,
+        decoder.Decode(std::span<const double>(r.z_rollout).subspan(step * dim, dim),
+                       static_cast<uint64_t>(step)));
+    decode_ms += MsSince(t0);
+    SnapshotResult snap{step, eval.frames[static_cast<size_t>(step)], std::move(frame)};
+    snap.rel_l2 = RelL2(snap.decoded.omega, snap.les_omega);
+    DASHI_ASSIGN_OR_RETURN(snap.correlation, PearsonCorrelation(snap.decoded.omega, snap.les_omega));
+    snap.energy_les = eval.energy[static_cast<size_t>(step)];
+    snap.enstrophy_les = eval.enstrophy[static_cast<size_t>(step)];
+    const std::vector<Complex> dec_hat = fft.Rfft(snap.decoded.omega);
+    snap.energy_decoded = SpectralEnergy(grid, dec_hat);
+    snap.enstrophy_decoded = SpectralEnstrophy(grid, dec_hat);
+    DecodeStageTimes& m = r.timings.decode_stage_ms;
+    const DecodeStageTimes& t = snap.decoded.times;
+    m.scatter_lowk_ms += t.scatter_lowk_ms / count;
+    m.ifft_lp_ms += t.ifft_lp_ms / count;
+    m.mask_ms += t.mask_ms / count;
+    m.synth_ms += t.synth_ms / count;
+    m.ifft_resid_ms += t.ifft_resid_ms / count;
+    m.combine_ms += t.combine_ms / count;
+    r.snapshots.push_back(std::move(snap));
+    Report(progress, "decode", s + 1, count);
+  }
+  r.timings.decode_ms_per_snapshot = decode_ms / count;
+  return r;
+}
+
+}  // namespace dashi

@@ -1,0 +1,107 @@
+// The reference pipeline end to end (SPEC §2): simulate the LES on the train seed, encode every
+// saved frame, fit A by ridge regression, simulate the eval seed for ground truth, roll z ← z·A
+// out autonomously from the eval split's first state with a hash chain, and decode snapshots.
+// Everything here is deterministic; timings are measured but never part of a result's identity.
+//
+//   PipelineParams p;  // defaults: N = 128
+//   StatusOr<PipelineResult> r = RunPipeline(p, [](const PipelineProgress& pr) { ... });
+#ifndef DASHI_CORE_REF_PIPELINE_PIPELINE_H_
+#define DASHI_CORE_REF_PIPELINE_PIPELINE_H_
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core_ref/decode/decoder.h"
+#include "core_ref/les/les_solver.h"
+#include "core_ref/proxy/proxy_encoder.h"
+#include "core_ref/rollout/rollout.h"
+#include "core_ref/status/status.h"
+
+namespace dashi {
+
+// What the ridge penalty pulls A towards. kZero is SPEC §2's formula, λ‖A‖²; kIdentity fits the
+// increment, A = I + B with B = argmin Σ‖(z_{t+1} − z_t) − z_t B‖² + λ‖B‖² (i.e. λ‖A − I‖²),
+// which shrinks towards persistence instead of towards 0.
+enum class RidgePrior { kZero, kIdentity };
+StatusOr<RidgePrior> ParseRidgePrior(const std::string& name);
+const char* RidgePriorName(RidgePrior prior);
+
+struct PipelineParams {
+  LesParams les;                // n, dt, nu0, cs, init (the seed is set per split)
+  uint64_t train_seed = 1;
+  uint64_t eval_seed = 2;
+  int64_t train_steps = 400;    // K proxy steps of training data
+  int64_t eval_steps = 200;     // M proxy steps of autonomous rollout
+  int64_t sample_every = 2;     // LES steps per proxy step
+  int k_lo = 12;
+  int k_mid = 24;
+  int anchors = 32;
+  double ridge_lambda = 1e-6;   // relative to mean(diag ZᵀZ); see docs/MATH.md §Ridge
+  RidgePrior ridge_prior = RidgePrior::kZero;
+  int64_t hash_every = 10;
+  int snapshots = 4;            // decoded eval steps, evenly spaced including 0 and M
+  DecodeParams decode;
+};
+
+Status ValidatePipelineParams(const PipelineParams& p);
+
+struct PipelineProgress {
+  std::string stage;  // "simulate-train", "encode", "fit", "simulate-eval", "rollout", "decode"
+  int64_t done = 0;
+  int64_t total = 0;
+};
+
+struct SnapshotResult {
+  int64_t step = 0;                 // eval proxy step
+  std::vector<double> les_omega;    // N×N ground truth
+  DecodedFrame decoded;
+  double rel_l2 = 0, correlation = 0;
+  double energy_les = 0, energy_decoded = 0, enstrophy_les = 0, enstrophy_decoded = 0;
+};
+
+struct PipelineTimings {
+  double simulate_train_ms = 0, encode_ms = 0, fit_ms = 0, simulate_eval_ms = 0, rollout_ms = 0;
+  double rollout_ns_per_step = 0, rollout_steps_per_s = 0;
+  double decode_ms_per_snapshot = 0;
+  DecodeStageTimes decode_stage_ms;  // mean over snapshots
+};
+
+struct PipelineResult {
+  PipelineParams params;
+  ProxySpec spec;
+  std::vector<double> a;                 // D×D, row-major
+  std::vector<double> z_eval_truth;      // (M+1)×D
+  std::vector<double> z_rollout;         // (M+1)×D
+  RolloutResult rollout;
+  std::vector<double> train_energy, train_enstrophy, eval_energy, eval_enstrophy;  // per frame
+  double train_one_step_rel_l2 = 0;      // mean over train pairs of ‖z_t A − z_{t+1}‖/‖z_{t+1}‖
+  double eval_one_step_rel_l2 = 0;       // same on the eval pairs (A never saw them)
+  std::vector<double> eval_rel_l2;       // per rollout step, z space
+  std::vector<double> eval_correlation;  // per rollout step, z space
+  std::vector<double> persistence_rel_l2;  // per step: ‖z_0 − z_t‖/‖z_t‖, the A = I baseline
+  std::vector<SnapshotResult> snapshots;
+  PipelineTimings timings;
+};
+
+// The pieces RunPipeline is made of, for the CLI's single-stage commands.
+// Encodes every frame (N×N each) into a (frames × D) row-major array.
+StatusOr<std::vector<double>> EncodeFrames(const ProxySpec& spec,
+                                           const std::vector<std::vector<double>>& frames);
+// Fits A on consecutive pairs of `count` states (count × dim): λ_abs = lambda_rel · trace(ZᵀZ)/D,
+// penalty towards 0 or I as `prior` says (docs/MATH.md §Ridge).
+StatusOr<std::vector<double>> FitTransition(std::span<const double> states, int64_t count,
+                                            int64_t dim, double lambda_rel, RidgePrior prior);
+// Mean over consecutive pairs of ‖z_t·A − z_{t+1}‖ / ‖z_{t+1}‖ (z_t·A in the canonical order).
+StatusOr<double> OneStepError(std::span<const double> states, int64_t count, int64_t dim,
+                              std::span<const double> a);
+
+StatusOr<PipelineResult> RunPipeline(
+    const PipelineParams& params,
+    const std::function<void(const PipelineProgress&)>& progress = {});
+
+}  // namespace dashi
+
+#endif  // DASHI_CORE_REF_PIPELINE_PIPELINE_H_

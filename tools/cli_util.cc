@@ -1,0 +1,102 @@
+#include "tools/cli_util.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "core_ref/fileio/atomic_file.h"
+#include "tools/reference_version.h"
+
+namespace dashi::tools {
+
+int Fail(std::string_view command, const Status& status) {
+  std::fprintf(stderr, "dashi %.*s: %s\n", static_cast<int>(command.size()), command.data(),
+               status.ToString().c_str());
+  return 1;
+}
+
+Status EnsureDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return InvalidArgumentError(dir + ": cannot create directory: " + ec.message());
+  if (!std::filesystem::is_directory(dir)) {
+    return InvalidArgumentError(dir + ": exists and is not a directory");
+  }
+  return OkStatus();
+}
+
+Status WriteJson(const std::string& path, const nlohmann::json& value) {
+  return WriteFileAtomically(path, value.dump(2) + "\n");
+}
+
+StatusOr<nlohmann::json> ReadJson(const std::string& path) {
+  DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
+  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr,
+                                           /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgumentError(path + ": not valid JSON");
+  return j;
+}
+
+StatusOr<NpyArray> ReadF64Array(const std::string& path, int rank) {
+  DASHI_ASSIGN_OR_RETURN(NpyArray a, ReadNpy(path));
+  if (a.dtype != NpyDtype::kF8) {
+    return InvalidArgumentError(path + ": dtype " + std::string(NpyDescr(a.dtype)) +
+                                " is not <f8 (float64)");
+  }
+  if (static_cast<int>(a.shape.size()) != rank) {
+    return InvalidArgumentError(path + ": shape " + NpyShapeString(a.shape) + " has rank " +
+                                std::to_string(a.shape.size()) + ", expected rank " +
+                                std::to_string(rank));
+  }
+  DASHI_ASSIGN_OR_RETURN(std::vector<double> v, a.As<double>());
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (!std::isfinite(v[k])) {
+      return InvalidArgumentError(path + ": value at flat index " + std::to_string(k) +
+                                  " is not finite (" + std::to_string(v[k]) + ")");
+    }
+  }
+  return a;
+}
+
+std::string ReplaceNpySuffix(const std::string& path, std::string_view suffix) {
+  const std::string ext = ".npy";
+  if (path.size() >= ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0) {
+    return path.substr(0, path.size() - ext.size()) + std::string(suffix);
+  }
+  return path + std::string(suffix);
+}
+
+nlohmann::json Provenance(std::string_view backend_requested, std::string_view backend_used,
+                          std::string_view device, std::string_view driver) {
+  return {{"backend_requested", backend_requested},
+          {"backend_used", backend_used},
+          {"device", device},
+          {"driver", driver},
+          {"reference_version", kReferenceVersion}};
+}
+
+nlohmann::json ReferenceProvenance(std::string_view backend_requested) {
+  return Provenance(backend_requested, "ref", "cpu (core_ref fp64 reference)", "none");
+}
+
+void ProgressLine::Update(std::string_view stage, int64_t done, int64_t total) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const bool finished = done >= total;
+  if (stage == last_stage_ && !finished && now - last_print_ < std::chrono::milliseconds(1000)) {
+    return;
+  }
+  last_stage_ = std::string(stage);
+  last_print_ = now;
+  const double pct = total > 0 ? 100.0 * static_cast<double>(done) / static_cast<double>(total)
+                               : 100.0;
+  const int bars = static_cast<int>(pct / 5.0);
+  std::string bar(static_cast<size_t>(bars), '#');
+  bar.resize(20, '.');
+  const double secs = std::chrono::duration<double>(now - start_).count();
+  std::fprintf(stderr, "  %-15.*s [%s] %3.0f%%  %lld/%lld  (%.1f s)\n",
+               static_cast<int>(stage.size()), stage.data(), bar.c_str(), pct,
+               static_cast<long long>(done), static_cast<long long>(total), secs);
+}
+
+}  // namespace dashi::tools

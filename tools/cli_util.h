@@ -1,0 +1,58 @@
+// Shared pieces of the `dashi` subcommands: error reporting, progress lines, output directories,
+// JSON written atomically, .npy inputs checked for shape and finiteness, and the provenance block
+// every output carries (backend requested/used, device, driver).
+#ifndef DASHI_TOOLS_CLI_UTIL_H_
+#define DASHI_TOOLS_CLI_UTIL_H_
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core_ref/npy/npy.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::tools {
+
+// Prints "dashi <command>: <STATUS>" to stderr and returns the exit code 1.
+int Fail(std::string_view command, const Status& status);
+
+// Creates `dir` (and parents) if missing.
+Status EnsureDir(const std::string& dir);
+
+// Pretty-printed JSON (2-space indent, trailing newline), written atomically.
+Status WriteJson(const std::string& path, const nlohmann::json& value);
+StatusOr<nlohmann::json> ReadJson(const std::string& path);
+
+// Reads an .npy of dtype <f8 with the given rank, every value finite; messages name the file.
+StatusOr<NpyArray> ReadF64Array(const std::string& path, int rank);
+
+// `path` with its ".npy" suffix replaced by `suffix` (or `suffix` appended).
+std::string ReplaceNpySuffix(const std::string& path, std::string_view suffix);
+
+// The provenance every output records.
+nlohmann::json Provenance(std::string_view backend_requested, std::string_view backend_used,
+                          std::string_view device, std::string_view driver);
+// Provenance of a run on the fp64 CPU reference.
+nlohmann::json ReferenceProvenance(std::string_view backend_requested);
+
+// A progress line on stderr, at most every `interval` and always at the end:
+//   "simulate-train  [#######.............]  35%  700/2000  (12.3 s)"
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+  void Update(std::string_view stage, int64_t done, int64_t total);
+
+ private:
+  bool enabled_;
+  std::string last_stage_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_print_{};
+};
+
+}  // namespace dashi::tools
+
+#endif  // DASHI_TOOLS_CLI_UTIL_H_

@@ -10,6 +10,7 @@
 
 #include "tools/decode_command.h"
 #include "tools/devices_command.h"
+#include "tools/golden_command.h"
 #include "tools/learn_command.h"
 #include "tools/rollout_command.h"
 #include "tools/run_command.h"
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   dashi::tools::AddLearnCommand(app, run);
   dashi::tools::AddRolloutCommand(app, run);
   dashi::tools::AddDecodeCommand(app, run);
+  dashi::tools::AddGoldenCommand(app, run);
   dashi::tools::AddDevicesCommand(app, run);
 
   CLI11_PARSE(app, argc, argv);

@@ -15,8 +15,8 @@ struct LearnOptions {
   std::string traj;
   std::string eval_traj;
   int k_lo = 12, k_mid = 24, anchors = 32;
-  double lambda = 1e-6;
-  std::string prior = "zero";
+  double lambda = 1e-2;
+  std::string prior = "identity";
   std::string out_dir = "model";
 };
 
@@ -133,7 +133,7 @@ CLI::App* AddLearnCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--lambda", o->lambda, "Ridge lambda, relative to trace(Z^T Z)/D")
       ->capture_default_str();
   cmd->add_option("--ridge-prior", o->prior,
-                  "zero: lambda*|A|^2 (SPEC); identity: lambda*|A - I|^2 (fits the increment)")
+                  "identity: lambda*|A - I|^2 (default, fits the increment); zero: lambda*|A|^2 (SPEC)")
       ->capture_default_str();
   cmd->add_option("--out-dir", o->out_dir, "Output directory")->capture_default_str();
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });

@@ -199,32 +199,56 @@ DASHI_FFT_INLINE void Butterfly4(double* __restrict r0, double* __restrict i0,
   }
 }
 
+// One radix-4 stage of sub-length m on the elements [begin, end) (a multiple of 4m long).
+template <size_t B>
+DASHI_FFT_INLINE void Radix4Stage(double* re, double* im, size_t begin, size_t end, size_t m,
+                                  const double* tw) {
+  const size_t mb = m * B;
+  for (size_t k = begin; k < end; k += 4 * m) {
+    double* r = re + k * B;
+    double* i = im + k * B;
+    Butterfly4<B, false>(r, i, r + mb, i + mb, r + 2 * mb, i + 2 * mb, r + 3 * mb, i + 3 * mb,
+                         nullptr);
+    for (size_t j = 1; j < m; ++j) {
+      r += B;
+      i += B;
+      Butterfly4<B, true>(r, i, r + mb, i + mb, r + 2 * mb, i + 2 * mb, r + 3 * mb, i + 3 * mb,
+                          tw + 6 * j);
+    }
+  }
+}
+
+// Elements (of B lanes) per cache block: the stages whose butterflies stay inside 32 KiB of
+// re/im data run block by block (depth first), the others over the whole vector. This only
+// reorders independent butterflies: every butterfly sees the same inputs, so the bits are the same.
+constexpr size_t kCacheBlockDoubles = 2048;
+
 // Forward DFT of the B lanes of a block of length n whose elements are in bit-reversed order.
 // Output in natural order. tw: the plan's radix-4 twiddle table.
 template <size_t B>
 DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* tw) {
+  if (n == 1) return;
+  const bool radix2 = Log2(n) % 2 == 1;
+  const size_t block = std::min(n, std::max<size_t>(kCacheBlockDoubles / B, 4));
   size_t m = 1;
-  if (Log2(n) % 2 == 1) {
-    for (size_t k = 0; k < n; k += 2) {
-      Butterfly2<B>(re + k * B, im + k * B, re + (k + 1) * B, im + (k + 1) * B);
+  const double* t = tw;
+  for (size_t b0 = 0; b0 < n; b0 += block) {
+    m = 1;
+    t = tw;
+    if (radix2) {
+      for (size_t k = b0; k < b0 + block; k += 2) {
+        Butterfly2<B>(re + k * B, im + k * B, re + (k + 1) * B, im + (k + 1) * B);
+      }
+      m = 2;
     }
-    m = 2;
+    for (; 4 * m <= block; m *= 4) {
+      Radix4Stage<B>(re, im, b0, b0 + block, m, t);
+      t += 6 * m;
+    }
   }
   for (; m < n; m *= 4) {
-    const size_t mb = m * B;
-    for (size_t k = 0; k < n; k += 4 * m) {
-      double* r = re + k * B;
-      double* i = im + k * B;
-      Butterfly4<B, false>(r, i, r + mb, i + mb, r + 2 * mb, i + 2 * mb, r + 3 * mb, i + 3 * mb,
-                           nullptr);
-      for (size_t j = 1; j < m; ++j) {
-        r += B;
-        i += B;
-        Butterfly4<B, true>(r, i, r + mb, i + mb, r + 2 * mb, i + 2 * mb, r + 3 * mb, i + 3 * mb,
-                            tw + 6 * j);
-      }
-    }
-    tw += 6 * m;
+    Radix4Stage<B>(re, im, 0, n, m, t);
+    t += 6 * m;
   }
 }
 
@@ -562,9 +586,32 @@ void Fft1d::Transform(std::span<Complex> data, bool inverse) const {
   double* re = buf.data();
   double* im = buf.data() + n;
   const double* src = reinterpret_cast<const double*>(data.data());
-  for (size_t i = 0; i < n; ++i) {
-    re[i] = src[2 * bit_reverse_[i]];
-    im[i] = src[2 * bit_reverse_[i] + 1];
+  const uint32_t* rev = bit_reverse_.data();
+  // re/im[rev[s]] = data[s]. For n ≥ 2^18 (beyond the L2 cache) the source indices
+  // s = (a, mid, c) (top q bits, middle bits, bottom q bits) are visited tile by tile (mid outer,
+  // then a, then c): 2^q runs of 2^q consecutive elements are read and, since
+  // rev(s) = (rev c, rev mid, rev a), 2^q runs of 2^q consecutive elements are written, so both
+  // sides stay in cache. Only the order of the copies changes, not a value.
+  constexpr int kTileBits = 5;
+  const int bits = Log2(n);
+  if (bits >= 18) {
+    const size_t tile = size_t{1} << kTileBits;
+    const size_t mids = n >> (2 * kTileBits);
+    for (size_t mid = 0; mid < mids; ++mid) {
+      for (size_t a = 0; a < tile; ++a) {
+        const size_t base = (a << (bits - kTileBits)) | (mid << kTileBits);
+        for (size_t c = 0; c < tile; ++c) {
+          const size_t s = base | c;
+          re[rev[s]] = src[2 * s];
+          im[rev[s]] = src[2 * s + 1];
+        }
+      }
+    }
+  } else {
+    for (size_t s = 0; s < n; ++s) {
+      re[rev[s]] = src[2 * s];
+      im[rev[s]] = src[2 * s + 1];
+    }
   }
   RunBlock<1>(re, im, n, twiddles_.data(), inverse);
   double* dst = reinterpret_cast<double*>(data.data());

@@ -39,8 +39,8 @@ struct PipelineParams {
   int k_lo = 12;
   int k_mid = 24;
   int anchors = 32;
-  double ridge_lambda = 1e-6;   // relative to mean(diag ZᵀZ); see docs/MATH.md §Ridge
-  RidgePrior ridge_prior = RidgePrior::kZero;
+  double ridge_lambda = 1e-2;   // relative to trace(ZᵀZ)/D; see docs/MATH.md §Ridge
+  RidgePrior ridge_prior = RidgePrior::kIdentity;
   int64_t hash_every = 10;
   int snapshots = 4;            // decoded eval steps, evenly spaced including 0 and M
   DecodeParams decode;

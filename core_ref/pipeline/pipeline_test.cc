@@ -20,6 +20,8 @@ PipelineParams Small() {
   p.anchors = 8;
   p.hash_every = 7;
   p.snapshots = 3;
+  p.ridge_lambda = 1e-6;
+  p.ridge_prior = RidgePrior::kZero;
   return p;
 }
 

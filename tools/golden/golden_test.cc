@@ -1,0 +1,89 @@
+// The checked-in golden set (golden/) must match its manifest, and regenerating it with the
+// reference must reproduce every byte of every file. Corrupted copies are reported file by file.
+#include "tools/golden/golden_set.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace dashi::tools {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string TmpDir(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(t != nullptr ? t : "/tmp") + "/" + name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+TEST(GoldenTest, CheckedInSetMatchesItsManifest) {
+  StatusOr<GoldenReport> r = VerifyGoldenSet("golden");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (const std::string& p : r->problems) ADD_FAILURE() << p;
+  EXPECT_GT(r->checked, 40);
+  EXPECT_EQ(r->ok, r->checked);
+}
+
+TEST(GoldenTest, RegenerationReproducesEveryByte) {
+  const std::string dir = TmpDir("regen");
+  Status st = GenerateGoldenSet(dir);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++files;
+    const fs::path golden = fs::path("golden") / e.path().filename();
+    ASSERT_TRUE(fs::exists(golden)) << golden << " is not checked in";
+    EXPECT_TRUE(Slurp(e.path()) == Slurp(golden))
+        << e.path().filename() << " differs from the checked-in golden file; if the change is "
+        << "intended, bump kReferenceVersion and run `dashi golden generate --out golden`";
+  }
+  int checked_in = 0;
+  for (const auto& e : fs::directory_iterator("golden")) {
+    if (e.path().extension() == ".npy" || e.path().filename() == "manifest.json") ++checked_in;
+  }
+  EXPECT_EQ(files, checked_in);
+}
+
+TEST(GoldenTest, VerifyNamesMissingCorruptAndMismatchingFiles) {
+  const std::string dir = TmpDir("corrupt");
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator("golden")) {
+    fs::copy_file(e.path(), fs::path(dir) / e.path().filename());
+  }
+  fs::remove(fs::path(dir) / "fft_64_rfft.npy");
+  {  // flip one data byte (the last) of a carrier array
+    const fs::path p = fs::path(dir) / "carrier_32_random.npy";
+    std::string bytes = Slurp(p);
+    bytes.back() = static_cast<char>(bytes.back() ^ 1);
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+  }
+  {  // truncate one array
+    const fs::path p = fs::path(dir) / "les_32_random.npy";
+    fs::resize_file(p, fs::file_size(p) - 8);
+  }
+  StatusOr<GoldenReport> r = VerifyGoldenSet(dir);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->problems.size(), 3u);
+  std::string all;
+  for (const std::string& p : r->problems) all += p + "\n";
+  EXPECT_NE(all.find("fft_64_rfft.npy: missing"), std::string::npos) << all;
+  EXPECT_NE(all.find("carrier_32_random.npy: BLAKE2b-128 mismatch"), std::string::npos) << all;
+  EXPECT_NE(all.find("les_32_random.npy: corrupt"), std::string::npos) << all;
+
+  fs::remove(fs::path(dir) / "manifest.json");
+  EXPECT_EQ(VerifyGoldenSet(dir).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace dashi::tools

@@ -223,6 +223,7 @@ Status VulkanContext::Init(const ContextOptions& options) {
   for (uint32_t q = 0; q < nq && !found; ++q) {
     if (families[q].queueFlags & VK_QUEUE_COMPUTE_BIT) {
       queue_family_ = q;
+      timestamp_valid_bits_ = families[q].timestampValidBits;
       found = true;
     }
   }

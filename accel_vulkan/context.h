@@ -68,6 +68,8 @@ class VulkanContext {
   uint32_t queue_family() const { return queue_family_; }
   const DeviceInfo& info() const { return info_; }
   bool validation_enabled() const { return validation_enabled_; }
+  // Valid bits of timestamps on the compute queue (0: no timestamps).
+  uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
 
   // Every validation warning and error reported so far ("[ERROR] VUID-...: ...").
   std::vector<std::string> validation_messages() const;
@@ -86,6 +88,7 @@ class VulkanContext {
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   uint32_t queue_family_ = 0;
+  uint32_t timestamp_valid_bits_ = 0;
   DeviceInfo info_;
   bool validation_enabled_ = false;
 

@@ -9,8 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "accel_vulkan/buffer.h"
-#include "accel_vulkan/compute_kernel.h"
+#include "accel_vulkan/command_batch.h"
+#include "accel_vulkan/compute_pipeline.h"
+#include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/smoke_affine_params.h"
 #include "core_ref/prng/prng.h"
@@ -55,39 +56,82 @@ TEST_F(VulkanSmokeTest, DeviceHasValidationAndFloat64) {
 }
 
 TEST_F(VulkanSmokeTest, Fp64ShaderMatchesCpuBitForBitWithGuardsIntact) {
-  StatusOr<std::unique_ptr<ComputeKernel>> kernel = ComputeKernel::Create(
-      *ctx_, {spirv::kSmokeAffineF64, 2, sizeof(SmokeAffineParams), /*workgroup_size_x=*/64});
-  ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
-  const uint32_t w = (*kernel)->workgroup_size_x();
+  const uint32_t w = 64;
+  StatusOr<std::unique_ptr<ComputePipeline>> pipe = ComputePipeline::Create(
+      *ctx_, {spirv::kSmokeAffineF64, 2, sizeof(SmokeAffineParams), {w}, 64});
+  ASSERT_TRUE(pipe.ok()) << pipe.status().ToString();
+  StatusOr<std::unique_ptr<CommandBatch>> batch = CommandBatch::Create(*ctx_);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   for (uint32_t n : {1u, w - 1, w, w + 1, 3 * w + 7, 1000u}) {
     SCOPED_TRACE("n=" + std::to_string(n));
-    StatusOr<HostVisibleBuffer> in = HostVisibleBuffer::Create(*ctx_, n * sizeof(double));
-    StatusOr<HostVisibleBuffer> out =
-        HostVisibleBuffer::Create(*ctx_, (n + kGuardWords) * sizeof(double));
+    StatusOr<DeviceBuffer> in = DeviceBuffer::Create(*ctx_, n * sizeof(double));
+    StatusOr<DeviceBuffer> out = DeviceBuffer::Create(*ctx_, (n + kGuardWords) * sizeof(double));
     ASSERT_TRUE(in.ok() && out.ok());
     Xoshiro256ss rng(n);
-    std::span<double> a = in->as<double>();
+    std::vector<double> a(n);
     for (double& x : a) x = (rng.NextDouble() - 0.5) * 1e3;
-    std::span<uint64_t> raw = out->as<uint64_t>();
-    for (uint64_t& x : raw) x = kGuardWord;
+    ASSERT_TRUE(in->UploadValues<double>(*ctx_, a).ok());
+    const std::vector<uint64_t> guards(n + kGuardWords, kGuardWord);
+    ASSERT_TRUE(out->UploadValues<uint64_t>(*ctx_, guards).ok());
 
+    const VkBuffer bufs[] = {in->buffer(), out->buffer()};
+    StatusOr<VkDescriptorSet> set = (*pipe)->Bindings(bufs);
+    ASSERT_TRUE(set.ok()) << set.status().ToString();
     const SmokeAffineParams params{0.1, 1.0 / 3.0, n, 0};
-    const HostVisibleBuffer* buffers[] = {&*in, &*out};
-    Status st = (*kernel)->Run(buffers,
-                               {reinterpret_cast<const uint8_t*>(&params), sizeof(params)},
-                               (n + w - 1) / w);
+    ASSERT_TRUE((*batch)->Begin().ok());
+    (*batch)->Timestamp("start");
+    (*batch)->Dispatch(**pipe, *set, &params, sizeof(params), (n + w - 1) / w);
+    (*batch)->Timestamp("affine");
+    Status st = (*batch)->SubmitAndWait();
     ASSERT_TRUE(st.ok()) << st.ToString();
+    for (const auto& [label, ms] : (*batch)->StageMilliseconds()) {
+      EXPECT_EQ(label, "affine");
+      EXPECT_GE(ms, 0.0);
+    }
+    StatusOr<std::vector<uint64_t>> raw = out->DownloadValues<uint64_t>(*ctx_, n + kGuardWords);
+    ASSERT_TRUE(raw.ok()) << raw.status().ToString();
     for (uint32_t i = 0; i < n; ++i) {
       const double product = a[i] * params.scale;  // -ffp-contract=off: no fused multiply-add
       const double expected = product + params.shift;
-      uint64_t got_bits;
-      std::memcpy(&got_bits, &raw[i], 8);
       uint64_t want_bits;
       std::memcpy(&want_bits, &expected, 8);
-      ASSERT_EQ(got_bits, want_bits) << "element " << i;
+      ASSERT_EQ((*raw)[i], want_bits) << "element " << i;
     }
-    for (size_t g = n; g < n + kGuardWords; ++g) ASSERT_EQ(raw[g], kGuardWord) << "guard " << g;
+    for (size_t g = n; g < n + kGuardWords; ++g) ASSERT_EQ((*raw)[g], kGuardWord) << "guard " << g;
   }
+}
+
+TEST_F(VulkanSmokeTest, ChainedDispatchesInOneSubmissionMatchTheCpu) {
+  // y ← y·scale + shift applied 25 times, ping-ponging two device buffers in one command buffer.
+  const uint32_t n = 300, w = 64, steps = 25;
+  StatusOr<std::unique_ptr<ComputePipeline>> pipe = ComputePipeline::Create(
+      *ctx_, {spirv::kSmokeAffineF64, 2, sizeof(SmokeAffineParams), {w}, 4});
+  StatusOr<std::unique_ptr<CommandBatch>> batch = CommandBatch::Create(*ctx_);
+  StatusOr<DeviceBuffer> b0 = DeviceBuffer::Create(*ctx_, n * 8), b1 = DeviceBuffer::Create(*ctx_, n * 8);
+  ASSERT_TRUE(pipe.ok() && batch.ok() && b0.ok() && b1.ok());
+  std::vector<double> cpu(n);
+  for (uint32_t i = 0; i < n; ++i) cpu[i] = 0.001 * i - 0.1;
+  ASSERT_TRUE(b0->UploadValues<double>(*ctx_, cpu).ok());
+  const VkBuffer fwd[] = {b0->buffer(), b1->buffer()}, back[] = {b1->buffer(), b0->buffer()};
+  StatusOr<VkDescriptorSet> s01 = (*pipe)->Bindings(fwd), s10 = (*pipe)->Bindings(back);
+  ASSERT_TRUE(s01.ok() && s10.ok());
+  const SmokeAffineParams params{1.0001, -1e-3, n, 0};
+  ASSERT_TRUE((*batch)->Begin().ok());
+  for (uint32_t s = 0; s < steps; ++s) {
+    (*batch)->Dispatch(**pipe, s % 2 == 0 ? *s01 : *s10, &params, sizeof(params), (n + w - 1) / w);
+    (*batch)->Barrier();
+  }
+  ASSERT_TRUE((*batch)->SubmitAndWait().ok());
+  for (uint32_t s = 0; s < steps; ++s) {
+    for (double& x : cpu) {
+      const double p = x * params.scale;
+      x = p + params.shift;
+    }
+  }
+  const DeviceBuffer& last = steps % 2 == 0 ? *b0 : *b1;
+  StatusOr<std::vector<double>> got = last.DownloadValues<double>(*ctx_, n);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(0, std::memcmp(got->data(), cpu.data(), n * 8));
 }
 
 TEST(VulkanDeviceSelectionTest, UnknownSelectorIsAClearError) {

@@ -1,0 +1,72 @@
+// CommandBatch: records many compute dispatches (with the barriers between dependent ones and
+// timestamp queries around stages) into one command buffer, submits it once, and waits on a
+// fence. Reusable: Begin() again after SubmitAndWait(). Stage times come from device timestamps
+// (VkPhysicalDeviceLimits::timestampPeriod). Move-only via unique_ptr; destroy before the
+// VulkanContext.
+//
+//   batch->Begin();
+//   batch->Timestamp("start");
+//   for (...) { batch->Dispatch(*pipe, set, &params, sizeof(params), groups); batch->Barrier(); }
+//   batch->Timestamp("rollout");
+//   DASHI_RETURN_IF_ERROR(batch->SubmitAndWait());
+//   batch->StageMilliseconds();   // {"rollout", ms}: time from the previous timestamp
+#ifndef DASHI_ACCEL_VULKAN_COMMAND_BATCH_H_
+#define DASHI_ACCEL_VULKAN_COMMAND_BATCH_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "accel_vulkan/compute_pipeline.h"
+#include "accel_vulkan/context.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::vk {
+
+class CommandBatch {
+ public:
+  static StatusOr<std::unique_ptr<CommandBatch>> Create(const VulkanContext& ctx,
+                                                        uint32_t max_timestamps = 64);
+  ~CommandBatch();
+  CommandBatch(const CommandBatch&) = delete;
+  CommandBatch& operator=(const CommandBatch&) = delete;
+
+  Status Begin();
+  void Dispatch(const ComputePipeline& pipeline, VkDescriptorSet set, const void* push_constants,
+                uint32_t push_bytes, uint32_t groups_x, uint32_t groups_y = 1,
+                uint32_t groups_z = 1);
+  // Compute → compute (and transfer) memory dependency between dispatches.
+  void Barrier();
+  void CopyBuffer(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0,
+                  VkDeviceSize dst_offset = 0);
+  // Writes a device timestamp after all previous work; the label names the stage that ends here.
+  // Ignored (with no error) once max_timestamps are used or when the queue has no timestamps.
+  void Timestamp(std::string label);
+  VkCommandBuffer command_buffer() const { return cb_; }
+
+  Status SubmitAndWait();
+  // (label, ms since the previous timestamp) for every timestamp after the first.
+  std::vector<std::pair<std::string, double>> StageMilliseconds() const;
+
+ private:
+  explicit CommandBatch(const VulkanContext& ctx) : ctx_(ctx) {}
+  Status Init(uint32_t max_timestamps);
+
+  const VulkanContext& ctx_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer cb_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+  uint32_t max_timestamps_ = 0;
+  bool timestamps_supported_ = false;
+  std::vector<std::string> labels_;
+  std::vector<uint64_t> ticks_;
+};
+
+}  // namespace dashi::vk
+
+#endif  // DASHI_ACCEL_VULKAN_COMMAND_BATCH_H_

@@ -1,0 +1,61 @@
+// ComputePipeline: a compute pipeline built from embedded SPIR-V, with `num_buffers` storage
+// buffers at set 0 (bindings 0..n−1), one push-constant block (mirrored by a C++ struct with
+// static_asserts next to the op that uses it), and uint32 specialization constants 0..k−1 (the
+// workgroup size is constant 0 by convention). Bindings() makes a descriptor set for a list of
+// buffers; make them once and reuse them across dispatches. Move-only via unique_ptr; destroy
+// before the VulkanContext.
+#ifndef DASHI_ACCEL_VULKAN_COMPUTE_PIPELINE_H_
+#define DASHI_ACCEL_VULKAN_COMPUTE_PIPELINE_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "accel_vulkan/context.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::vk {
+
+struct ComputePipelineSpec {
+  std::span<const uint32_t> spirv;
+  uint32_t num_buffers = 1;
+  uint32_t push_constant_bytes = 0;
+  std::vector<uint32_t> specialization;  // constant_id i = specialization[i]
+  uint32_t max_binding_sets = 16;        // descriptor sets Bindings() may allocate
+};
+
+class ComputePipeline {
+ public:
+  static StatusOr<std::unique_ptr<ComputePipeline>> Create(const VulkanContext& ctx,
+                                                           const ComputePipelineSpec& spec);
+  ~ComputePipeline();
+  ComputePipeline(const ComputePipeline&) = delete;
+  ComputePipeline& operator=(const ComputePipeline&) = delete;
+
+  // A descriptor set binding `buffers` (exactly num_buffers, whole ranges) in order.
+  StatusOr<VkDescriptorSet> Bindings(std::span<const VkBuffer> buffers);
+
+  VkPipeline pipeline() const { return pipeline_; }
+  VkPipelineLayout layout() const { return pipeline_layout_; }
+  uint32_t push_constant_bytes() const { return push_constant_bytes_; }
+
+ private:
+  explicit ComputePipeline(const VulkanContext& ctx) : ctx_(ctx) {}
+  Status Init(const ComputePipelineSpec& spec);
+
+  const VulkanContext& ctx_;
+  uint32_t num_buffers_ = 0;
+  uint32_t push_constant_bytes_ = 0;
+  VkShaderModule module_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+};
+
+}  // namespace dashi::vk
+
+#endif  // DASHI_ACCEL_VULKAN_COMPUTE_PIPELINE_H_

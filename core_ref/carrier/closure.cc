@@ -21,16 +21,23 @@ StatusOr<Carrier> ClosureStep(const Carrier& s, const ClosureParams& params) {
 }
 
 ClosureLevelStats ComputeLevelStats(const Carrier& s, const RealField* field) {
+  // Canonical order (docs/MATH.md §1.2): each row's Σ|f| over its supported cells in increasing
+  // j, then the row sums added in increasing i, so a GPU can sum the rows in parallel.
   ClosureLevelStats stats;
-  double sum = 0.0;
+  double total = 0.0;
   const auto v = s.values();
-  for (size_t k = 0; k < v.size(); ++k) {
-    if (v[k] == 0) continue;
-    ++stats.active_cells;
-    if (field != nullptr) sum += std::fabs(field->values()[k]);
+  for (int64_t i = 0; i < s.rows(); ++i) {
+    double row = 0.0;
+    for (int64_t j = 0; j < s.cols(); ++j) {
+      const int64_t k = i * s.cols() + j;
+      if (v[k] == 0) continue;
+      ++stats.active_cells;
+      if (field != nullptr) row += std::fabs(field->values()[k]);
+    }
+    total += row;
   }
   if (field != nullptr && stats.active_cells > 0) {
-    stats.mean_abs_field = sum / static_cast<double>(stats.active_cells);
+    stats.mean_abs_field = total / static_cast<double>(stats.active_cells);
   }
   return stats;
 }

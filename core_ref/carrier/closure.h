@@ -27,8 +27,8 @@ struct ClosureParams {
 
 struct ClosureLevelStats {
   int64_t active_cells = 0;
-  // Σ|field| over the support in row-major order, divided by active_cells; 0 when the support is
-  // empty or no field was given.
+  // Σ|field| over the support — each row summed in increasing j, the row sums then added in
+  // increasing i — divided by active_cells; 0 when the support is empty or no field was given.
   double mean_abs_field = 0.0;
 };
 

@@ -12,7 +12,10 @@
 //
 // The 1D transform uses B = 1. The 2D row pass gathers kBlock rows (with the bit-reversal
 // permutation folded into the gather) and the column pass gathers kBlock adjacent columns, so the
-// butterflies always run on contiguous memory.
+// butterflies always run on contiguous memory. Real 2D transforms pack two real rows into one
+// complex row (z = x + i·y) and separate the two half spectra after the row FFT.
+// Stages are run depth first over cache-sized pieces, and large 1D permutations are tiled; both
+// only reorder independent operations, never change one.
 //
 // Inverse transforms reuse the forward code on swapped arrays: with swap(a + ib) = b + ia,
 // IDFT_unscaled(x) = swap(DFT(swap(x))), and in split storage swap is just exchanging the re and
@@ -23,8 +26,8 @@
 // multiversioning: AVX-512F, AVX2, baseline SSE2) and the loader picks one for the CPU. The
 // variants differ only in how many lanes one instruction processes: the same per-lane IEEE
 // operations, never an FMA (contraction is off for this library, see BUILD), hence the same bits.
-// fft_test checks golden output hashes, and fft_portable_test checks the same hashes with the
-// multiversioning compiled out (DASHI_FFT_PORTABLE).
+// fft_golden_test checks golden output hashes, and fft_golden_portable_test checks the same
+// hashes with the multiversioning compiled out (DASHI_FFT_PORTABLE).
 #include "core_ref/fft/fft.h"
 
 #include <algorithm>

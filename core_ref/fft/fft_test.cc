@@ -472,7 +472,8 @@ TEST(FftDeterminismTest, RepeatedRunsGiveIdenticalBytes) {
 // block (and lane) a row or column shares.
 TEST(FftDeterminismTest, TwoDimensionalEqualsComposed1dBitForBit) {
   for (const auto& [rows, cols] :
-       {std::pair<size_t, size_t>{1, 256}, {4, 256}, {16, 64}, {32, 2}, {16, 8}}) {
+       {std::pair<size_t, size_t>{1, 256}, {4, 256}, {16, 64}, {32, 2}, {16, 8}, {16, 2048},
+        {1, size_t{1} << 18}}) {
     auto f2 = Fft2d::Create(rows, cols);
     auto fr = Fft1d::Create(cols);
     auto fc = Fft1d::Create(rows);

@@ -1,0 +1,85 @@
+// The carrier kernels on the device — the twins of core_ref/carrier, taking the same parameter
+// structs and producing bit-identical results (integer kernels exactly; smoothing, normalisation
+// and the level statistics in the canonical fp64 orders of docs/MATH.md §1.2, every operation
+// `precise`). Carriers live on the device as one int32 per cell (values −1, 0, +1), real fields as
+// fp64, both row-major; host-side helpers convert to and from core_ref's Carrier and RealField.
+//
+//   StatusOr<std::unique_ptr<CarrierOps>> ops = CarrierOps::Create(ctx);
+//   DASHI_ASSIGN_OR_RETURN(DeviceCarrier s, (*ops)->Upload(carrier));
+//   DASHI_ASSIGN_OR_RETURN(DeviceCarrier t, (*ops)->Annihilate(s, {1}));
+//   DASHI_ASSIGN_OR_RETURN(Carrier back, (*ops)->Download(t));
+#ifndef DASHI_ACCEL_VULKAN_CARRIER_CARRIER_OPS_H_
+#define DASHI_ACCEL_VULKAN_CARRIER_CARRIER_OPS_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "accel_vulkan/context.h"
+#include "accel_vulkan/device_buffer.h"
+#include "core_ref/carrier/annihilation.h"
+#include "core_ref/carrier/carrier.h"
+#include "core_ref/carrier/closure.h"
+#include "core_ref/carrier/defect.h"
+#include "core_ref/carrier/majority.h"
+#include "core_ref/carrier/pda_threshold.h"
+#include "core_ref/carrier/smoothing.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::vk {
+
+struct DeviceCarrier {
+  GridShape shape;
+  DeviceBuffer cells;  // shape.size() int32 values in {−1, 0, +1}
+};
+
+struct DeviceField {
+  GridShape shape;
+  DeviceBuffer values;  // shape.size() doubles
+};
+
+class CarrierOps {
+ public:
+  static StatusOr<std::unique_ptr<CarrierOps>> Create(VulkanContext& ctx);
+  ~CarrierOps();
+  CarrierOps(const CarrierOps&) = delete;
+  CarrierOps& operator=(const CarrierOps&) = delete;
+
+  StatusOr<DeviceCarrier> Upload(const Carrier& c);
+  StatusOr<Carrier> Download(const DeviceCarrier& c);
+  StatusOr<DeviceField> Upload(const RealField& f);
+  StatusOr<RealField> Download(const DeviceField& f);
+
+  StatusOr<DeviceCarrier> PdaThreshold(const DeviceField& f,
+                                               const PdaThresholdParams& p);
+  StatusOr<DeviceCarrier> Annihilate(const DeviceCarrier& s,
+                                             const AnnihilationParams& p);
+  StatusOr<DeviceCarrier> Majority(const DeviceCarrier& s, const MajorityParams& p);
+  // One C = K_ann ∘ M step.
+  StatusOr<DeviceCarrier> ClosureStep(const DeviceCarrier& s, const ClosureParams& p);
+  // The whole closure on the device; only the per-level statistics (and a changed flag per
+  // iteration) are read back. `field` may be null. The fixed point stays on the device.
+  struct DeviceClosure {
+    DeviceCarrier fixed_point;
+    int depth = 0;
+    bool reached_fixed_point = false;
+    std::vector<ClosureLevelStats> levels;
+  };
+  StatusOr<DeviceClosure> Closure(const DeviceCarrier& s0, const DeviceField* field,
+                                          const ClosureParams& p);
+  // channels: k carriers of one shape.
+  StatusOr<DeviceCarrier> FuseMajority(std::span<const DeviceCarrier* const> channels);
+  StatusOr<int64_t> Defect(const DeviceCarrier& s, Neighbourhood n);
+  StatusOr<DeviceField> Smooth(const DeviceField& f, const SmoothingParams& p);
+  StatusOr<DeviceField> NormalizeByMaxAbs(const DeviceField& f);
+
+ private:
+  struct Impl;  // pipelines and scratch buffers, defined in carrier_ops.cc
+  explicit CarrierOps(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dashi::vk
+
+#endif  // DASHI_ACCEL_VULKAN_CARRIER_CARRIER_OPS_H_

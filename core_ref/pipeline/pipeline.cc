@@ -119,7 +119,8 @@ Status ValidatePipelineParams(const PipelineParams& p) {
 }
 
 StatusOr<PipelineResult> RunPipeline(const PipelineParams& p,
-                                     const std::function<void(const PipelineProgress&)>& progress) {
+                                     const std::function<void(const PipelineProgress&)>& progress,
+                                     const PipelineBackends& backends) {
   DASHI_RETURN_IF_ERROR(ValidatePipelineParams(p));
   PipelineResult r;
   r.params = p;
@@ -165,16 +166,14 @@ StatusOr<PipelineResult> RunPipeline(const PipelineParams& p,
   rp.hash_every = p.hash_every;
   rp.observe_every = 1;
   t0 = Clock::now();
-  DASHI_ASSIGN_OR_RETURN(
-      r.rollout,
-      Rollout(std::span<const double>(r.z_eval_truth).subspan(0, dim), r.a, rp,
-              [&](int64_t step, std::span<const double> z) {
-                r.z_rollout.insert(r.z_rollout.end(), z.begin(), z.end());
-                if (step % 50 == 0 || step == p.eval_steps) {
-                  Report(progress, "rollout", step, p.eval_steps);
-                }
-                return OkStatus();
-              }));
+  const RolloutObserver record = [&](int64_t step, std::span<const double> z) {
+    r.z_rollout.insert(r.z_rollout.end(), z.begin(), z.end());
+    if (step % 50 == 0 || step == p.eval_steps) Report(progress, "rollout", step, p.eval_steps);
+    return OkStatus();
+  };
+  const std::span<const double> z0 = std::span<const double>(r.z_eval_truth).subspan(0, dim);
+  DASHI_ASSIGN_OR_RETURN(r.rollout, backends.rollout ? backends.rollout(z0, r.a, rp, record)
+                                                     : Rollout(z0, r.a, rp, record));
   r.timings.rollout_ms = MsSince(t0);
   r.timings.rollout_ns_per_step = r.timings.rollout_ms * 1e6 / static_cast<double>(p.eval_steps);
   r.timings.rollout_steps_per_s = 1e9 / r.timings.rollout_ns_per_step;
@@ -201,10 +200,11 @@ StatusOr<PipelineResult> RunPipeline(const PipelineParams& p,
   for (int s = 0; s < count; ++s) {
     const int64_t step = count == 1 ? 0 : p.eval_steps * s / (count - 1);
     t0 = Clock::now();
-    DASHI_ASSIGN_OR_RETURN(
-        DecodedFrame frame,
-        decoder.Decode(std::span<const double>(r.z_rollout).subspan(step * dim, dim),
-                       static_cast<uint64_t>(step)));
+    const std::span<const double> zs = std::span<const double>(r.z_rollout).subspan(step * dim, dim);
+    DASHI_ASSIGN_OR_RETURN(DecodedFrame frame,
+                           backends.decode
+                               ? backends.decode(r.spec, p.decode, zs, static_cast<uint64_t>(step))
+                               : decoder.Decode(zs, static_cast<uint64_t>(step)));
     decode_ms += MsSince(t0);
     SnapshotResult snap{step, eval.frames[static_cast<size_t>(step)], std::move(frame)};
     snap.rel_l2 = RelL2(snap.decoded.omega, snap.les_omega);

@@ -86,6 +86,19 @@ struct PipelineResult {
   PipelineTimings timings;
 };
 
+// Where the rollout and the decode run. Empty functions mean the fp64 reference; the tools layer
+// plugs in the Vulkan twins (core_ref itself never depends on an accelerator).
+struct PipelineBackends {
+  std::function<StatusOr<RolloutResult>(std::span<const double> z0, std::span<const double> a,
+                                        const RolloutParams& params,
+                                        const RolloutObserver& observer)>
+      rollout;
+  // Decodes z at time key t with the spec and params RunPipeline passes.
+  std::function<StatusOr<DecodedFrame>(const ProxySpec& spec, const DecodeParams& params,
+                                       std::span<const double> z, uint64_t t)>
+      decode;
+};
+
 // The pieces RunPipeline is made of, for the CLI's single-stage commands.
 // Encodes every frame (N×N each) into a (frames × D) row-major array.
 StatusOr<std::vector<double>> EncodeFrames(const ProxySpec& spec,
@@ -100,7 +113,8 @@ StatusOr<double> OneStepError(std::span<const double> states, int64_t count, int
 
 StatusOr<PipelineResult> RunPipeline(
     const PipelineParams& params,
-    const std::function<void(const PipelineProgress&)>& progress = {});
+    const std::function<void(const PipelineProgress&)>& progress = {},
+    const PipelineBackends& backends = {});
 
 }  // namespace dashi
 

@@ -42,6 +42,21 @@ struct DeviceField {
 class CarrierOps {
  public:
   static StatusOr<std::unique_ptr<CarrierOps>> Create(VulkanContext& ctx);
+
+  // Tuning knobs (the defaults suit every device); tests vary them to hit the edge cases.
+  struct Options {
+    uint32_t workgroup_size = 64;  // specialization constant 0 of every per-cell / per-row shader
+    uint32_t max_groups_x = 65535;  // x workgroup count cap; longer ranges spill into y
+  };
+  static StatusOr<std::unique_ptr<CarrierOps>> Create(VulkanContext& ctx, const Options& options);
+
+  // Every buffer CarrierOps allocates (Upload and every op's output) holds kGuardBytes after its
+  // payload, filled with kGuardWord before the shaders run; CheckGuards() verifies that region
+  // (DATA_LOSS when a shader wrote past the end). Not thread-safe: one CarrierOps per thread.
+  static constexpr uint64_t kGuardBytes = 256;
+  static constexpr uint32_t kGuardWord = 0xCAFEF00Du;
+  Status CheckGuards(const DeviceCarrier& c);
+  Status CheckGuards(const DeviceField& f);
   ~CarrierOps();
   CarrierOps(const CarrierOps&) = delete;
   CarrierOps& operator=(const CarrierOps&) = delete;
@@ -70,6 +85,12 @@ class CarrierOps {
                                           const ClosureParams& p);
   // channels: k carriers of one shape.
   StatusOr<DeviceCarrier> FuseMajority(std::span<const DeviceCarrier* const> channels);
+  // The same on one channel-major buffer of k·shape.size() int32 values (channel c's cells at
+  // [c·n, c·n + n)), as core_ref FuseMajority takes them. A value outside {−1, 0, +1} is
+  // INVALID_ARGUMENT, as in core_ref (also for the span overload).
+  StatusOr<DeviceCarrier> FuseMajorityChannelMajor(const DeviceBuffer& channels, int64_t k,
+                                                   GridShape shape);
+  // n must be kFour or kEight (anything else is INVALID_ARGUMENT).
   StatusOr<int64_t> Defect(const DeviceCarrier& s, Neighbourhood n);
   StatusOr<DeviceField> Smooth(const DeviceField& f, const SmoothingParams& p);
   StatusOr<DeviceField> NormalizeByMaxAbs(const DeviceField& f);

@@ -235,8 +235,10 @@ Status VulkanContext::Init(const ContextOptions& options) {
   qci.queueCount = 1;
   qci.pQueuePriorities = &priority;
   VkPhysicalDeviceFeatures enabled{};
-  enabled.shaderFloat64 = options.require_float64 ? VK_TRUE : VK_FALSE;
-  enabled.shaderInt64 = options.require_float64 ? VK_TRUE : VK_FALSE;
+  // Enable the 64-bit features whenever the device has them; require_float64 only decides whether
+  // their absence is an error here (conform reports NOT_SUPPORTED per case instead).
+  enabled.shaderFloat64 = info_.shader_float64 ? VK_TRUE : VK_FALSE;
+  enabled.shaderInt64 = info_.shader_int64 ? VK_TRUE : VK_FALSE;
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;

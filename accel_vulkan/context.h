@@ -33,7 +33,9 @@ struct ContextOptions {
   // (8-4-4-4-12 hex as vulkaninfo prints it, or 32 hex digits), or a case-insensitive substring
   // of the device name.
   std::string device_selector;
-  bool require_float64 = true;  // shaderFloat64 + shaderInt64, needed by every fp64 path
+  // shaderFloat64 + shaderInt64 (needed by every fp64 path) are enabled whenever the device has
+  // them; with require_float64 their absence is an UNIMPLEMENTED error.
+  bool require_float64 = true;
 };
 
 struct DeviceInfo {

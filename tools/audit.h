@@ -1,0 +1,42 @@
+// Replay audit: runs one rollout on two backends (the fp64 reference and a device), compares the
+// hash chains, and locates the first diverging checkpoint and then the first diverging step by
+// bisection between the last matching checkpoint and the first mismatching one (re-running both
+// backends from the last matching state). Used by `dashi audit`.
+#ifndef DASHI_TOOLS_AUDIT_H_
+#define DASHI_TOOLS_AUDIT_H_
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core_ref/rollout/rollout.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::tools {
+
+// Runs `steps` steps from z (which is the state at absolute step `start_step`) and returns the
+// result with checkpoints every `hash_every` (steps relative to z).
+using RolloutBackend = std::function<StatusOr<RolloutResult>(
+    std::span<const double> z, int64_t start_step, int64_t steps, int64_t hash_every)>;
+
+struct AuditResult {
+  bool chains_equal = false;
+  int64_t checkpoints = 0;
+  // When they differ:
+  int64_t first_diverging_checkpoint_step = -1;
+  int64_t last_matching_checkpoint_step = -1;
+  int64_t first_diverging_step = -1;  // the first step whose state differs bit for bit
+  std::string ref_state_hash, dev_state_hash;  // of that step's states
+  int64_t first_differing_index = -1;
+  double ref_value = 0, dev_value = 0;
+  int64_t bisection_runs = 0;
+};
+
+StatusOr<AuditResult> AuditRollout(std::span<const double> z0, int64_t steps, int64_t hash_every,
+                                   const RolloutBackend& reference, const RolloutBackend& device);
+
+}  // namespace dashi::tools
+
+#endif  // DASHI_TOOLS_AUDIT_H_

@@ -11,6 +11,7 @@
 #include "tools/les_options.h"
 #include "tools/png_image.h"
 #include "tools/proxy_json.h"
+#include "tools/vulkan_backend.h"
 
 namespace dashi::tools {
 namespace {
@@ -25,6 +26,8 @@ struct RunOptions {
   std::string prior = "identity";
   std::string observer = "visualize";
   std::string backend = "ref";
+  VulkanBackendOptions vulkan;
+  std::string decode_precision = "fp64";
   std::string out = "out/run";
   bool quiet = false;
 };
@@ -49,7 +52,7 @@ StatusOr<PipelineParams> ToParams(const RunOptions& o) {
   return p;
 }
 
-Status WriteOutputs(const RunOptions& o, const PipelineResult& r) {
+Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const VulkanSession* vulkan) {
   const std::string& out = o.out;
   const int64_t dim = r.spec.dim(), n = r.params.les.n;
   DASHI_RETURN_IF_ERROR(EnsureDir(out));
@@ -62,7 +65,10 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r) {
   DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z_eval_truth.npy", zt));
   DASHI_RETURN_IF_ERROR(WriteJson(out + "/proxy.json", ProxySpecJson(r.spec)));
 
-  const nlohmann::json prov = ReferenceProvenance(o.backend);
+  const nlohmann::json ref_prov = ReferenceProvenance(o.backend);
+  // Simulation, encoding and learning always run on the reference; rollout and decode on the
+  // requested backend.
+  const nlohmann::json prov = vulkan != nullptr ? VulkanProvenance(*vulkan) : ref_prov;
   DASHI_RETURN_IF_ERROR(WriteJson(
       out + "/chain.json", {{"provenance", prov},
                             {"dim", dim},
@@ -99,8 +105,8 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r) {
   }
   const PipelineTimings& t = r.timings;
   const auto last = [](const std::vector<double>& v) { return v.empty() ? 0.0 : v.back(); };
-  nlohmann::json stage_prov = {{"simulate", prov}, {"encode", prov}, {"learn", prov},
-                               {"rollout", prov}};
+  nlohmann::json stage_prov = {{"simulate", ref_prov}, {"encode", ref_prov},
+                               {"learn", ref_prov}, {"rollout", prov}};
   if (decode) stage_prov["decode"] = prov;
   nlohmann::json metrics = {
       {"provenance", prov},
@@ -165,30 +171,49 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r) {
 }
 
 int Run(const RunOptions& o) {
-  if (o.backend != "ref") {
-    return Fail("run", UnimplementedError(
-                           "backend '" + o.backend +
-                           "' requested, but the Vulkan pipeline ops are not built yet; use "
-                           "--backend ref (there is no silent fallback)"));
-  }
   StatusOr<PipelineParams> params = ToParams(o);
   if (!params.ok()) return Fail("run", params.status());
+  if (o.decode_precision != "fp64" && o.decode_precision != "fp32") {
+    return Fail("run", InvalidArgumentError("--decode-precision must be fp64 or fp32"));
+  }
+  if (o.backend == "ref" && o.decode_precision != "fp64") {
+    return Fail("run", InvalidArgumentError("--decode-precision fp32 needs --backend vulkan"));
+  }
+  std::unique_ptr<VulkanSession> vulkan;
+  PipelineBackends backends;
+  if (o.backend == "vulkan") {
+    VulkanBackendOptions vo = o.vulkan;
+    vo.decode_fp32 = o.decode_precision == "fp32";
+    StatusOr<VulkanSession> s = OpenVulkanDevice(vo, "dashi run");
+    if (!s.ok()) return Fail("run", s.status());
+    vulkan = std::make_unique<VulkanSession>(std::move(s).value());
+    backends = VulkanPipelineBackends(*vulkan);
+    if (!o.quiet) {
+      std::fprintf(stderr, "dashi run: rollout and decode on %s (%s)\n",
+                   vulkan->ctx->info().name.c_str(), conformance::CertStateName(vulkan->cert));
+    }
+  }
   Status st = EnsureDir(o.out);
   if (!st.ok()) return Fail("run", st);
   if (!o.quiet) {
     std::fprintf(stderr,
-                 "dashi run: backend ref, N=%lld, train %lld + eval %lld proxy steps "
+                 "dashi run: backend %s, N=%lld, train %lld + eval %lld proxy steps "
                  "(x%lld LES steps), out %s\n",
-                 static_cast<long long>(params->les.n),
+                 o.backend.c_str(), static_cast<long long>(params->les.n),
                  static_cast<long long>(params->train_steps),
                  static_cast<long long>(params->eval_steps),
                  static_cast<long long>(params->sample_every), o.out.c_str());
   }
   ProgressLine progress(!o.quiet);
   StatusOr<PipelineResult> r = RunPipeline(
-      *params, [&](const PipelineProgress& p) { progress.Update(p.stage, p.done, p.total); });
+      *params, [&](const PipelineProgress& p) { progress.Update(p.stage, p.done, p.total); },
+      backends);
   if (!r.ok()) return Fail("run", r.status());
-  st = WriteOutputs(o, *r);
+  if (vulkan != nullptr) {
+    st = CheckValidation(*vulkan);
+    if (!st.ok()) return Fail("run", st);
+  }
+  st = WriteOutputs(o, *r, vulkan.get());
   if (!st.ok()) return Fail("run", st);
 
   std::printf("dashi run: D = %lld; one-step rel L2 train %.3e, eval %.3e; rollout rel L2 at "
@@ -257,9 +282,22 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
       ->capture_default_str();
   AddDecodeOptions(*cmd, o->decode);
   cmd->add_option("--backend", o->backend,
-                  "ref (fp64 CPU reference) or vulkan; a backend that cannot run is an error, "
-                  "never a silent fallback")
+                  "ref (fp64 CPU reference) or vulkan (rollout and decode on the device; the "
+                  "LES, encoding and fit stay on the reference); a backend that cannot run is an "
+                  "error, never a silent fallback")
       ->check(CLI::IsMember({"ref", "vulkan"}))
+      ->capture_default_str();
+  cmd->add_option("--device", o->vulkan.device,
+                  "Vulkan device: index, UUID or name substring (default $DASHI_VK_DEVICE, else 0)");
+  cmd->add_flag("--allow-uncertified", o->vulkan.allow_uncertified,
+                "Use a device without a passing `dashi conform` report (recorded in the output)");
+  cmd->add_option("--cert-store", o->vulkan.cert_store,
+                  "Certification store (default $DASHI_CERT_STORE or "
+                  "~/.local/share/dashi/certifications)");
+  cmd->add_flag("--validation", o->vulkan.validation,
+                "Enable the Khronos validation layer; any message fails the run");
+  cmd->add_option("--decode-precision", o->decode_precision,
+                  "fp64, or fp32 inverse FFTs in the Vulkan decoder (declared in the output)")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");

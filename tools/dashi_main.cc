@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include "tools/audit_command.h"
 #include "tools/conform_command.h"
 #include "tools/decode_command.h"
 #include "tools/devices_command.h"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   dashi::tools::AddDecodeCommand(app, run);
   dashi::tools::AddGoldenCommand(app, run);
   dashi::tools::AddConformCommand(app, run);
+  dashi::tools::AddAuditCommand(app, run);
   dashi::tools::AddDevicesCommand(app, run);
 
   CLI11_PARSE(app, argc, argv);

@@ -9,6 +9,8 @@
 #include "core_ref/rollout/rollout.h"
 #include "tools/chain_json.h"
 #include "tools/cli_util.h"
+#include "tools/vulkan_backend.h"
+#include "accel_vulkan/rollout/vulkan_rollout.h"
 
 namespace dashi::tools {
 namespace {
@@ -16,14 +18,10 @@ namespace {
 struct RolloutOptions {
   std::string z0, a, out = "zT.npy", backend = "ref";
   int64_t steps = 1000, hash_every = 100, save_every = 0;
+  VulkanBackendOptions vulkan;
 };
 
 int Run(const RolloutOptions& o) {
-  if (o.backend != "ref") {
-    return Fail("rollout", UnimplementedError("backend '" + o.backend +
-                                              "' requested, but the Vulkan rollout is not built "
-                                              "yet; use --backend ref (no silent fallback)"));
-  }
   StatusOr<NpyArray> z0 = ReadF64Array(o.z0, 1);
   if (!z0.ok()) return Fail("rollout", z0.status());
   StatusOr<NpyArray> a = ReadF64Array(o.a, 2);
@@ -52,8 +50,32 @@ int Run(const RolloutOptions& o) {
       return OkStatus();
     };
   }
+  std::unique_ptr<VulkanSession> vulkan;
+  nlohmann::json prov = ReferenceProvenance(o.backend);
+  nlohmann::json device_timing;
   const auto t0 = std::chrono::steady_clock::now();
-  StatusOr<RolloutResult> r = Rollout(zv, av, params, observer);
+  StatusOr<RolloutResult> r = InternalError("no backend ran");
+  if (o.backend == "vulkan") {
+    StatusOr<VulkanSession> s = OpenVulkanDevice(o.vulkan, "dashi rollout");
+    if (!s.ok()) return Fail("rollout", s.status());
+    vulkan = std::make_unique<VulkanSession>(std::move(s).value());
+    prov = VulkanProvenance(*vulkan);
+    StatusOr<std::unique_ptr<vk::VulkanRollout>> vr =
+        vk::VulkanRollout::Create(*vulkan->ctx, dim, av);
+    if (!vr.ok()) return Fail("rollout", vr.status());
+    r = (*vr)->Run(zv, params, observer);
+    const vk::RolloutTimings& t = (*vr)->last_timings();
+    device_timing = {{"device_ms", t.device_ms},
+                     {"device_us_per_step", t.device_us_per_step},
+                     {"submissions", t.submissions},
+                     {"states_read_back", t.snapshots}};
+    if (r.ok()) {
+      Status v = CheckValidation(*vulkan);
+      if (!v.ok()) r = v;
+    }
+  } else {
+    r = Rollout(zv, av, params, observer);
+  }
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (!r.ok()) return Fail("rollout", r.status());
@@ -70,7 +92,8 @@ int Run(const RolloutOptions& o) {
   }
   const std::string chain_path = ReplaceNpySuffix(o.out, ".chain.json");
   nlohmann::json chain = {
-      {"provenance", ReferenceProvenance(o.backend)},
+      {"provenance", prov},
+      {"device_timing", device_timing},
       {"z0", o.z0},
       {"a", o.a},
       {"z0_hash", ToHex(Blake2b128(zv.data(), zv.size() * sizeof(double)))},
@@ -116,6 +139,11 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--backend", o->backend, "ref or vulkan; never a silent fallback")
       ->check(CLI::IsMember({"ref", "vulkan"}))
       ->capture_default_str();
+  cmd->add_option("--device", o->vulkan.device, "Vulkan device: index, UUID or name substring");
+  cmd->add_flag("--allow-uncertified", o->vulkan.allow_uncertified,
+                "Use a device without a passing `dashi conform` report (recorded in the output)");
+  cmd->add_option("--cert-store", o->vulkan.cert_store, "Certification store directory");
+  cmd->add_flag("--validation", o->vulkan.validation, "Enable the Khronos validation layer");
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;
 }

@@ -1,0 +1,224 @@
+// Per-step device time of the fp64 Vulkan rollout (accel_vulkan/rollout/vulkan_rollout.h).
+//
+//   bazel run -c opt //accel_vulkan/rollout:rollout_vulkan_benchmark -- \
+//       [--device SEL] [--dims 512,1024,2048] [--wg 64,128,256] [--steps 1000] [--reps 9]
+//       [--warmup 2] [--no-verify] [--validation]
+//
+// For each D and workgroup size: A with entries uniform in ±[0.5, 1)/sqrt(D) and z0 uniform in
+// ±[0.5, 1) (Xoshiro256** seeds 1 and 2; never zero; the state decays by about 0.76 per step, so
+// after 1000 steps it is still ~1e-117, far from the subnormal range). One Run() of `steps`
+// steps is one command buffer (all steps recorded, one submission, the final state read back);
+// its device time comes from the timestamps around the recorded steps, so per step
+// = device_ms / steps includes the two dispatches and two barriers of each step and excludes
+// submission, upload and host work. After `warmup` runs, the median (and min) over `reps` runs is
+// reported, plus the effective bandwidth of reading A once per step (D²·8 bytes / step time).
+// Unless --no-verify, the first run's chain and final state are compared with core_ref's
+// Rollout bit for bit (on the CPU; a few seconds at D = 2048).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accel_vulkan/context.h"
+#include "accel_vulkan/rollout/vulkan_rollout.h"
+#include "core_ref/prng/prng.h"
+#include "core_ref/rollout/rollout.h"
+
+namespace {
+
+using dashi::Status;
+using dashi::StatusOr;
+
+struct Options {
+  std::string device;
+  std::vector<int64_t> dims = {512, 1024, 2048};
+  std::vector<int64_t> workgroups = {64, 128, 256};
+  int64_t steps = 1000;
+  int reps = 9;
+  int warmup = 2;
+  bool verify = true;
+  bool validation = false;
+};
+
+void Usage() {
+  std::printf(
+      "usage: rollout_vulkan_benchmark [--device SEL] [--dims 512,1024,2048] [--wg 64,128,256]\n"
+      "                                [--steps 1000] [--reps 9] [--warmup 2] [--no-verify]\n"
+      "                                [--validation]\n");
+}
+
+bool ParseList(const char* text, std::vector<int64_t>* out) {
+  out->clear();
+  std::string s(text);
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    const size_t comma = std::min(s.find(',', pos), s.size());
+    const std::string item = s.substr(pos, comma - pos);
+    char* end = nullptr;
+    const long long v = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 1) return false;
+    out->push_back(v);
+    pos = comma + 1;
+  }
+  return !out->empty();
+}
+
+bool ParseArgs(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    const char* v = nullptr;
+    if (arg == "--help" || arg == "-h") {
+      Usage();
+      std::exit(0);
+    } else if (arg == "--no-verify") {
+      o->verify = false;
+    } else if (arg == "--validation") {
+      o->validation = true;
+    } else if ((v = value()) == nullptr) {
+      std::fprintf(stderr, "%s needs a value\n", arg.c_str());
+      return false;
+    } else if (arg == "--device") {
+      o->device = v;
+    } else if (arg == "--dims") {
+      if (!ParseList(v, &o->dims)) return false;
+    } else if (arg == "--wg") {
+      if (!ParseList(v, &o->workgroups)) return false;
+    } else if (arg == "--steps") {
+      o->steps = std::atoll(v);
+    } else if (arg == "--reps") {
+      o->reps = std::atoi(v);
+    } else if (arg == "--warmup") {
+      o->warmup = std::atoi(v);
+    } else {
+      std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
+      return false;
+    }
+  }
+  return o->steps >= 1 && o->reps >= 1 && o->warmup >= 0;
+}
+
+// Uniform in ±[0.5, 1) · scale: never zero.
+std::vector<double> NonZeroValues(uint64_t seed, size_t n, double scale) {
+  dashi::Xoshiro256ss rng(seed);
+  std::vector<double> v(n);
+  for (double& x : v) {
+    const double m = 0.5 + 0.5 * rng.NextDouble();
+    x = (rng.Next() & 1) ? scale * m : -scale * m;
+  }
+  return v;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int Fail(const std::string& what, const Status& s) {
+  std::fprintf(stderr, "rollout_vulkan_benchmark: %s: %s\n", what.c_str(), s.ToString().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!ParseArgs(argc, argv, &o)) {
+    Usage();
+    return 2;
+  }
+  dashi::vk::ContextOptions copts;
+  copts.device_selector = o.device;
+  copts.enable_validation = o.validation;
+  StatusOr<std::unique_ptr<dashi::vk::VulkanContext>> ctx = dashi::vk::VulkanContext::Create(copts);
+  if (!ctx.ok()) return Fail("Vulkan context", ctx.status());
+  const dashi::vk::DeviceInfo& d = (*ctx)->info();
+  const dashi::vk::Float64Controls fc = dashi::vk::QueryFloat64Controls(**ctx);
+  std::printf("device: %s [%s] | driver %s (%s) | Vulkan %s | timestamp period %.3f ns\n",
+              d.name.c_str(), d.device_type.c_str(), d.driver_name.c_str(), d.driver_info.c_str(),
+              d.api_version.c_str(), d.timestamp_period_ns);
+  std::printf("fp64 float controls: %s | validation %s\n", fc.ToString().c_str(),
+              o.validation ? "ON (timings not representative)" : "off");
+  std::printf("%lld steps per run (one submission), %d warm-up + %d timed runs per row\n",
+              static_cast<long long>(o.steps), o.warmup, o.reps);
+  std::printf("GB/s(A) = D*D*8 bytes / median step time (A stays in L2 where it fits: H100 50 MB, "
+              "H200 60 MB)\n\n");
+  std::printf("%6s %5s %7s %15s %13s %11s %10s %10s  %s\n", "D", "wg", "chunks", "median us/step",
+              "min us/step", "steps/s", "GB/s(A)", "host ms", "verified");
+
+  int failures = 0;
+  for (int64_t dim : o.dims) {
+    const std::vector<double> a =
+        NonZeroValues(1, static_cast<size_t>(dim * dim), 1.0 / std::sqrt(static_cast<double>(dim)));
+    const std::vector<double> z0 = NonZeroValues(2, static_cast<size_t>(dim), 1.0);
+    const dashi::RolloutParams params{.steps = o.steps, .hash_every = o.steps};
+    StatusOr<dashi::RolloutResult> reference = dashi::InternalError("not computed");
+    if (o.verify) reference = dashi::Rollout(z0, a, params);
+    for (int64_t wg : o.workgroups) {
+      dashi::vk::VulkanRolloutOptions ro;
+      ro.workgroup_size = static_cast<uint32_t>(wg);
+      ro.max_steps_per_submit = o.steps;
+      StatusOr<std::unique_ptr<dashi::vk::VulkanRollout>> r =
+          dashi::vk::VulkanRollout::Create(**ctx, dim, a, ro);
+      if (!r.ok()) {
+        std::printf("%6lld %5lld  error: %s\n", static_cast<long long>(dim),
+                    static_cast<long long>(wg), r.status().ToString().c_str());
+        ++failures;
+        continue;
+      }
+      std::vector<double> per_step_us, host_ms;
+      std::string verified = o.verify ? "" : "skipped";
+      bool ok = true;
+      for (int rep = 0; rep < o.warmup + o.reps && ok; ++rep) {
+        StatusOr<dashi::RolloutResult> got = (*r)->Run(z0, params);
+        if (!got.ok()) {
+          std::printf("%6lld %5lld  error: %s\n", static_cast<long long>(dim),
+                      static_cast<long long>(wg), got.status().ToString().c_str());
+          ok = false;
+          break;
+        }
+        if (rep == 0 && o.verify) {
+          if (!reference.ok()) {
+            verified = "core_ref failed: " + reference.status().ToString();
+          } else {
+            const bool same =
+                got->chain == reference->chain &&
+                std::memcmp(got->final_state.data(), reference->final_state.data(),
+                            reference->final_state.size() * sizeof(double)) == 0;
+            verified = same ? "bit-exact" : "MISMATCH";
+            if (!same) ++failures;
+          }
+        }
+        const dashi::vk::RolloutTimings& t = (*r)->last_timings();
+        if (rep >= o.warmup) {
+          per_step_us.push_back(t.device_us_per_step);
+          host_ms.push_back(t.host_ms);
+        }
+      }
+      if (!ok) {
+        ++failures;
+        continue;
+      }
+      const double med = Median(per_step_us);
+      const double best = *std::min_element(per_step_us.begin(), per_step_us.end());
+      const double a_bytes = static_cast<double>(dim) * static_cast<double>(dim) * 8.0;
+      std::printf("%6lld %5lld %7lld %15.3f %13.3f %11.0f %10.1f %10.2f  %s\n",
+                  static_cast<long long>(dim), static_cast<long long>(wg),
+                  static_cast<long long>((*r)->chunks()), med, best,
+                  med > 0 ? 1e6 / med : 0.0, med > 0 ? a_bytes / (med * 1e3) : 0.0,
+                  Median(host_ms), verified.c_str());
+      std::fflush(stdout);
+    }
+  }
+  if (!(*ctx)->validation_messages().empty()) {
+    std::printf("\n%zu validation message(s), first: %s\n", (*ctx)->validation_messages().size(),
+                (*ctx)->validation_messages()[0].c_str());
+    ++failures;
+  }
+  return failures == 0 ? 0 : 1;
+}

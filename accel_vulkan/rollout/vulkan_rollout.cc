@@ -1,0 +1,469 @@
+#include "accel_vulkan/rollout/vulkan_rollout.h"
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "accel_vulkan/rollout/rollout_shader_params.h"
+#include "accel_vulkan/vk_status.h"
+#include "shaders/rollout/rollout_combine_fc0.h"
+#include "shaders/rollout/rollout_combine_fc1.h"
+#include "shaders/rollout/rollout_combine_fc2.h"
+#include "shaders/rollout/rollout_combine_fc3.h"
+#include "shaders/rollout/rollout_combine_fc4.h"
+#include "shaders/rollout/rollout_combine_fc5.h"
+#include "shaders/rollout/rollout_combine_fc6.h"
+#include "shaders/rollout/rollout_combine_fc7.h"
+#include "shaders/rollout/rollout_partials_fc0.h"
+#include "shaders/rollout/rollout_partials_fc1.h"
+#include "shaders/rollout/rollout_partials_fc2.h"
+#include "shaders/rollout/rollout_partials_fc3.h"
+#include "shaders/rollout/rollout_partials_fc4.h"
+#include "shaders/rollout/rollout_partials_fc5.h"
+#include "shaders/rollout/rollout_partials_fc6.h"
+#include "shaders/rollout/rollout_partials_fc7.h"
+
+namespace dashi::vk {
+namespace {
+
+// Indexed by the variant bits (kVariant*).
+constexpr std::span<const uint32_t> kPartialsSpirv[8] = {
+    spirv::kRolloutPartialsFc0, spirv::kRolloutPartialsFc1, spirv::kRolloutPartialsFc2,
+    spirv::kRolloutPartialsFc3, spirv::kRolloutPartialsFc4, spirv::kRolloutPartialsFc5,
+    spirv::kRolloutPartialsFc6, spirv::kRolloutPartialsFc7,
+};
+constexpr std::span<const uint32_t> kCombineSpirv[8] = {
+    spirv::kRolloutCombineFc0, spirv::kRolloutCombineFc1, spirv::kRolloutCombineFc2,
+    spirv::kRolloutCombineFc3, spirv::kRolloutCombineFc4, spirv::kRolloutCombineFc5,
+    spirv::kRolloutCombineFc6, spirv::kRolloutCombineFc7,
+};
+
+constexpr VkDeviceSize kDoubleBytes = sizeof(double);
+
+std::string DoubleText(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return std::to_string(v);
+}
+
+// First index of a non-finite value, or -1.
+int64_t FirstNonFinite(std::span<const double> v) {
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (!std::isfinite(v[k])) return static_cast<int64_t>(k);
+  }
+  return -1;
+}
+
+// core_ref's error for a state that became non-finite (rollout.cc), word for word.
+Status NonFiniteStateError(int64_t step, int64_t index, double value) {
+  return OutOfRangeError("rollout: the state became non-finite at step " + std::to_string(step) +
+                         " (z[" + std::to_string(index) + "] = " + DoubleText(value) +
+                         "); A amplifies the state (spectral radius above 1?)");
+}
+
+// The smallest multiple of `every` (≥ 1) above `step` (≥ 0), or `cap` when that is smaller
+// (also when the multiple would overflow).
+int64_t NextMultiple(int64_t step, int64_t every, int64_t cap) {
+  const int64_t base = step - step % every;
+  if (every > cap - base) return cap;
+  return std::min(cap, base + every);
+}
+
+// Number of tree-stack slots kernel 2 needs: bit_width(m − 1) + 1.
+uint32_t TreeSlots(int64_t chunks) {
+  return static_cast<uint32_t>(std::bit_width(static_cast<uint64_t>(chunks - 1))) + 1;
+}
+
+uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+}  // namespace
+
+std::string Float64Controls::ToString() const {
+  return std::string("DenormPreserve=") + (denorm_preserve ? "1" : "0") +
+         " DenormFlushToZero=" + (denorm_flush_to_zero ? "1" : "0") +
+         " SignedZeroInfNanPreserve=" + (signed_zero_inf_nan_preserve ? "1" : "0") +
+         " RTE=" + (rounding_mode_rte ? "1" : "0") + " RTZ=" + (rounding_mode_rtz ? "1" : "0");
+}
+
+Float64Controls QueryFloat64Controls(const VulkanContext& ctx) {
+  Float64Controls out;
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
+  if (props.apiVersion < VK_API_VERSION_1_2) return out;
+  VkPhysicalDeviceFloatControlsProperties fc{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &fc};
+  vkGetPhysicalDeviceProperties2(ctx.physical_device(), &p2);
+  out.denorm_preserve = fc.shaderDenormPreserveFloat64 == VK_TRUE;
+  out.denorm_flush_to_zero = fc.shaderDenormFlushToZeroFloat64 == VK_TRUE;
+  out.signed_zero_inf_nan_preserve = fc.shaderSignedZeroInfNanPreserveFloat64 == VK_TRUE;
+  out.rounding_mode_rte = fc.shaderRoundingModeRTEFloat64 == VK_TRUE;
+  out.rounding_mode_rtz = fc.shaderRoundingModeRTZFloat64 == VK_TRUE;
+  return out;
+}
+
+std::string FloatControlsVariantName(uint32_t variant) {
+  std::string out;
+  auto add = [&](const char* name) { out += (out.empty() ? "" : "+") + std::string(name); };
+  if (variant & kVariantDenormPreserve) add("DenormPreserve");
+  if (variant & kVariantSignedZeroInfNanPreserve) add("SignedZeroInfNanPreserve");
+  if (variant & kVariantRoundingModeRte) add("RoundingModeRTE");
+  return out.empty() ? "none" : out;
+}
+
+VulkanRollout::VulkanRollout(VulkanContext& ctx, int64_t dim, const VulkanRolloutOptions& options)
+    : ctx_(ctx),
+      dim_(dim),
+      chunks_((dim + kRolloutChunk - 1) / kRolloutChunk),
+      options_(options) {}
+
+VulkanRollout::~VulkanRollout() = default;
+
+StatusOr<std::unique_ptr<VulkanRollout>> VulkanRollout::Create(
+    VulkanContext& ctx, int64_t dim, std::span<const double> a,
+    const VulkanRolloutOptions& options) {
+  if (dim < 1) {
+    return InvalidArgumentError("vulkan rollout: D = " + std::to_string(dim) + " must be >= 1");
+  }
+  if (dim > kMaxDim) {
+    return UnimplementedError("vulkan rollout: D = " + std::to_string(dim) +
+                              " exceeds the supported maximum " + std::to_string(kMaxDim) +
+                              " (32-bit indexing in the shaders)");
+  }
+  if (a.size() != static_cast<size_t>(dim * dim)) {
+    return InvalidArgumentError("vulkan rollout: A has " + std::to_string(a.size()) +
+                                " entries but D = " + std::to_string(dim) +
+                                ", so A must be D x D = " + std::to_string(dim) + " x " +
+                                std::to_string(dim));
+  }
+  if (const int64_t k = FirstNonFinite(a); k >= 0) {
+    return InvalidArgumentError("vulkan rollout: A[" + std::to_string(k / dim) + "][" +
+                                std::to_string(k % dim) + "] (flat index " + std::to_string(k) +
+                                ") = " + DoubleText(a[k]) + " is not finite");
+  }
+  if (options.workgroup_size < 1) {
+    return InvalidArgumentError("vulkan rollout: workgroup_size must be >= 1");
+  }
+  if (options.max_steps_per_submit < 1 || options.max_snapshots_per_submit < 1) {
+    return InvalidArgumentError(
+        "vulkan rollout: max_steps_per_submit and max_snapshots_per_submit must be >= 1");
+  }
+  std::unique_ptr<VulkanRollout> r(new VulkanRollout(ctx, dim, options));
+  DASHI_RETURN_IF_ERROR(r->Init(a));
+  return r;
+}
+
+Status VulkanRollout::Init(std::span<const double> a) {
+  const DeviceInfo& info = ctx_.info();
+  if (!info.shader_float64) {
+    return UnimplementedError("vulkan rollout: device '" + info.name +
+                              "' lacks shaderFloat64, which the fp64 rollout needs");
+  }
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(ctx_.physical_device(), &props);
+  if (props.apiVersion < VK_API_VERSION_1_2) {
+    return UnimplementedError("vulkan rollout: device '" + info.name + "' supports Vulkan " +
+                              info.api_version +
+                              "; the rollout shaders are SPIR-V 1.5 and need Vulkan 1.2");
+  }
+  const VkPhysicalDeviceLimits& lim = props.limits;
+  const uint64_t a_bytes = static_cast<uint64_t>(dim_) * static_cast<uint64_t>(dim_) * kDoubleBytes;
+  if (a_bytes > lim.maxStorageBufferRange) {
+    return UnimplementedError("vulkan rollout: A (D = " + std::to_string(dim_) + ") needs " +
+                              std::to_string(a_bytes) +
+                              " bytes in one storage buffer but device '" +
+                              info.name + "' allows maxStorageBufferRange = " +
+                              std::to_string(lim.maxStorageBufferRange) + " bytes");
+  }
+  const uint32_t wg = options_.workgroup_size;
+  if (wg > lim.maxComputeWorkGroupSize[0] || wg > lim.maxComputeWorkGroupInvocations) {
+    return InvalidArgumentError("vulkan rollout: workgroup_size " + std::to_string(wg) +
+                                " exceeds the device's limits (maxComputeWorkGroupSize[0] = " +
+                                std::to_string(lim.maxComputeWorkGroupSize[0]) +
+                                ", maxComputeWorkGroupInvocations = " +
+                                std::to_string(lim.maxComputeWorkGroupInvocations) + ")");
+  }
+  if (CeilDiv(dim_, wg) > lim.maxComputeWorkGroupCount[0] ||
+      static_cast<uint64_t>(chunks_) > lim.maxComputeWorkGroupCount[1]) {
+    return UnimplementedError("vulkan rollout: D = " + std::to_string(dim_) + " with workgroup " +
+                              std::to_string(wg) + " needs " + std::to_string(CeilDiv(dim_, wg)) +
+                              " x " + std::to_string(chunks_) +
+                              " workgroups, beyond maxComputeWorkGroupCount");
+  }
+
+  float_controls_ = QueryFloat64Controls(ctx_);
+  variant_ = 0;
+  if (options_.use_float_controls) {
+    if (float_controls_.denorm_preserve) variant_ |= kVariantDenormPreserve;
+    if (float_controls_.signed_zero_inf_nan_preserve) variant_ |= kVariantSignedZeroInfNanPreserve;
+    if (float_controls_.rounding_mode_rte) variant_ |= kVariantRoundingModeRte;
+  }
+
+  // Buffers. Everything the kernels write carries a guard region inside its bound range.
+  const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer a_buf, DeviceBuffer::Create(ctx_, a_bytes));
+  DASHI_RETURN_IF_ERROR(a_buf.UploadValues<double>(ctx_, a));
+  a_.emplace(std::move(a_buf));
+  for (auto& z : z_) {
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Create(ctx_, state_bytes + kGuardBytes));
+    DASHI_RETURN_IF_ERROR(b.Fill(ctx_, kGuardWord));
+    z.emplace(std::move(b));
+  }
+  if (chunks_ > 1) {
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
+                           DeviceBuffer::Create(ctx_, static_cast<VkDeviceSize>(chunks_) *
+                                                              state_bytes + kGuardBytes));
+    DASHI_RETURN_IF_ERROR(b.Fill(ctx_, kGuardWord));
+    partials_.emplace(std::move(b));
+  }
+  DASHI_ASSIGN_OR_RETURN(
+      HostVisibleBuffer staging,
+      HostVisibleBuffer::Create(
+          ctx_, static_cast<VkDeviceSize>(options_.max_snapshots_per_submit) * state_bytes));
+  staging_.emplace(std::move(staging));
+
+  // Pipelines and their descriptor sets (made once, reused by every dispatch).
+  DASHI_ASSIGN_OR_RETURN(
+      partials_pipe_,
+      ComputePipeline::Create(ctx_, {kPartialsSpirv[variant_], 3, sizeof(RolloutPushConstants),
+                                     {wg}, 2}));
+  for (int src = 0; src < 2; ++src) {
+    const VkBuffer out = chunks_ > 1 ? partials_->buffer() : z_[1 - src]->buffer();
+    const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), out};
+    DASHI_ASSIGN_OR_RETURN(partials_sets_[src], partials_pipe_->Bindings(bufs));
+  }
+  if (chunks_ > 1) {
+    DASHI_ASSIGN_OR_RETURN(
+        combine_pipe_,
+        ComputePipeline::Create(ctx_, {kCombineSpirv[variant_], 2, sizeof(RolloutPushConstants),
+                                       {wg, TreeSlots(chunks_)}, 2}));
+    for (int src = 0; src < 2; ++src) {
+      const VkBuffer bufs[] = {partials_->buffer(), z_[1 - src]->buffer()};
+      DASHI_ASSIGN_OR_RETURN(combine_sets_[src], combine_pipe_->Bindings(bufs));
+    }
+  }
+  DASHI_ASSIGN_OR_RETURN(batch_, CommandBatch::Create(ctx_, 4));
+  return OkStatus();
+}
+
+std::span<const double> VulkanRollout::StagingSlot(size_t slot) const {
+  return staging_->as<const double>().subspan(slot * static_cast<size_t>(dim_),
+                                              static_cast<size_t>(dim_));
+}
+
+Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
+                              std::span<const int64_t> snapshot_steps, int* parity) {
+  if (snapshot_steps.size() > static_cast<size_t>(options_.max_snapshots_per_submit)) {
+    return InternalError("vulkan rollout: more snapshots than staging slots");
+  }
+  const RolloutPushConstants push{static_cast<uint32_t>(dim_), static_cast<uint32_t>(chunks_)};
+  const uint32_t groups_x = CeilDiv(dim_, options_.workgroup_size);
+  const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
+  DASHI_RETURN_IF_ERROR(batch_->Begin());
+  batch_->Timestamp("start");
+  size_t next_snapshot = 0;
+  int p = *parity;
+  for (int64_t step = first_step + 1; step <= last_step; ++step) {
+    if (chunks_ > 1) {
+      batch_->Dispatch(*partials_pipe_, partials_sets_[p], &push, sizeof(push), groups_x,
+                       static_cast<uint32_t>(chunks_));
+      batch_->Barrier();
+      batch_->Dispatch(*combine_pipe_, combine_sets_[p], &push, sizeof(push), groups_x);
+    } else {
+      batch_->Dispatch(*partials_pipe_, partials_sets_[p], &push, sizeof(push), groups_x, 1);
+    }
+    batch_->Barrier();  // also orders the copy below after the step, and later writes after it
+    p = 1 - p;
+    if (next_snapshot < snapshot_steps.size() && snapshot_steps[next_snapshot] == step) {
+      batch_->CopyBuffer(z_[p]->buffer(), staging_->buffer(), state_bytes, 0,
+                         static_cast<VkDeviceSize>(next_snapshot) * state_bytes);
+      ++next_snapshot;
+    }
+  }
+  if (next_snapshot != snapshot_steps.size()) {
+    return InternalError("vulkan rollout: a snapshot step lies outside the submitted steps");
+  }
+  batch_->Timestamp("rollout");
+  if (!snapshot_steps.empty()) {
+    VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(batch_->command_buffer(), VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0, nullptr);
+  }
+  DASHI_RETURN_IF_ERROR(batch_->SubmitAndWait());
+  *parity = p;
+  timings_.steps += last_step - first_step;
+  timings_.submissions += 1;
+  timings_.snapshots += static_cast<int64_t>(snapshot_steps.size());
+  for (const auto& [label, ms] : batch_->StageMilliseconds()) {
+    timings_.timestamps = true;
+    timings_.device_ms += ms;
+  }
+  return OkStatus();
+}
+
+Status VulkanRollout::LocateNonFinite(int64_t from_step, std::span<const double> from_state,
+                                      int64_t bad_step) {
+  DASHI_RETURN_IF_ERROR(z_[0]->UploadValues<double>(ctx_, from_state));
+  int parity = 0;
+  std::vector<int64_t> snaps;
+  for (int64_t t = from_step; t < bad_step;) {
+    const int64_t end = std::min(bad_step, t + options_.max_snapshots_per_submit);
+    snaps.clear();
+    for (int64_t s = t + 1; s <= end; ++s) snaps.push_back(s);
+    DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
+    for (size_t k = 0; k < snaps.size(); ++k) {
+      const std::span<const double> state = StagingSlot(k);
+      if (const int64_t i = FirstNonFinite(state); i >= 0) {
+        return NonFiniteStateError(snaps[k], i, state[i]);
+      }
+    }
+    t = end;
+  }
+  return InternalError("vulkan rollout: the device state at step " + std::to_string(bad_step) +
+                       " was non-finite, but replaying steps " + std::to_string(from_step + 1) +
+                       ".." + std::to_string(bad_step) +
+                       " from the finite state at step " + std::to_string(from_step) +
+                       " stayed finite: the device is not deterministic");
+}
+
+StatusOr<RolloutResult> VulkanRollout::Run(std::span<const double> z0, const RolloutParams& params,
+                                           const RolloutObserver& observer) {
+  const auto start = std::chrono::steady_clock::now();
+  timings_ = {};
+  StatusOr<RolloutResult> out = InternalError("vulkan rollout: not run");
+  try {
+    out = RunImpl(z0, params, observer);
+  } catch (const std::bad_alloc&) {
+    out = ResourceExhaustedError("rollout: out of memory");
+  } catch (const std::exception& e) {
+    out = InternalError(std::string("rollout: unexpected exception: ") + e.what());
+  } catch (...) {
+    out = InternalError("rollout: unexpected exception");
+  }
+  timings_.host_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (timings_.device_ms > 0 && timings_.steps > 0) {
+    timings_.steps_per_second = static_cast<double>(timings_.steps) / (timings_.device_ms * 1e-3);
+    timings_.device_us_per_step = timings_.device_ms * 1e3 / static_cast<double>(timings_.steps);
+  }
+  return out;
+}
+
+StatusOr<RolloutResult> VulkanRollout::RunImpl(std::span<const double> z0,
+                                               const RolloutParams& params,
+                                               const RolloutObserver& observer) {
+  // The checks of core_ref's ValidateInputs, in its order, with D fixed by Create().
+  const bool has_observer = static_cast<bool>(observer);
+  if (params.steps < 0) {
+    return InvalidArgumentError("rollout: steps = " + std::to_string(params.steps) +
+                                " is negative");
+  }
+  if (params.hash_every < 1) {
+    return InvalidArgumentError("rollout: hash_every = " + std::to_string(params.hash_every) +
+                                " must be >= 1");
+  }
+  if (params.observe_every < 0) {
+    return InvalidArgumentError("rollout: observe_every = " +
+                                std::to_string(params.observe_every) + " is negative");
+  }
+  if (has_observer && params.observe_every == 0) {
+    return InvalidArgumentError("rollout: an observer was given but observe_every is 0");
+  }
+  if (z0.size() != static_cast<size_t>(dim_)) {
+    return InvalidArgumentError("rollout: z0 has " + std::to_string(z0.size()) +
+                                " entries but this Vulkan rollout was created for D = " +
+                                std::to_string(dim_));
+  }
+  if (const int64_t k = FirstNonFinite(z0); k >= 0) {
+    return InvalidArgumentError("rollout: z0[" + std::to_string(k) + "] = " +
+                                DoubleText(z0[k]) + " is not finite");
+  }
+
+  const int64_t steps = params.steps;
+  auto is_observed = [&](int64_t step) {
+    return has_observer && (step % params.observe_every == 0 || step == steps);
+  };
+  // The next step after `step` whose state the host needs (checkpoint, observation or the end).
+  auto next_snapshot = [&](int64_t step) {
+    int64_t next = NextMultiple(step, params.hash_every, steps);
+    if (has_observer) next = std::min(next, NextMultiple(step, params.observe_every, steps));
+    return next;
+  };
+
+  RolloutResult result;
+  Hash128 link{};  // 16 zero bytes before the first checkpoint
+  // What core_ref does at the end of a step: checkpoint, then observer.
+  auto visit = [&](int64_t step, std::span<const double> state) -> Status {
+    if (IsCheckpointStep(step, steps, params.hash_every)) {
+      ChainCheckpoint cp;
+      cp.step = step;
+      cp.state_hash = StateHash(state);
+      cp.link = NextChainLink(link, cp.state_hash);
+      link = cp.link;
+      result.chain.push_back(cp);
+    }
+    if (is_observed(step)) {
+      Status s = observer(step, state);
+      if (!s.ok()) return s.WithPrefix("rollout observer at step " + std::to_string(step));
+    }
+    return OkStatus();
+  };
+
+  DASHI_RETURN_IF_ERROR(z_[0]->UploadValues<double>(ctx_, z0));
+  DASHI_RETURN_IF_ERROR(visit(0, z0));
+  std::vector<double> last_good(z0.begin(), z0.end());  // the last finite state read back
+  int64_t last_good_step = 0;
+  int parity = 0;
+  std::vector<int64_t> snaps;
+  for (int64_t t = 0; t < steps;) {
+    // One submission: up to max_steps_per_submit steps, ending early when the staging slots
+    // are full (at the step of the last snapshot).
+    int64_t end = t + std::min(options_.max_steps_per_submit, steps - t);
+    snaps.clear();
+    for (int64_t s = next_snapshot(t); s <= end; s = next_snapshot(s)) {
+      snaps.push_back(s);
+      if (s == steps) break;
+      if (static_cast<int64_t>(snaps.size()) == options_.max_snapshots_per_submit) {
+        end = s;
+        break;
+      }
+    }
+    DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
+    for (size_t k = 0; k < snaps.size(); ++k) {
+      const std::span<const double> state = StagingSlot(k);
+      if (FirstNonFinite(state) >= 0) return LocateNonFinite(last_good_step, last_good, snaps[k]);
+      // Hash and observe a host copy: the staging memory may be uncached on discrete GPUs.
+      std::copy(state.begin(), state.end(), last_good.begin());
+      last_good_step = snaps[k];
+      DASHI_RETURN_IF_ERROR(visit(snaps[k], last_good));
+    }
+    t = end;
+  }
+  // steps is always a snapshot step, so last_good is z_steps (z0 when steps = 0).
+  result.final_state = std::move(last_good);
+  return result;
+}
+
+StatusOr<int64_t> VulkanRollout::CountCorruptedGuardWords() const {
+  int64_t corrupted = 0;
+  auto count = [&](const DeviceBuffer& b) -> Status {
+    DASHI_ASSIGN_OR_RETURN(
+        std::vector<uint32_t> g,
+        b.DownloadValues<uint32_t>(ctx_, kGuardBytes / 4, b.size() - kGuardBytes));
+    for (uint32_t w : g) corrupted += (w != kGuardWord) ? 1 : 0;
+    return OkStatus();
+  };
+  for (const auto& z : z_) DASHI_RETURN_IF_ERROR(count(*z));
+  if (partials_.has_value()) DASHI_RETURN_IF_ERROR(count(*partials_));
+  return corrupted;
+}
+
+}  // namespace dashi::vk

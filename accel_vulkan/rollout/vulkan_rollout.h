@@ -1,0 +1,179 @@
+// VulkanRollout: the fp64 hash-chained linear rollout z_{t+1} = z_t·A on a Vulkan device, bit for
+// bit the trajectory of core_ref's Rollout (core_ref/rollout/rollout.h): the same product order
+// (core_ref/rollout/vecmat.h, "THE CONTRACT"), the same checkpoints, the same BLAKE2b-128 chain
+// (computed on the host with core_ref's StateHash / NextChainLink from states read back at the
+// checkpoints), the same validation and error codes.
+//
+//   DASHI_ASSIGN_OR_RETURN(std::unique_ptr<VulkanRollout> r, VulkanRollout::Create(ctx, D, a));
+//   DASHI_ASSIGN_OR_RETURN(RolloutResult res, r->Run(z0, {.steps = 1000, .hash_every = 100}));
+//   r->last_timings().device_ms;   // device time of the run (timestamp queries)
+//
+// Device work. A (D×D, row-major) and the state stay in device-local memory; each step is two
+// dispatches, kernel 1 (shaders/rollout/rollout_partials.comp: one invocation per (chunk c, j)
+// computes the chunk partial p_c[j]) and kernel 2 (rollout_combine.comp: one invocation per j folds
+// the m = ceil(D/64) partials by the contract's pairwise tree), with a barrier after each; for
+// D ≤ 64 (one chunk) kernel 1 writes the next state directly and kernel 2 is skipped. The state
+// ping-pongs between two buffers. Up to `max_steps_per_submit` steps are recorded into one command
+// buffer and submitted once.
+//
+// Readback. Only the states the host needs are copied back: each checkpoint (hashing), each
+// observer step (when an observer is given: D doubles per observed step, the documented cost of
+// observing) and the final step. The copies go into a host-visible staging ring inside the same
+// submission (at most `max_snapshots_per_submit` per submission), so the device never waits for
+// the host between checkpoints. Finiteness is checked on every state read back; a non-finite
+// state can only stay non-finite under z·A (every later component has a ±Inf or NaN term), so
+// the first bad step lies between the last finite state read back and this one, and it is
+// located by replaying that stretch one step at a time from the last finite state. The error is
+// then exactly core_ref's (OUT_OF_RANGE, same step, same index and value).
+//
+// Float controls. The contract assumes IEEE binary64 with subnormals preserved, signed zeros
+// and round-to-nearest-even. The shaders come in variants declaring the SPIR-V execution modes
+// DenormPreserve, SignedZeroInfNanPreserve and RoundingModeRTE for 64-bit floats; Create() picks
+// the variant with every mode the device reports in VkPhysicalDeviceFloatControlsProperties.
+// A device without DenormPreserve still runs (its defaults apply); the conformance suite's
+// subnormal case then shows whether its results still match.
+//
+// Limits: 1 ≤ D ≤ kMaxDim (16384; 32-bit shader indexing), D²·8 bytes within the device's
+// maxStorageBufferRange (lavapipe: 128 MiB, i.e. D ≤ 4096). Beyond them Create() returns
+// UNIMPLEMENTED naming the limit; nothing is ever silently truncated.
+//
+// Not thread-safe. Destroy before the VulkanContext.
+#ifndef DASHI_ACCEL_VULKAN_ROLLOUT_VULKAN_ROLLOUT_H_
+#define DASHI_ACCEL_VULKAN_ROLLOUT_VULKAN_ROLLOUT_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "accel_vulkan/buffer.h"
+#include "accel_vulkan/command_batch.h"
+#include "accel_vulkan/compute_pipeline.h"
+#include "accel_vulkan/context.h"
+#include "accel_vulkan/device_buffer.h"
+#include "core_ref/rollout/rollout.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::vk {
+
+// The 64-bit float controls a device reports (VkPhysicalDeviceFloatControlsProperties).
+struct Float64Controls {
+  bool denorm_preserve = false;               // shaderDenormPreserveFloat64
+  bool denorm_flush_to_zero = false;          // shaderDenormFlushToZeroFloat64
+  bool signed_zero_inf_nan_preserve = false;  // shaderSignedZeroInfNanPreserveFloat64
+  bool rounding_mode_rte = false;             // shaderRoundingModeRTEFloat64
+  bool rounding_mode_rtz = false;             // shaderRoundingModeRTZFloat64
+  // "DenormPreserve=1 DenormFlushToZero=0 SignedZeroInfNanPreserve=1 RTE=1 RTZ=0"
+  std::string ToString() const;
+};
+
+// Queries the context's physical device (needs Vulkan 1.2, where the struct is core; an older
+// device reports nothing, i.e. all false).
+Float64Controls QueryFloat64Controls(const VulkanContext& ctx);
+
+// Bits of a shader float-controls variant (shaders/rollout/float_controls.bzl).
+inline constexpr uint32_t kVariantDenormPreserve = 1;
+inline constexpr uint32_t kVariantSignedZeroInfNanPreserve = 2;
+inline constexpr uint32_t kVariantRoundingModeRte = 4;
+// "DenormPreserve+SignedZeroInfNanPreserve+RoundingModeRTE", or "none".
+std::string FloatControlsVariantName(uint32_t variant);
+
+struct VulkanRolloutOptions {
+  uint32_t workgroup_size = 64;          // specialization constant 0 of both kernels
+  int64_t max_steps_per_submit = 1024;   // steps recorded into one command buffer (≥ 1)
+  int64_t max_snapshots_per_submit = 64; // staging slots: states read back per submission (≥ 1)
+  // false: always the variant without float-controls execution modes (for experiments; the
+  // default picks every mode the device supports).
+  bool use_float_controls = true;
+};
+
+// Timings of the last Run() (also filled, as far as it got, when it failed).
+struct RolloutTimings {
+  int64_t steps = 0;          // products computed on the device (including replays)
+  int64_t submissions = 0;    // command buffers submitted
+  int64_t snapshots = 0;      // states read back (checkpoints, observer steps, replays)
+  bool timestamps = false;    // false when the queue has no timestamps (device_ms is then 0)
+  double device_ms = 0;       // device time of all submissions (timestamps), snapshot copies
+                              // included; uploads and host work excluded
+  double host_ms = 0;         // wall-clock time of Run()
+  double steps_per_second = 0;     // steps / device time
+  double device_us_per_step = 0;   // device time / steps
+};
+
+class VulkanRollout {
+ public:
+  static constexpr int64_t kMaxDim = 16384;
+
+  // Uploads A (dim×dim, row-major) and builds the pipelines.
+  // INVALID_ARGUMENT: dim < 1, a.size() ≠ dim², a NaN/±Inf in A (naming the entry), bad options.
+  // UNIMPLEMENTED: dim > kMaxDim or beyond a device limit (named), no shaderFloat64, Vulkan < 1.2.
+  static StatusOr<std::unique_ptr<VulkanRollout>> Create(VulkanContext& ctx, int64_t dim,
+                                                         std::span<const double> a,
+                                                         const VulkanRolloutOptions& options = {});
+  ~VulkanRollout();
+  VulkanRollout(const VulkanRollout&) = delete;
+  VulkanRollout& operator=(const VulkanRollout&) = delete;
+
+  // Runs the rollout from z0 with core_ref's semantics (see Rollout in core_ref/rollout/rollout.h):
+  // INVALID_ARGUMENT for bad params, z0.size() ≠ dim() or a non-finite z0 entry; OUT_OF_RANGE when
+  // the state becomes non-finite (core_ref's message: step, index, value); an observer's error
+  // prefixed "rollout observer at step t"; an exception from the observer → INTERNAL; device
+  // errors as VkCheck maps them. The observer sees (t, z_t) at t = 0, observe_every, … and at
+  // t = steps, after that step's checkpoint, in order.
+  StatusOr<RolloutResult> Run(std::span<const double> z0, const RolloutParams& params,
+                              const RolloutObserver& observer = nullptr);
+
+  int64_t dim() const { return dim_; }
+  int64_t chunks() const { return chunks_; }
+  const RolloutTimings& last_timings() const { return timings_; }
+  const Float64Controls& device_float_controls() const { return float_controls_; }
+  uint32_t shader_variant() const { return variant_; }
+  const VulkanRolloutOptions& options() const { return options_; }
+
+  // Guard words: every state and scratch buffer the kernels write has kGuardBytes after its data
+  // (inside the bound range), filled with kGuardWord at Create(). Returns how many 32-bit guard
+  // words no longer hold it (0 unless a kernel wrote out of bounds).
+  static constexpr uint64_t kGuardBytes = 256;
+  static constexpr uint32_t kGuardWord = 0xCAFEF00Du;
+  StatusOr<int64_t> CountCorruptedGuardWords() const;
+
+ private:
+  VulkanRollout(VulkanContext& ctx, int64_t dim, const VulkanRolloutOptions& options);
+  Status Init(std::span<const double> a);
+  StatusOr<RolloutResult> RunImpl(std::span<const double> z0, const RolloutParams& params,
+                                  const RolloutObserver& observer);
+  // Computes steps first_step+1 .. last_step from the state in z_[*parity], copying the states of
+  // the steps in `snapshot_steps` (increasing, within that range, at most
+  // max_snapshots_per_submit) into staging slots 0, 1, …; flips *parity as it goes.
+  Status Advance(int64_t first_step, int64_t last_step, std::span<const int64_t> snapshot_steps,
+                 int* parity);
+  std::span<const double> StagingSlot(size_t slot) const;
+  // Replays from a finite state at `from_step` to `bad_step` (whose state was non-finite) one
+  // step at a time and returns core_ref's OUT_OF_RANGE error for the first non-finite step.
+  Status LocateNonFinite(int64_t from_step, std::span<const double> from_state, int64_t bad_step);
+
+  VulkanContext& ctx_;
+  const int64_t dim_;
+  const int64_t chunks_;
+  const VulkanRolloutOptions options_;
+  Float64Controls float_controls_;
+  uint32_t variant_ = 0;
+  RolloutTimings timings_;
+
+  std::optional<DeviceBuffer> a_;
+  std::array<std::optional<DeviceBuffer>, 2> z_;  // ping-pong states, D doubles + guard
+  std::optional<DeviceBuffer> partials_;          // m×D doubles + guard (only when m > 1)
+  std::optional<HostVisibleBuffer> staging_;      // max_snapshots_per_submit × D doubles
+  std::unique_ptr<ComputePipeline> partials_pipe_;
+  std::unique_ptr<ComputePipeline> combine_pipe_;
+  std::array<VkDescriptorSet, 2> partials_sets_{};  // [src]: (A, z[src], partials or z[1−src])
+  std::array<VkDescriptorSet, 2> combine_sets_{};   // [src]: (partials, z[1−src])
+  std::unique_ptr<CommandBatch> batch_;
+};
+
+}  // namespace dashi::vk
+
+#endif  // DASHI_ACCEL_VULKAN_ROLLOUT_VULKAN_ROLLOUT_H_

@@ -1,0 +1,308 @@
+// VulkanRollout against core_ref's Rollout (the oracle) on the default device (lavapipe in CI),
+// with the validation layer on: bit-exact chains and states, core_ref's errors word for word, the
+// host-side planning (submission splits, staging slots, observer order, non-finite location).
+#include "accel_vulkan/rollout/vulkan_rollout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "accel_vulkan/testing/vulkan_test.h"
+#include "core_ref/prng/prng.h"
+#include "core_ref/rollout/rollout.h"
+#include "core_ref/rollout/vecmat.h"
+
+namespace dashi::vk {
+namespace {
+
+// A with entries uniform in [-1, 1) · 0.9 / sqrt(D) (stable over a few dozen steps).
+std::vector<double> RandomMatrix(int64_t dim, uint64_t seed) {
+  Xoshiro256ss rng(seed);
+  std::vector<double> a(static_cast<size_t>(dim * dim));
+  const double scale = 0.9 / std::sqrt(static_cast<double>(dim));
+  for (double& x : a) x = (2.0 * rng.NextDouble() - 1.0) * scale;
+  return a;
+}
+
+std::vector<double> RandomVector(int64_t dim, uint64_t seed) {
+  Xoshiro256ss rng(seed);
+  std::vector<double> z(static_cast<size_t>(dim));
+  for (double& x : z) x = 2.0 * rng.NextDouble() - 1.0;
+  return z;
+}
+
+bool SameBits(std::span<const double> a, std::span<const double> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+class VulkanRolloutTest : public testing::VulkanTest {
+ protected:
+  std::unique_ptr<VulkanRollout> Make(int64_t dim, std::span<const double> a,
+                                      const VulkanRolloutOptions& options = {}) {
+    StatusOr<std::unique_ptr<VulkanRollout>> r = VulkanRollout::Create(ctx(), dim, a, options);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? std::move(r).value() : nullptr;
+  }
+
+  // Runs both and expects identical chains and final states.
+  void ExpectMatchesReference(VulkanRollout& r, std::span<const double> z0,
+                              std::span<const double> a, const RolloutParams& p) {
+    StatusOr<RolloutResult> want = Rollout(z0, a, p);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    StatusOr<RolloutResult> got = r.Run(z0, p);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->chain.size(), want->chain.size());
+    for (size_t k = 0; k < want->chain.size(); ++k) {
+      EXPECT_EQ(got->chain[k], want->chain[k]) << "checkpoint " << k << " (step "
+                                               << want->chain[k].step << ")";
+    }
+    EXPECT_TRUE(SameBits(got->final_state, want->final_state));
+  }
+};
+
+TEST_F(VulkanRolloutTest, ReportsFloatControlsAndPicksTheSupportedVariant) {
+  const std::vector<double> a = RandomMatrix(3, 1);
+  std::unique_ptr<VulkanRollout> r = Make(3, a);
+  ASSERT_NE(r, nullptr);
+  const Float64Controls& fc = r->device_float_controls();
+  std::printf("device %s: fp64 float controls %s; shader variant %s\n", ctx().info().name.c_str(),
+              fc.ToString().c_str(), FloatControlsVariantName(r->shader_variant()).c_str());
+  EXPECT_EQ((r->shader_variant() & kVariantDenormPreserve) != 0, fc.denorm_preserve);
+  EXPECT_EQ((r->shader_variant() & kVariantSignedZeroInfNanPreserve) != 0,
+            fc.signed_zero_inf_nan_preserve);
+  EXPECT_EQ((r->shader_variant() & kVariantRoundingModeRte) != 0, fc.rounding_mode_rte);
+  EXPECT_EQ(FloatControlsVariantName(0), "none");
+  EXPECT_EQ(FloatControlsVariantName(7), "DenormPreserve+SignedZeroInfNanPreserve+RoundingModeRTE");
+}
+
+TEST_F(VulkanRolloutTest, OneStepEqualsTheScalarContract) {
+  for (int64_t dim : {1, 2, 63, 64, 65, 127, 128, 129, 191, 192, 193, 257, 449}) {
+    SCOPED_TRACE("D=" + std::to_string(dim));
+    const std::vector<double> a = RandomMatrix(dim, 100 + dim);
+    const std::vector<double> z0 = RandomVector(dim, 200 + dim);
+    std::unique_ptr<VulkanRollout> r = Make(dim, a);
+    ASSERT_NE(r, nullptr);
+    std::vector<double> want(dim);
+    ASSERT_TRUE(CanonicalVecMatScalar(z0, a, want).ok());
+    StatusOr<RolloutResult> got = r->Run(z0, {.steps = 1, .hash_every = 1});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_TRUE(SameBits(got->final_state, want));
+  }
+}
+
+TEST_F(VulkanRolloutTest, ChainMatchesCoreRefAcrossChunkBoundaries) {
+  for (int64_t dim : {1, 5, 63, 64, 65, 129, 200, 320}) {
+    SCOPED_TRACE("D=" + std::to_string(dim));
+    const std::vector<double> a = RandomMatrix(dim, 300 + dim);
+    const std::vector<double> z0 = RandomVector(dim, 400 + dim);
+    std::unique_ptr<VulkanRollout> r = Make(dim, a);
+    ASSERT_NE(r, nullptr);
+    ExpectMatchesReference(*r, z0, a, {.steps = 23, .hash_every = 5});
+    ExpectMatchesReference(*r, z0, a, {.steps = 0, .hash_every = 3});  // z0 only
+    ExpectMatchesReference(*r, z0, a, {.steps = 4, .hash_every = 100});
+  }
+}
+
+TEST_F(VulkanRolloutTest, WorkgroupSizesSubmissionSplitsAndVariantsAgree) {
+  const int64_t dim = 130;
+  const std::vector<double> a = RandomMatrix(dim, 7);
+  const std::vector<double> z0 = RandomVector(dim, 8);
+  const VulkanRolloutOptions configs[] = {
+      {.workgroup_size = 1},
+      {.workgroup_size = 7},
+      {.workgroup_size = 256},
+      {.max_steps_per_submit = 1, .max_snapshots_per_submit = 1},
+      {.max_steps_per_submit = 3, .max_snapshots_per_submit = 2},
+      {.max_steps_per_submit = 1024, .max_snapshots_per_submit = 1},
+      {.workgroup_size = 32, .max_steps_per_submit = 5, .use_float_controls = false},
+  };
+  for (const VulkanRolloutOptions& o : configs) {
+    SCOPED_TRACE("wg=" + std::to_string(o.workgroup_size) +
+                 " max_steps=" + std::to_string(o.max_steps_per_submit) +
+                 " max_snaps=" + std::to_string(o.max_snapshots_per_submit) +
+                 " float_controls=" + std::to_string(o.use_float_controls));
+    std::unique_ptr<VulkanRollout> r = Make(dim, a, o);
+    ASSERT_NE(r, nullptr);
+    if (!o.use_float_controls) EXPECT_EQ(r->shader_variant(), 0u);
+    ExpectMatchesReference(*r, z0, a, {.steps = 11, .hash_every = 2});
+    const RolloutTimings& t = r->last_timings();
+    EXPECT_EQ(t.steps, 11);
+    EXPECT_EQ(t.snapshots, 6);  // 2, 4, 6, 8, 10, 11
+    const int64_t by_steps = (11 + o.max_steps_per_submit - 1) / o.max_steps_per_submit;
+    const int64_t by_snaps = (6 + o.max_snapshots_per_submit - 1) / o.max_snapshots_per_submit;
+    EXPECT_GE(t.submissions, std::max(by_steps, by_snaps));
+  }
+}
+
+TEST_F(VulkanRolloutTest, ObserverSeesTheReferenceStatesInOrder) {
+  const int64_t dim = 70;
+  const std::vector<double> a = RandomMatrix(dim, 11);
+  const std::vector<double> z0 = RandomVector(dim, 12);
+  std::unique_ptr<VulkanRollout> r = Make(dim, a, {.max_snapshots_per_submit = 2});
+  ASSERT_NE(r, nullptr);
+  using Seen = std::vector<std::pair<int64_t, std::vector<double>>>;
+  auto recorder = [](Seen* seen) {
+    return [seen](int64_t step, std::span<const double> s) {
+      seen->emplace_back(step, std::vector<double>(s.begin(), s.end()));
+      return OkStatus();
+    };
+  };
+  const RolloutParams p{.steps = 10, .hash_every = 4, .observe_every = 3};
+  Seen want_seen, got_seen;
+  StatusOr<RolloutResult> want = Rollout(z0, a, p, recorder(&want_seen));
+  StatusOr<RolloutResult> got = r->Run(z0, p, recorder(&got_seen));
+  ASSERT_TRUE(want.ok() && got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->chain, want->chain);
+  ASSERT_EQ(got_seen.size(), want_seen.size());  // steps 0, 3, 6, 9, 10
+  for (size_t k = 0; k < want_seen.size(); ++k) {
+    EXPECT_EQ(got_seen[k].first, want_seen[k].first);
+    EXPECT_TRUE(SameBits(got_seen[k].second, want_seen[k].second)) << "step "
+                                                                   << want_seen[k].first;
+  }
+  EXPECT_EQ(r->last_timings().snapshots, 6);  // 3, 4, 6, 8, 9, 10
+}
+
+TEST_F(VulkanRolloutTest, ObserverErrorAndExceptionLikeCoreRef) {
+  const int64_t dim = 9;
+  const std::vector<double> a = RandomMatrix(dim, 13);
+  const std::vector<double> z0 = RandomVector(dim, 14);
+  std::unique_ptr<VulkanRollout> r = Make(dim, a);
+  ASSERT_NE(r, nullptr);
+  auto failing = [](int64_t step, std::span<const double>) {
+    return step == 6 ? DataLossError("disk full") : OkStatus();
+  };
+  const RolloutParams p{.steps = 10, .hash_every = 5, .observe_every = 2};
+  StatusOr<RolloutResult> want = Rollout(z0, a, p, failing);
+  StatusOr<RolloutResult> got = r->Run(z0, p, failing);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status(), want.status()) << got.status().ToString();
+  EXPECT_EQ(got.status().message(), "rollout observer at step 6: disk full");
+
+  auto throwing = [](int64_t, std::span<const double>) -> Status {
+    throw std::runtime_error("boom");
+  };
+  want = Rollout(z0, a, p, throwing);
+  got = r->Run(z0, p, throwing);
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status(), want.status()) << got.status().ToString();
+}
+
+TEST_F(VulkanRolloutTest, RejectsBadInputsLikeCoreRef) {
+  const int64_t dim = 4;
+  std::vector<double> a = RandomMatrix(dim, 15);
+  const std::vector<double> z0 = RandomVector(dim, 16);
+  // Create.
+  EXPECT_EQ(VulkanRollout::Create(ctx(), 0, {}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(VulkanRollout::Create(ctx(), dim, std::span(a).first(15)).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(VulkanRollout::Create(ctx(), VulkanRollout::kMaxDim + 1, {}).status().code(),
+            StatusCode::kUnimplemented);
+  EXPECT_EQ(VulkanRollout::Create(ctx(), dim, a, {.workgroup_size = 0}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(VulkanRollout::Create(ctx(), dim, a, {.workgroup_size = 1u << 20}).status().code(),
+            StatusCode::kInvalidArgument);
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::infinity()}) {
+    std::vector<double> a_bad = a;
+    a_bad[1 * dim + 2] = bad;
+    StatusOr<std::unique_ptr<VulkanRollout>> r = VulkanRollout::Create(ctx(), dim, a_bad);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("A[1][2] (flat index 6)"), std::string::npos)
+        << r.status().ToString();
+  }
+  // Run: the same codes and (where D plays no role) the same messages as core_ref.
+  std::unique_ptr<VulkanRollout> r = Make(dim, a);
+  ASSERT_NE(r, nullptr);
+  const RolloutObserver noop = [](int64_t, std::span<const double>) { return OkStatus(); };
+  const std::vector<std::pair<RolloutParams, bool>> bad_params = {
+      {{.steps = -1}, false},
+      {{.steps = 3, .hash_every = 0}, false},
+      {{.steps = 3, .hash_every = 1, .observe_every = -2}, false},
+      {{.steps = 3, .hash_every = 1, .observe_every = 0}, true},
+  };
+  for (const auto& [p, with_observer] : bad_params) {
+    const RolloutObserver obs = with_observer ? noop : nullptr;
+    Status want = Rollout(z0, a, p, obs).status();
+    Status got = r->Run(z0, p, obs).status();
+    EXPECT_EQ(got, want) << got.ToString();
+  }
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(),
+                     -std::numeric_limits<double>::infinity()}) {
+    std::vector<double> z_bad = z0;
+    z_bad[3] = bad;
+    Status want = Rollout(z_bad, a, {.steps = 2}).status();
+    Status got = r->Run(z_bad, {.steps = 2}).status();
+    EXPECT_EQ(got, want) << got.ToString();
+  }
+  Status got = r->Run(std::span(z0).first(3), {.steps = 2}).status();
+  EXPECT_EQ(got.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(got.message().find("created for D = 4"), std::string::npos) << got.ToString();
+}
+
+TEST_F(VulkanRolloutTest, NonFiniteStateGivesCoreRefsErrorAtTheSameStep) {
+  // A = 1e30·(random): |z| grows by ~1e29 per step and overflows after ~10 steps.
+  const int64_t dim = 100;
+  std::vector<double> a = RandomMatrix(dim, 17);
+  for (double& x : a) x *= 1e30;
+  const std::vector<double> z0 = RandomVector(dim, 18);
+  for (int64_t max_snaps : {1, 3, 64}) {
+    SCOPED_TRACE("max_snaps=" + std::to_string(max_snaps));
+    std::unique_ptr<VulkanRollout> r =
+        Make(dim, a, {.max_steps_per_submit = 4, .max_snapshots_per_submit = max_snaps});
+    ASSERT_NE(r, nullptr);
+    for (int64_t hash_every : {1, 3, 7, 1000}) {
+      const RolloutParams p{.steps = 40, .hash_every = hash_every};
+      Status want = Rollout(z0, a, p).status();
+      ASSERT_EQ(want.code(), StatusCode::kOutOfRange) << want.ToString();
+      Status got = r->Run(z0, p).status();
+      EXPECT_EQ(got, want) << got.ToString();
+    }
+  }
+}
+
+TEST_F(VulkanRolloutTest, GuardWordsIntactAndTimingsFilled) {
+  for (int64_t dim : {3, 64, 65, 300}) {
+    const std::vector<double> a = RandomMatrix(dim, 19);
+    const std::vector<double> z0 = RandomVector(dim, 20);
+    std::unique_ptr<VulkanRollout> r = Make(dim, a, {.workgroup_size = 256});
+    ASSERT_NE(r, nullptr);
+    StatusOr<RolloutResult> got = r->Run(z0, {.steps = 12, .hash_every = 4});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    StatusOr<int64_t> bad = r->CountCorruptedGuardWords();
+    ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+    EXPECT_EQ(*bad, 0) << "D=" << dim;
+    const RolloutTimings& t = r->last_timings();
+    EXPECT_EQ(t.steps, 12);
+    EXPECT_EQ(t.submissions, 1);
+    EXPECT_EQ(t.snapshots, 3);
+    EXPECT_GE(t.device_ms, 0.0);
+    EXPECT_GT(t.host_ms, 0.0);
+    if (t.timestamps && t.device_ms > 0) {
+      EXPECT_NEAR(t.steps_per_second * t.device_us_per_step, 1e6, 1.0);
+    }
+  }
+}
+
+TEST_F(VulkanRolloutTest, LargestLavapipeDimension4096) {
+  const int64_t dim = 4096;
+  const std::vector<double> a = RandomMatrix(dim, 21);
+  const std::vector<double> z0 = RandomVector(dim, 22);
+  std::unique_ptr<VulkanRollout> r = Make(dim, a);
+  ASSERT_NE(r, nullptr);
+  ExpectMatchesReference(*r, z0, a, {.steps = 2, .hash_every = 1});
+  StatusOr<int64_t> bad = r->CountCorruptedGuardWords();
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(*bad, 0);
+}
+
+}  // namespace
+}  // namespace dashi::vk

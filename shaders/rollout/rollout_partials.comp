@@ -1,0 +1,59 @@
+// Rollout kernel 1 of 2: the chunk partials of y = z·A in the canonical order
+// (core_ref/rollout/vecmat.h, "THE CONTRACT", step 1).
+//
+// One invocation per (chunk c, output j): x = j (workgroup size = specialization constant 0),
+// y = c (one workgroup row per chunk). With C = 64 and i0 = c·C,
+//   acc = z[i0]·A[i0][j];  acc = acc + z[i]·A[i][j]  for i = i0+1 .. min(i0+C, D)−1, in order,
+// every product rounded to fp64 before the addition (`precise` = SPIR-V NoContraction: no FMA).
+// The accumulator starts from the first product, never from 0 (0 + (−0) would be +0).
+// Output: partials[c·D + j] (c-major, so kernel 2 reads each level coalesced along j). With a
+// single chunk (D ≤ 64) the host binds the next state buffer here instead: p_0 is then y itself.
+//
+// The line below is replaced at build time (shaders/rollout/BUILD) by the SPIR-V float-controls
+// execution modes of each variant: DenormPreserve / SignedZeroInfNanPreserve / RoundingModeRTE
+// for 64-bit floats, which the host enables only where the device supports them.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_EXT_control_flow_attributes : require
+// @FLOAT_CONTROLS@
+
+layout(local_size_x_id = 0) in;
+
+// kRolloutChunk of the contract; the host static_asserts that it is 64.
+const uint kChunk = 64u;
+
+layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };        // D×D
+layout(std430, set = 0, binding = 1) readonly buffer StateIn { double z[]; };        // D
+layout(std430, set = 0, binding = 2) writeonly buffer Partials { double partials[]; };  // m×D
+
+// Mirrored by dashi::vk::RolloutPushConstants (accel_vulkan/rollout/rollout_shader_params.h).
+layout(push_constant) uniform Params {
+  uint dim;     // D
+  uint chunks;  // m = ceil(D / 64)
+} params;
+
+void main() {
+  const uint j = gl_GlobalInvocationID.x;
+  const uint c = gl_WorkGroupID.y;
+  const uint dim = params.dim;
+  if (j >= dim || c >= params.chunks) return;
+  const uint i0 = c * kChunk;
+  const uint i1 = min(i0 + kChunk, dim);
+  uint idx = i0 * dim + j;  // A[i0][j]; D ≤ 16384 keeps every index below 2^32
+  precise double acc = z[i0] * a[idx];
+  if (i1 - i0 == kChunk) {
+    // A full chunk: a constant trip count, unrolled, so the loads of A can be issued ahead of
+    // the (sequential, dependent) additions.
+    [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
+      precise double product = z[i0 + k] * a[idx + k * dim];
+      acc = acc + product;
+    }
+  } else {
+    for (uint i = i0 + 1u; i < i1; ++i) {
+      idx += dim;
+      precise double product = z[i] * a[idx];
+      acc = acc + product;
+    }
+  }
+  partials[c * dim + j] = acc;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs dashi's accelerator checks on a GPU host in one go: device list, the conformance suite
+# (with the validation layer), the main job on the Vulkan backend next to the reference, a replay
+# audit, and the Vulkan benchmarks; then the PyTorch peers if PyTorch is there.
+#
+# Usage (from the repository root, with prebuilt binaries in dist/ and Debian packages in .gl/):
+#   tools/gpu/run_gpu_suite.sh OUTDIR
+# dist/ holds dashi, rollout_vulkan_benchmark, decode_vulkan_benchmark (bazel build -c opt);
+# .gl/ holds libvulkan1, vulkan-validationlayers and libpng16-16 .debs (apt-get download).
+set -uo pipefail
+out=${1:?usage: run_gpu_suite.sh OUTDIR}
+mkdir -p "$out"
+dl=/opt/dashi-deps
+mkdir -p "$dl"
+for f in .gl/*.deb; do
+  case "$f" in
+    *libvulkan1_*) dpkg -x "$f" / ;;   # the loader goes where the ICD expects it
+    *) dpkg -x "$f" "$dl" ;;
+  esac
+done
+ldconfig
+export LD_LIBRARY_PATH="$dl/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export VK_LAYER_PATH="$dl/usr/share/vulkan/explicit_layer.d"
+: "${VK_DRIVER_FILES:=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}"
+export VK_DRIVER_FILES
+export DASHI_CERT_STORE="$out/store"
+
+log() { echo; echo "=== $* ==="; }
+log "host"; date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
+log "dashi devices"; dist/dashi devices
+log "dashi conform"
+dist/dashi conform --golden-dir golden --out "$out/conformance.json" > "$out/conform.log" 2>&1
+echo "conform exit $?"; tail -4 "$out/conform.log"; grep -E " FAIL | NOT_SUPPORTED " "$out/conform.log" | head -20
+log "dashi run --backend vulkan (N=128 defaults) vs --backend ref"
+dist/dashi run --backend vulkan --out "$out/run_vulkan" --quiet > "$out/run_vulkan.log" 2>&1
+echo "vulkan exit $?"; cat "$out/run_vulkan.log"
+dist/dashi run --backend ref --out "$out/run_ref" --quiet > "$out/run_ref.log" 2>&1
+echo "ref exit $?"; tail -2 "$out/run_ref.log"
+if cmp -s <(python3 -c "import json,sys;print(json.load(open('$out/run_vulkan/chain.json'))['checkpoints'])") \
+          <(python3 -c "import json,sys;print(json.load(open('$out/run_ref/chain.json'))['checkpoints'])"); then
+  echo "HASH CHAINS EQUAL (vulkan vs ref)"
+else
+  echo "HASH CHAINS DIFFER (vulkan vs ref)"
+fi
+log "dashi audit (learned A of the run, 5000 steps)"
+python3 - "$out" <<'PY'
+import json, struct, sys
+out = sys.argv[1]
+# z0 = the first eval truth state, written as a 1-D .npy for the audit
+import array
+def read_npy(p):
+    b = open(p, 'rb').read(); hl = struct.unpack('<H', b[8:10])[0]; hdr = b[10:10+hl].decode()
+    shape = eval(hdr)['shape']; data = array.array('d'); data.frombytes(b[10+hl:]); return shape, data
+shape, z = read_npy(f'{out}/run_vulkan/z_eval_truth.npy')
+d = shape[1]; row = z[:d]
+h = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }" % d
+h = h + ' ' * (64 - (10 + len(h) + 1) % 64) + '\n'
+open(f'{out}/z0.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode() + row.tobytes())
+PY
+dist/dashi audit --z0 "$out/z0.npy" --a "$out/run_vulkan/A.npy" --steps 5000 --hash-every 500 --out "$out/audit.json"
+echo "audit exit $?"
+log "rollout benchmark"; dist/rollout_vulkan_benchmark 2>&1 | tee "$out/rollout_bench.log" | tail -20
+log "decode benchmark"; dist/decode_vulkan_benchmark 2>&1 | tee "$out/decode_bench.log" | tail -25
+if python3 -c "import torch" 2>/dev/null; then
+  log "PyTorch peers"; python3 tools/gpu/torch_peers.py 2>&1 | tee "$out/torch_peers.log" | tail -20
+fi
+tar -C "$out" -czf "$out/results.tgz" conformance.json conform.log run_vulkan/metrics.json \
+  run_vulkan/chain.json run_ref/chain.json audit.json rollout_bench.log decode_bench.log \
+  $(cd "$out" && ls torch_peers.log 2>/dev/null) run_vulkan.log 2>/dev/null
+echo "done"

@@ -1,0 +1,340 @@
+// Times the device decoder (VulkanDecoder) per snapshot and per stage.
+//
+//   bazel run -c opt //accel_vulkan/decode:decode_vulkan_benchmark -- [--reps 50] [--warmup 5]
+//       [--sizes 128,1024] [--device SELECTOR] [--validation] [--modes] [--json out.json]
+//
+// For each N (default 128 and 1024) and precision (fp64, fp32): a proxy spec with k_lo = 12,
+// k_mid = 24, 32 anchors (MakeProxySpec on an LES initial field, seed 1), and a random non-zero z
+// (Xoshiro256** seed 1: coefficients uniform in ±[0.5, 1), band scalars in [0.5, 1)). After
+// --warmup decodes, --reps decodes in mode `snapshots` (t = rep, so the phases change), each
+// timed: the wall-clock time of the whole Decode call (per snapshot, readback into host vectors
+// included) and the device stage times from its timestamps (scatter_lowk, ifft_lp, synth,
+// ifft_resid, combine, readback; mask is host wall time around the CarrierOps calls, which
+// submit on their own). "per snapshot" decodes with DecodeInto into one reused DecodedFrame (an
+// observer's steady state); "with a new frame" uses Decode, which allocates the frame's vectors
+// every call. Medians (and minima) are reported. --modes also times modes `none` and
+// `metrics` per decode. Decoder creation (VkFFT plan compilation) is reported separately and not
+// counted. Unless --no-check, the first decode of each row is compared with core_ref's Decoder
+// (MAE / max|ω_ref| of ω_lp, ω_resid, ω and the mask's Hamming distance) and the guard words are
+// checked: a fast wrong answer is reported as such (exit status 3).
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accel_vulkan/context.h"
+#include "accel_vulkan/decode/vulkan_decoder.h"
+#include "core_ref/decode/decoder.h"
+#include "core_ref/les/les_solver.h"
+#include "core_ref/prng/prng.h"
+#include "core_ref/proxy/proxy_encoder.h"
+
+namespace {
+
+using dashi::vk::ObserverMode;
+using dashi::vk::Precision;
+using Clock = std::chrono::steady_clock;
+
+struct Stats {
+  double median = 0, min = 0;
+};
+
+Stats Summarise(std::vector<double> v) {
+  if (v.empty()) return {};
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v[0]};
+}
+
+std::vector<int> ParseSizes(const std::string& s) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos < s.size()) {
+    const size_t comma = s.find(',', pos);
+    out.push_back(std::atoi(s.substr(pos, comma - pos).c_str()));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::string LoadAverage() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+struct Row {
+  int n = 0;
+  Precision precision = Precision::kFp64;
+  double create_ms = 0;
+  Stats snapshot, device, scatter, ifft_lp, mask, synth, ifft_resid, combine, readback, unpack;
+  Stats snapshot_new, unpack_new, mode_none, mode_metrics;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 50, warmup = 5;
+  std::string sizes = "128,1024", device, json;
+  bool validation = false, modes = false, check = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--reps")
+      reps = std::max(1, std::atoi(next().c_str()));
+    else if (a == "--warmup")
+      warmup = std::max(0, std::atoi(next().c_str()));
+    else if (a == "--sizes")
+      sizes = next();
+    else if (a == "--device")
+      device = next();
+    else if (a == "--json")
+      json = next();
+    else if (a == "--validation")
+      validation = true;
+    else if (a == "--modes")
+      modes = true;
+    else if (a == "--no-check")
+      check = false;
+    else {
+      std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  dashi::vk::ContextOptions opts;
+  opts.enable_validation = validation;
+  opts.device_selector = device;
+  auto ctx = dashi::vk::VulkanContext::Create(opts);
+  if (!ctx.ok()) {
+    std::fprintf(stderr, "no Vulkan device: %s\n", ctx.status().ToString().c_str());
+    return 1;
+  }
+  const dashi::vk::DeviceInfo& info = (*ctx)->info();
+  const std::time_t now = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&now));
+  std::printf("decode_vulkan_benchmark  %s\n", date);
+  std::printf("device: %s | driver %s %s | Vulkan %s | validation %s\n", info.name.c_str(),
+              info.driver_name.c_str(), info.driver_info.c_str(), info.api_version.c_str(),
+              validation ? "on" : "off");
+  std::printf("load average at start: %s\nreps %d after %d warm-up decodes; medians (min)\n\n",
+              LoadAverage().c_str(), reps, warmup);
+
+  std::vector<Row> rows;
+  bool check_failed = false;
+  for (int n : ParseSizes(sizes)) {
+    dashi::LesParams lp;
+    lp.n = n;
+    lp.seed = 1;
+    auto les = dashi::LesSolver::Create(lp);
+    if (!les.ok()) {
+      std::fprintf(stderr, "N = %d: %s\n", n, les.status().ToString().c_str());
+      return 1;
+    }
+    auto spec = dashi::MakeProxySpec(n, 12, 24, 32, les->Vorticity());
+    if (!spec.ok()) {
+      std::fprintf(stderr, "N = %d: %s\n", n, spec.status().ToString().c_str());
+      return 1;
+    }
+    dashi::Xoshiro256ss rng(1);
+    std::vector<double> z(static_cast<size_t>(spec->dim()));
+    for (double& v : z) {
+      const double m = 0.5 + 0.5 * rng.NextDouble();
+      v = (rng.Next() & 1) ? m : -m;
+    }
+    z[spec->mid_index()] = 0.5 + 0.5 * rng.NextDouble();
+    z[spec->high_index()] = 0.5 + 0.5 * rng.NextDouble();
+    for (Precision p : {Precision::kFp64, Precision::kFp32}) {
+      Row row;
+      row.n = n;
+      row.precision = p;
+      const auto t0 = Clock::now();
+      auto dec = dashi::vk::VulkanDecoder::Create(**ctx, *spec, dashi::DecodeParams{}, p);
+      row.create_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      if (!dec.ok()) {
+        std::fprintf(stderr, "N = %d %s: %s\n", n, dashi::vk::PrecisionName(p),
+                     dec.status().ToString().c_str());
+        return 1;
+      }
+      auto decode = [&](uint64_t t, ObserverMode mode) -> bool {
+        auto f = (*dec)->Decode(z, t, mode);
+        if (!f.ok()) {
+          std::fprintf(stderr, "N = %d %s: %s\n", n, dashi::vk::PrecisionName(p),
+                       f.status().ToString().c_str());
+        }
+        return f.ok();
+      };
+      if (check) {
+        auto ref_dec = dashi::Decoder::Create(*spec, dashi::DecodeParams{});
+        auto ref = ref_dec->Decode(z, 0);
+        auto got = (*dec)->Decode(z, 0, ObserverMode::kSnapshots);
+        if (!ref.ok() || !got.ok()) {
+          std::fprintf(stderr, "check failed to run\n");
+          return 1;
+        }
+        auto mae = [](const std::vector<double>& g, const std::vector<double>& r) {
+          double sum = 0, mx = 0;
+          for (size_t i = 0; i < r.size(); ++i) {
+            sum += std::fabs(g[i] - r[i]);  // NaN propagates
+            mx = std::max(mx, std::fabs(r[i]));
+          }
+          return sum / static_cast<double>(r.size()) / mx;
+        };
+        int64_t hamming = 0;
+        for (int64_t k = 0; k < ref->closure.fixed_point.size(); ++k) {
+          hamming += ref->closure.fixed_point.values()[k] != got->closure.fixed_point.values()[k];
+        }
+        const double e_lp = mae(got->omega_lp, ref->omega_lp);
+        const double e_resid = mae(got->omega_resid, ref->omega_resid);
+        const double e_omega = mae(got->omega, ref->omega);
+        const dashi::Status guards = (*dec)->CheckGuards();
+        const double tol = p == Precision::kFp64 ? 1e-12 : 1e-6;
+        const bool ok = e_lp <= tol && e_resid <= tol &&
+                        (p != Precision::kFp64 || (e_omega <= tol && hamming == 0 &&
+                                                   got->closure.depth == ref->closure.depth)) &&
+                        guards.ok();
+        std::printf(
+            "N=%-5d %s  check vs core_ref: MAE/max omega_lp %.3g, omega_resid %.3g, "
+            "omega %.3g; mask Hamming %lld; depth %d vs %d; guards %s -> %s\n",
+            n, dashi::vk::PrecisionName(p), e_lp, e_resid, e_omega, static_cast<long long>(hamming),
+            got->closure.depth, ref->closure.depth,
+            guards.ok() ? "intact" : guards.ToString().c_str(), ok ? "OK" : "WRONG");
+        if (!ok) check_failed = true;
+      }
+      for (int w = 0; w < warmup; ++w) {
+        if (!decode(static_cast<uint64_t>(w), ObserverMode::kSnapshots)) return 1;
+      }
+      bool readback_cached = false;
+      std::vector<double> snap, dev, sc, il, mk, sy, ir, cb, rb, up, none, metrics, snap_new,
+          up_new;
+      // The steady state of an observer: DecodeInto a frame whose storage is reused.
+      dashi::DecodedFrame frame{
+          {}, {}, {}, dashi::ClosureResult{*dashi::Carrier::Zeros({1, 1}), 0, false, {}}, {}};
+      for (int r = 0; r < reps; ++r) {
+        const dashi::Status st =
+            (*dec)->DecodeInto(z, static_cast<uint64_t>(r), ObserverMode::kSnapshots, frame);
+        if (!st.ok()) {
+          std::fprintf(stderr, "N = %d %s: %s\n", n, dashi::vk::PrecisionName(p),
+                       st.ToString().c_str());
+          return 1;
+        }
+        const dashi::vk::VulkanDecodeReport& rep = (*dec)->last_report();
+        snap.push_back(rep.host_ms);
+        dev.push_back(rep.device_ms);
+        sc.push_back(rep.stages.scatter_lowk_ms);
+        il.push_back(rep.stages.ifft_lp_ms);
+        mk.push_back(rep.stages.mask_ms);
+        sy.push_back(rep.stages.synth_ms);
+        ir.push_back(rep.stages.ifft_resid_ms);
+        cb.push_back(rep.stages.combine_ms);
+        rb.push_back(rep.readback_ms);
+        up.push_back(rep.readback_host_ms);
+        readback_cached = rep.readback_host_cached;
+        // A fresh DecodedFrame per call (Decode): its vectors are allocated, and faulted in,
+        // every time.
+        if (!decode(static_cast<uint64_t>(r), ObserverMode::kSnapshots)) return 1;
+        snap_new.push_back((*dec)->last_report().host_ms);
+        up_new.push_back((*dec)->last_report().readback_host_ms);
+        if (modes) {
+          if (!decode(static_cast<uint64_t>(r), ObserverMode::kNone)) return 1;
+          none.push_back((*dec)->last_report().host_ms);
+          if (!decode(static_cast<uint64_t>(r), ObserverMode::kMetrics)) return 1;
+          metrics.push_back((*dec)->last_report().host_ms);
+        }
+      }
+      row.snapshot = Summarise(snap);
+      row.device = Summarise(dev);
+      row.scatter = Summarise(sc);
+      row.ifft_lp = Summarise(il);
+      row.mask = Summarise(mk);
+      row.synth = Summarise(sy);
+      row.ifft_resid = Summarise(ir);
+      row.combine = Summarise(cb);
+      row.readback = Summarise(rb);
+      row.unpack = Summarise(up);
+      row.snapshot_new = Summarise(snap_new);
+      row.unpack_new = Summarise(up_new);
+      row.mode_none = Summarise(none);
+      row.mode_metrics = Summarise(metrics);
+      rows.push_back(row);
+      std::printf("N=%-5d %s  D=%lld, %zu residual modes, decoder created in %.0f ms\n", n,
+                  dashi::vk::PrecisionName(p), static_cast<long long>(spec->dim()),
+                  spec->mid_residual.size() + spec->high_residual.size(), row.create_ms);
+      auto line = [](const char* name, Stats s) {
+        std::printf("  %-22s %10.4f ms  (%.4f)\n", name, s.median, s.min);
+      };
+      line("per snapshot (host)", row.snapshot);
+      line("  with a new frame", row.snapshot_new);
+      line("stage sum (device*)", row.device);
+      line("  scatter_lowk", row.scatter);
+      line("  ifft_lp", row.ifft_lp);
+      line("  mask (host*)", row.mask);
+      line("  synth", row.synth);
+      line("  ifft_resid", row.ifft_resid);
+      line("  combine", row.combine);
+      line("  readback", row.readback);
+      line("readback unpack (host)", row.unpack);
+      line("  into a new frame", row.unpack_new);
+      std::printf("  (readback memory %s)\n", readback_cached ? "host-cached" : "NOT host-cached");
+      if (modes) {
+        line("mode none (host)", row.mode_none);
+        line("mode metrics (host)", row.mode_metrics);
+      }
+      std::printf("\n");
+    }
+  }
+  std::printf(
+      "* mask is host wall time around the CarrierOps calls (each submits and waits); the "
+      "other stages are device timestamps.\n");
+  if (validation) {
+    const std::vector<std::string> msgs = (*ctx)->validation_messages();
+    std::printf("validation messages: %zu\n", msgs.size());
+    for (size_t i = 0; i < msgs.size() && i < 5; ++i) std::printf("  %s\n", msgs[i].c_str());
+  }
+  if (!json.empty()) {
+    std::ofstream out(json);
+    out << "{\n  \"device\": \"" << info.name << "\",\n  \"driver\": \"" << info.driver_name << " "
+        << info.driver_info << "\",\n  \"api_version\": \"" << info.api_version
+        << "\",\n  \"reps\": " << reps << ",\n  \"warmup\": " << warmup << ",\n  \"rows\": [\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
+      auto kv = [&](const char* k, Stats s, bool last = false) {
+        out << "      \"" << k << "_ms\": {\"median\": " << s.median << ", \"min\": " << s.min
+            << "}" << (last ? "\n" : ",\n");
+      };
+      out << "    {\n      \"n\": " << r.n << ",\n      \"precision\": \""
+          << dashi::vk::PrecisionName(r.precision) << "\",\n      \"create_ms\": " << r.create_ms
+          << ",\n";
+      kv("snapshot_host", r.snapshot);
+      kv("snapshot_host_new_frame", r.snapshot_new);
+      kv("stage_sum", r.device);
+      kv("scatter_lowk", r.scatter);
+      kv("ifft_lp", r.ifft_lp);
+      kv("mask_host", r.mask);
+      kv("synth", r.synth);
+      kv("ifft_resid", r.ifft_resid);
+      kv("combine", r.combine);
+      kv("readback", r.readback);
+      kv("readback_unpack_host", r.unpack);
+      kv("readback_unpack_host_new_frame", r.unpack_new);
+      kv("mode_none_host", r.mode_none);
+      kv("mode_metrics_host", r.mode_metrics, true);
+      out << "    }" << (i + 1 < rows.size() ? ",\n" : "\n");
+    }
+    out << "  ]\n}\n";
+  }
+  if (check_failed) {
+    std::printf("ACCURACY CHECK FAILED (see the check lines above)\n");
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,544 @@
+#include "accel_vulkan/decode/vulkan_decoder.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "accel_vulkan/buffer.h"
+#include "accel_vulkan/carrier/carrier_ops.h"
+#include "accel_vulkan/command_batch.h"
+#include "accel_vulkan/compute_pipeline.h"
+#include "accel_vulkan/decode/decode_shader_params.h"
+#include "accel_vulkan/device_buffer.h"
+#include "accel_vulkan/vk_status.h"
+#include "shaders/decode/combine.h"
+#include "shaders/decode/convert_f32_to_f64.h"
+#include "shaders/decode/convert_f64_to_f32.h"
+#include "shaders/decode/scatter_lowk.h"
+#include "shaders/decode/synth_residual.h"
+
+namespace dashi::vk {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// A device buffer of payload + guard bytes, entirely filled with the guard word.
+StatusOr<DeviceBuffer> Guarded(const VulkanContext& ctx, uint64_t bytes) {
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
+                         DeviceBuffer::Create(ctx, bytes + VulkanDecoder::kGuardBytes));
+  DASHI_RETURN_IF_ERROR(b.Fill(ctx, VulkanDecoder::kGuardWord));
+  return b;
+}
+
+// The half-spectrum slot of a mode and, on the kx = 0 column, of its conjugate partner (−ky), as
+// core_ref's Put writes them.
+HalfSpectrumSlot SlotOf(int64_t n, const Mode& m) {
+  const int64_t hc = n / 2 + 1;
+  const int64_t row = m.ky >= 0 ? m.ky : m.ky + n;
+  HalfSpectrumSlot s{static_cast<uint32_t>(row * hc + m.kx), kNoMirror};
+  if (m.kx == 0) {
+    const int64_t mirror = -m.ky >= 0 ? -m.ky : -m.ky + n;
+    s.mirror = static_cast<uint32_t>(mirror * hc);
+  }
+  return s;
+}
+
+// A mapped transfer-destination buffer for readback, in host-cached memory when the device has
+// it (HOST_VISIBLE | HOST_COHERENT | HOST_CACHED; else HOST_VISIBLE | HOST_COHERENT): on discrete
+// GPUs the first host-visible type is usually write-combined, where CPU reads are very slow.
+class ReadbackBuffer {
+ public:
+  static StatusOr<std::unique_ptr<ReadbackBuffer>> Create(const VulkanContext& ctx,
+                                                          VkDeviceSize bytes) {
+    std::unique_ptr<ReadbackBuffer> b(new ReadbackBuffer(ctx.device()));
+    VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+    bci.size = bytes;
+    bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    DASHI_VK_RETURN_IF_ERROR(vkCreateBuffer(b->device_, &bci, nullptr, &b->buffer_),
+                             "vkCreateBuffer (readback)");
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(b->device_, b->buffer_, &req);
+    const VkMemoryPropertyFlags coherent =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    StatusOr<uint32_t> type =
+        ctx.FindMemoryType(req.memoryTypeBits, coherent | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+    b->cached_ = type.ok();
+    if (!type.ok()) type = ctx.FindMemoryType(req.memoryTypeBits, coherent);
+    if (!type.ok()) return type.status();
+    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+    mai.allocationSize = req.size;
+    mai.memoryTypeIndex = *type;
+    DASHI_VK_RETURN_IF_ERROR(vkAllocateMemory(b->device_, &mai, nullptr, &b->memory_),
+                             "vkAllocateMemory (readback, " + std::to_string(bytes) + " bytes)");
+    DASHI_VK_RETURN_IF_ERROR(vkBindBufferMemory(b->device_, b->buffer_, b->memory_, 0),
+                             "vkBindBufferMemory (readback)");
+    DASHI_VK_RETURN_IF_ERROR(vkMapMemory(b->device_, b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_),
+                             "vkMapMemory (readback)");
+    return b;
+  }
+  ~ReadbackBuffer() {
+    if (mapped_ != nullptr) vkUnmapMemory(device_, memory_);
+    if (buffer_ != VK_NULL_HANDLE) vkDestroyBuffer(device_, buffer_, nullptr);
+    if (memory_ != VK_NULL_HANDLE) vkFreeMemory(device_, memory_, nullptr);
+  }
+  ReadbackBuffer(const ReadbackBuffer&) = delete;
+  ReadbackBuffer& operator=(const ReadbackBuffer&) = delete;
+
+  VkBuffer buffer() const { return buffer_; }
+  const void* data() const { return mapped_; }
+  bool cached() const { return cached_; }
+
+ private:
+  explicit ReadbackBuffer(VkDevice device) : device_(device) {}
+  VkDevice device_;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  void* mapped_ = nullptr;
+  bool cached_ = false;
+};
+
+void HostReadBarrier(VkCommandBuffer cb) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0,
+                       nullptr, 0, nullptr);
+}
+
+}  // namespace
+
+const char* ObserverModeName(ObserverMode m) {
+  switch (m) {
+    case ObserverMode::kNone: return "none";
+    case ObserverMode::kMetrics: return "metrics";
+    case ObserverMode::kSnapshots: return "snapshots";
+  }
+  return "none";
+}
+
+struct VulkanDecoder::Impl {
+  explicit Impl(VulkanContext& c) : ctx(c) {}
+
+  VulkanContext& ctx;
+  VulkanDecoder::Options options;
+  ProxySpec spec;
+  DecodeParams params;
+  Precision precision = Precision::kFp64;
+  uint32_t n = 0;
+  uint64_t cells = 0;         // N²
+  uint64_t half_complex = 0;  // N·(N/2+1)
+  uint32_t lowk_count = 0;    // low modes + anchors
+  uint32_t resid_count = 0;   // mid + high residual modes
+  uint32_t mid_count = 0;
+
+  std::unique_ptr<CarrierOps> ops;
+  std::unique_ptr<CommandBatch> batch;
+  std::unique_ptr<ComputePipeline> scatter, synth, combine, to_f32, to_f64;
+
+  // Device buffers (payload + guard words where a shader or FFT writes).
+  std::unique_ptr<HostVisibleBuffer> z_staging;
+  std::unique_ptr<DeviceBuffer> z_dev, slots, resid_modes, spec_lp, spec_resid, resid, omega, mask;
+  std::unique_ptr<DeviceField> lp;  // ω_lp, the mask stage's input
+  // fp32 path: one fp32 spectrum + real pair, one plan, used for both transforms in turn.
+  std::unique_ptr<DeviceBuffer> spec32, real32;
+  std::unique_ptr<VkFftPlan> plan_lp, plan_resid, plan32;
+  std::unique_ptr<ReadbackBuffer> readback;  // snapshots: ω, ω_lp, ω_resid (f64), s* (i32)
+
+  VkDescriptorSet set_scatter = VK_NULL_HANDLE, set_synth = VK_NULL_HANDLE,
+                  set_combine = VK_NULL_HANDLE, set_lp_to_f32 = VK_NULL_HANDLE,
+                  set_resid_to_f32 = VK_NULL_HANDLE, set_f64_lp = VK_NULL_HANDLE,
+                  set_f64_resid = VK_NULL_HANDLE;
+
+  VulkanDecodeReport report;
+
+  Status Init();
+  // Workgroups for `count` items: the shaders loop with a grid stride, so the count is capped.
+  uint32_t Groups(uint64_t count) const {
+    const uint64_t g = (count + options.workgroup_size - 1) / options.workgroup_size;
+    return static_cast<uint32_t>(
+        std::min<uint64_t>(std::max<uint64_t>(g, 1), options.max_groups_x));
+  }
+  // The inverse FFT of `spectrum` (fp64) into `out` (fp64), through fp32 when asked.
+  Status RecordInverse(VkFftPlan* plan64, VkDescriptorSet to_f32_set, VkDescriptorSet to_f64_set);
+};
+
+VulkanDecoder::VulkanDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+VulkanDecoder::~VulkanDecoder() {
+  // Plans first (VkFFT holds descriptors on the buffers), then the buffers and pipelines.
+  if (impl_ != nullptr) {
+    vkDeviceWaitIdle(impl_->ctx.device());
+    impl_->plan_lp.reset();
+    impl_->plan_resid.reset();
+    impl_->plan32.reset();
+  }
+}
+
+StatusOr<std::unique_ptr<VulkanDecoder>> VulkanDecoder::Create(VulkanContext& ctx,
+                                                               const ProxySpec& spec,
+                                                               const DecodeParams& params,
+                                                               Precision precision) {
+  return Create(ctx, spec, params, precision, Options{});
+}
+
+StatusOr<std::unique_ptr<VulkanDecoder>> VulkanDecoder::Create(VulkanContext& ctx,
+                                                               const ProxySpec& spec,
+                                                               const DecodeParams& params,
+                                                               Precision precision,
+                                                               const Options& options) {
+  if (options.max_groups_x == 0 || options.max_groups_x > 65535) {
+    return InvalidArgumentError("VulkanDecoder: max_groups_x = " +
+                                std::to_string(options.max_groups_x) + " must be in [1, 65535]");
+  }
+  // core_ref's own validation of the parameters (smoothing, threshold, closure) and of N.
+  DASHI_RETURN_IF_ERROR(Decoder::Create(spec, params).status());
+  if (spec.n < 8 || spec.n > 4096 || (spec.n & (spec.n - 1)) != 0) {
+    return InvalidArgumentError("VulkanDecoder: N = " + std::to_string(spec.n) +
+                                " must be a power of two in [8, 4096]");
+  }
+  if (!ctx.info().shader_float64 || !ctx.info().shader_int64) {
+    return UnimplementedError(
+        "VulkanDecoder needs shaderFloat64 and shaderInt64 (fp64 scatter, "
+        "synthesis, mask and combine in both precisions); " +
+        ctx.info().name + " lacks them");
+  }
+  auto impl = std::make_unique<Impl>(ctx);
+  impl->spec = spec;
+  impl->params = params;
+  impl->precision = precision;
+  impl->options = options;
+  DASHI_RETURN_IF_ERROR(impl->Init());
+  return std::unique_ptr<VulkanDecoder>(new VulkanDecoder(std::move(impl)));
+}
+
+Status VulkanDecoder::Impl::Init() {
+  n = static_cast<uint32_t>(spec.n);
+  cells = uint64_t{n} * n;
+  half_complex = uint64_t{n} * (n / 2 + 1);
+  lowk_count = static_cast<uint32_t>(spec.low_modes.size() + spec.anchors.size());
+  mid_count = static_cast<uint32_t>(spec.mid_residual.size());
+  resid_count = static_cast<uint32_t>(spec.mid_residual.size() + spec.high_residual.size());
+  report.precision = precision;
+
+  // Every buffer is bound whole; the largest (a fp64 spectrum or field, plus guard words) must fit
+  // the device's storage-buffer range (lavapipe: 128 MiB, so N = 4096 does not fit there).
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
+  const uint64_t largest = std::max(VkFftPlan::SpectrumBytes(n, Precision::kFp64),
+                                    VkFftPlan::RealBufferBytes(n, Precision::kFp64)) +
+                           kGuardBytes;
+  if (largest > props.limits.maxStorageBufferRange) {
+    return UnimplementedError(
+        "VulkanDecoder N = " + std::to_string(n) + " needs " + std::to_string(largest) +
+        "-byte storage buffers; " + ctx.info().name + " allows " +
+        std::to_string(props.limits.maxStorageBufferRange) + " (maxStorageBufferRange)");
+  }
+
+  DASHI_ASSIGN_OR_RETURN(ops, CarrierOps::Create(ctx));
+  DASHI_ASSIGN_OR_RETURN(batch, CommandBatch::Create(ctx, 16));
+  auto pipeline = [&](std::span<const uint32_t> spirv, uint32_t buffers, uint32_t push,
+                      std::unique_ptr<ComputePipeline>& out) -> Status {
+    DASHI_ASSIGN_OR_RETURN(
+        out, ComputePipeline::Create(ctx, {spirv, buffers, push, {options.workgroup_size}, 4}));
+    return OkStatus();
+  };
+  DASHI_RETURN_IF_ERROR(pipeline(spirv::kScatterLowK, 3, sizeof(ScatterLowKParams), scatter));
+  DASHI_RETURN_IF_ERROR(pipeline(spirv::kSynthResidual, 2, sizeof(SynthResidualParams), synth));
+  DASHI_RETURN_IF_ERROR(pipeline(spirv::kCombine, 4, sizeof(CountParams), combine));
+
+  auto make = [&](uint64_t bytes, std::unique_ptr<DeviceBuffer>& out) -> Status {
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, Guarded(ctx, bytes));
+    out = std::make_unique<DeviceBuffer>(std::move(b));
+    return OkStatus();
+  };
+  const uint64_t dim = static_cast<uint64_t>(spec.dim());
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer zs, HostVisibleBuffer::Create(ctx, dim * 8));
+  z_staging = std::make_unique<HostVisibleBuffer>(std::move(zs));
+  DASHI_RETURN_IF_ERROR(make(dim * 8, z_dev));
+
+  // Mode tables, once per spec.
+  std::vector<HalfSpectrumSlot> slot_table;
+  for (const auto* list : {&spec.low_modes, &spec.anchors}) {
+    for (const Mode& m : *list) slot_table.push_back(SlotOf(spec.n, m));
+  }
+  std::vector<ResidualModeEntry> resid_table;
+  for (const auto* list : {&spec.mid_residual, &spec.high_residual}) {
+    for (const Mode& m : *list) {
+      const HalfSpectrumSlot s = SlotOf(spec.n, m);
+      resid_table.push_back(
+          {static_cast<int32_t>(m.kx), static_cast<int32_t>(m.ky), s.index, s.mirror});
+    }
+  }
+  DASHI_RETURN_IF_ERROR(
+      make(std::max<uint64_t>(slot_table.size(), 1) * sizeof(HalfSpectrumSlot), slots));
+  DASHI_RETURN_IF_ERROR(slots->UploadValues<HalfSpectrumSlot>(ctx, slot_table));
+  DASHI_RETURN_IF_ERROR(
+      make(std::max<uint64_t>(resid_table.size(), 1) * sizeof(ResidualModeEntry), resid_modes));
+  DASHI_RETURN_IF_ERROR(resid_modes->UploadValues<ResidualModeEntry>(ctx, resid_table));
+
+  // Spectra (fp64) and fields (fp64; the real buffers VkFFT writes need RealBufferBytes).
+  const uint64_t spec_bytes = VkFftPlan::SpectrumBytes(n, Precision::kFp64);
+  const uint64_t real_buffer_bytes = VkFftPlan::RealBufferBytes(n, Precision::kFp64);
+  DASHI_RETURN_IF_ERROR(make(spec_bytes, spec_lp));
+  DASHI_RETURN_IF_ERROR(make(spec_bytes, spec_resid));
+  std::unique_ptr<DeviceBuffer> lp_values;
+  DASHI_RETURN_IF_ERROR(make(real_buffer_bytes, lp_values));
+  lp = std::make_unique<DeviceField>(DeviceField{GridShape{spec.n, spec.n}, std::move(*lp_values)});
+  DASHI_RETURN_IF_ERROR(make(real_buffer_bytes, resid));
+  DASHI_RETURN_IF_ERROR(make(cells * 8, omega));
+  DASHI_RETURN_IF_ERROR(make(cells * 4, mask));
+
+  const VkBuffer scatter_bufs[] = {z_dev->buffer(), slots->buffer(), spec_lp->buffer()};
+  DASHI_ASSIGN_OR_RETURN(set_scatter, scatter->Bindings(scatter_bufs));
+  const VkBuffer synth_bufs[] = {resid_modes->buffer(), spec_resid->buffer()};
+  DASHI_ASSIGN_OR_RETURN(set_synth, synth->Bindings(synth_bufs));
+  const VkBuffer combine_bufs[] = {lp->values.buffer(), resid->buffer(), mask->buffer(),
+                                   omega->buffer()};
+  DASHI_ASSIGN_OR_RETURN(set_combine, combine->Bindings(combine_bufs));
+
+  if (precision == Precision::kFp64) {
+    DASHI_ASSIGN_OR_RETURN(plan_lp,
+                           VkFftPlan::Create(ctx, n, Precision::kFp64, *spec_lp, lp->values));
+    DASHI_ASSIGN_OR_RETURN(plan_resid,
+                           VkFftPlan::Create(ctx, n, Precision::kFp64, *spec_resid, *resid));
+  } else {
+    DASHI_RETURN_IF_ERROR(pipeline(spirv::kConvertF64ToF32, 2, sizeof(CountParams), to_f32));
+    DASHI_RETURN_IF_ERROR(pipeline(spirv::kConvertF32ToF64, 2, sizeof(CountParams), to_f64));
+    DASHI_RETURN_IF_ERROR(make(VkFftPlan::SpectrumBytes(n, Precision::kFp32), spec32));
+    DASHI_RETURN_IF_ERROR(make(VkFftPlan::RealBufferBytes(n, Precision::kFp32), real32));
+    DASHI_ASSIGN_OR_RETURN(plan32, VkFftPlan::Create(ctx, n, Precision::kFp32, *spec32, *real32));
+    const VkBuffer a[] = {spec_lp->buffer(), spec32->buffer()};
+    DASHI_ASSIGN_OR_RETURN(set_lp_to_f32, to_f32->Bindings(a));
+    const VkBuffer b[] = {spec_resid->buffer(), spec32->buffer()};
+    DASHI_ASSIGN_OR_RETURN(set_resid_to_f32, to_f32->Bindings(b));
+    const VkBuffer c[] = {real32->buffer(), lp->values.buffer()};
+    DASHI_ASSIGN_OR_RETURN(set_f64_lp, to_f64->Bindings(c));
+    const VkBuffer d[] = {real32->buffer(), resid->buffer()};
+    DASHI_ASSIGN_OR_RETURN(set_f64_resid, to_f64->Bindings(d));
+  }
+  return OkStatus();
+}
+
+Status VulkanDecoder::Impl::RecordInverse(VkFftPlan* plan64, VkDescriptorSet to_f32_set,
+                                          VkDescriptorSet to_f64_set) {
+  if (precision == Precision::kFp64) {
+    DASHI_RETURN_IF_ERROR(plan64->RecordInverse(batch->command_buffer()));
+    batch->Barrier();
+    return OkStatus();
+  }
+  const CountParams spectrum_scalars{static_cast<uint32_t>(2 * half_complex)};
+  batch->Dispatch(*to_f32, to_f32_set, &spectrum_scalars, sizeof(spectrum_scalars),
+                  Groups(spectrum_scalars.count));
+  batch->Barrier();
+  DASHI_RETURN_IF_ERROR(plan32->RecordInverse(batch->command_buffer()));
+  batch->Barrier();
+  const CountParams real_scalars{static_cast<uint32_t>(cells)};
+  batch->Dispatch(*to_f64, to_f64_set, &real_scalars, sizeof(real_scalars),
+                  Groups(real_scalars.count));
+  batch->Barrier();
+  return OkStatus();
+}
+
+StatusOr<DecodedFrame> VulkanDecoder::Decode(std::span<const double> z, uint64_t t,
+                                             ObserverMode mode) {
+  DecodedFrame frame{{}, {}, {}, ClosureResult{*Carrier::Zeros({1, 1}), 0, false, {}}, {}};
+  DASHI_RETURN_IF_ERROR(DecodeInto(z, t, mode, frame));
+  return frame;
+}
+
+Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, ObserverMode mode,
+                                 DecodedFrame& frame) {
+  Impl& m = *impl_;
+  const auto host_start = Clock::now();
+  if (static_cast<int64_t>(z.size()) != m.spec.dim()) {
+    return InvalidArgumentError("z has " + std::to_string(z.size()) +
+                                " values, the proxy has D = " + std::to_string(m.spec.dim()));
+  }
+  for (size_t k = 0; k < z.size(); ++k) {
+    if (!std::isfinite(z[k])) {
+      return InvalidArgumentError("z value at index " + std::to_string(k) + " is not finite");
+    }
+  }
+  VulkanDecodeReport report;
+  report.precision = m.precision;
+  report.mode = mode;
+
+  // Residual amplitudes exactly as core_ref computes them (host fp64, correctly rounded sqrt).
+  const double n2 = static_cast<double>(m.spec.n) * static_cast<double>(m.spec.n);
+  const double scalars[2] = {z[m.spec.mid_index()], z[m.spec.high_index()]};
+  const size_t band_sizes[2] = {m.spec.mid_residual.size(), m.spec.high_residual.size()};
+  double amps[2] = {0, 0};
+  for (int b = 0; b < 2; ++b) {
+    if (band_sizes[b] == 0) continue;
+    amps[b] = std::fabs(scalars[b]) / std::sqrt(static_cast<double>(band_sizes[b])) * n2;
+  }
+  std::memcpy(m.z_staging->data(), z.data(), z.size_bytes());
+
+  // Batch A: scatter, ifft_lp, synth, ifft_resid.
+  CommandBatch& batch = *m.batch;
+  const VkCommandBuffer cb = batch.command_buffer();
+  DASHI_RETURN_IF_ERROR(batch.Begin());
+  batch.Barrier();  // earlier submissions' writes before this one's
+  batch.Timestamp("begin");
+  batch.CopyBuffer(m.z_staging->buffer(), m.z_dev->buffer(), z.size_bytes());
+  vkCmdFillBuffer(cb, m.spec_lp->buffer(), 0, m.half_complex * 16, 0);
+  batch.Barrier();
+  const ScatterLowKParams sp{n2, m.lowk_count, 0};
+  if (m.lowk_count > 0) {
+    batch.Dispatch(*m.scatter, m.set_scatter, &sp, sizeof(sp), m.Groups(m.lowk_count));
+  }
+  batch.Barrier();
+  batch.Timestamp("scatter_lowk");
+  DASHI_RETURN_IF_ERROR(m.RecordInverse(m.plan_lp.get(), m.set_lp_to_f32, m.set_f64_lp));
+  batch.Timestamp("ifft_lp");
+  vkCmdFillBuffer(cb, m.spec_resid->buffer(), 0, m.half_complex * 16, 0);
+  batch.Barrier();
+  const SynthResidualParams rp{m.params.seed, t, amps[0], amps[1], m.mid_count, m.resid_count};
+  if (m.resid_count > 0) {
+    batch.Dispatch(*m.synth, m.set_synth, &rp, sizeof(rp), m.Groups(m.resid_count));
+  }
+  batch.Barrier();
+  batch.Timestamp("synth");
+  DASHI_RETURN_IF_ERROR(m.RecordInverse(m.plan_resid.get(), m.set_resid_to_f32, m.set_f64_resid));
+  batch.Timestamp("ifft_resid");
+  DASHI_RETURN_IF_ERROR(batch.SubmitAndWait());
+  for (const auto& [label, ms] : batch.StageMilliseconds()) {
+    if (label == "scatter_lowk") report.stages.scatter_lowk_ms = ms;
+    if (label == "ifft_lp") report.stages.ifft_lp_ms = ms;
+    if (label == "synth") report.stages.synth_ms = ms;
+    if (label == "ifft_resid") report.stages.ifft_resid_ms = ms;
+  }
+
+  // Mask: CarrierOps on ω_lp (each call submits and waits; only the closure statistics come
+  // back to the host).
+  const auto mask_start = Clock::now();
+  DASHI_ASSIGN_OR_RETURN(DeviceField smooth, m.ops->Smooth(*m.lp, m.params.smoothing));
+  DASHI_ASSIGN_OR_RETURN(DeviceField normalised, m.ops->NormalizeByMaxAbs(smooth));
+  DASHI_ASSIGN_OR_RETURN(DeviceCarrier s0, m.ops->PdaThreshold(normalised, m.params.threshold));
+  DASHI_ASSIGN_OR_RETURN(CarrierOps::DeviceClosure closure,
+                         m.ops->Closure(s0, &normalised, m.params.closure));
+  report.stages.mask_ms = MsSince(mask_start);
+
+  // Batch B: combine (s* copied into the decoder's own buffer first), then the readback.
+  const bool snapshots = mode == ObserverMode::kSnapshots;
+  const uint64_t f64_bytes = m.cells * 8, mask_bytes = m.cells * 4;
+  const uint64_t readback_bytes = 3 * f64_bytes + mask_bytes;
+  if (snapshots && m.readback == nullptr) {
+    DASHI_ASSIGN_OR_RETURN(m.readback, ReadbackBuffer::Create(m.ctx, readback_bytes));
+  }
+  DASHI_RETURN_IF_ERROR(batch.Begin());
+  batch.Barrier();
+  batch.Timestamp("begin");
+  batch.CopyBuffer(closure.fixed_point.cells.buffer(), m.mask->buffer(), mask_bytes);
+  batch.Barrier();
+  const CountParams cp{static_cast<uint32_t>(m.cells)};
+  batch.Dispatch(*m.combine, m.set_combine, &cp, sizeof(cp), m.Groups(m.cells));
+  batch.Barrier();
+  batch.Timestamp("combine");
+  if (snapshots) {
+    const VkBuffer rb = m.readback->buffer();
+    batch.CopyBuffer(m.omega->buffer(), rb, f64_bytes, 0, 0);
+    batch.CopyBuffer(m.lp->values.buffer(), rb, f64_bytes, 0, f64_bytes);
+    batch.CopyBuffer(m.resid->buffer(), rb, f64_bytes, 0, 2 * f64_bytes);
+    batch.CopyBuffer(m.mask->buffer(), rb, mask_bytes, 0, 3 * f64_bytes);
+    HostReadBarrier(cb);
+    report.readback_bytes = readback_bytes;
+    report.readback_host_cached = m.readback->cached();
+  }
+  batch.Timestamp("readback");
+  DASHI_RETURN_IF_ERROR(batch.SubmitAndWait());
+  for (const auto& [label, ms] : batch.StageMilliseconds()) {
+    if (label == "combine") report.stages.combine_ms = ms;
+    if (label == "readback") report.readback_ms = snapshots ? ms : 0.0;
+  }
+
+  frame.omega.clear();  // clear() keeps the capacity for the next snapshot
+  frame.omega_lp.clear();
+  frame.omega_resid.clear();
+  frame.closure.depth = 0;
+  frame.closure.reached_fixed_point = false;
+  frame.closure.levels.clear();
+  if (!snapshots && frame.closure.fixed_point.size() != 1) {
+    DASHI_ASSIGN_OR_RETURN(frame.closure.fixed_point, Carrier::Zeros({1, 1}));
+  }
+  if (mode != ObserverMode::kNone) {
+    frame.closure.depth = closure.depth;
+    frame.closure.reached_fixed_point = closure.reached_fixed_point;
+    frame.closure.levels = closure.levels;
+  }
+  if (snapshots) {
+    const auto unpack_start = Clock::now();
+    const auto* base = static_cast<const uint8_t*>(m.readback->data());
+    const auto* f64 = reinterpret_cast<const double*>(base);
+    frame.omega.assign(f64, f64 + m.cells);  // one pass each: no zero-fill before the copy
+    frame.omega_lp.assign(f64 + m.cells, f64 + 2 * m.cells);
+    frame.omega_resid.assign(f64 + 2 * m.cells, f64 + 3 * m.cells);
+    const auto* words = reinterpret_cast<const int32_t*>(base + 3 * f64_bytes);
+    std::vector<int8_t> values(m.cells);
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (words[k] < -1 || words[k] > 1) {
+        return DataLossError("device mask cell " + std::to_string(k) + " holds " +
+                             std::to_string(words[k]) + ", not -1, 0 or +1");
+      }
+      values[k] = static_cast<int8_t>(words[k]);
+    }
+    DASHI_ASSIGN_OR_RETURN(frame.closure.fixed_point,
+                           Carrier::FromValues({m.spec.n, m.spec.n}, std::move(values)));
+    report.readback_host_ms = MsSince(unpack_start);
+  }
+  report.device_ms = report.stages.scatter_lowk_ms + report.stages.ifft_lp_ms +
+                     report.stages.mask_ms + report.stages.synth_ms + report.stages.ifft_resid_ms +
+                     report.stages.combine_ms + report.readback_ms;
+  report.host_ms = MsSince(host_start);
+  frame.times = report.stages;
+  m.report = report;
+  return OkStatus();
+}
+
+const VulkanDecodeReport& VulkanDecoder::last_report() const { return impl_->report; }
+Precision VulkanDecoder::precision() const { return impl_->precision; }
+const ProxySpec& VulkanDecoder::spec() const { return impl_->spec; }
+const DecodeParams& VulkanDecoder::params() const { return impl_->params; }
+
+Status VulkanDecoder::CheckGuards() const {
+  const Impl& m = *impl_;
+  struct Item {
+    const char* name;
+    const DeviceBuffer* buffer;
+    uint64_t payload;
+  };
+  std::vector<Item> items = {
+      {"z", m.z_dev.get(), static_cast<uint64_t>(m.spec.dim()) * 8},
+      {"spectrum_lp", m.spec_lp.get(), m.half_complex * 16},
+      {"spectrum_resid", m.spec_resid.get(), m.half_complex * 16},
+      {"omega_lp", &m.lp->values, m.cells * 8},
+      {"omega_resid", m.resid.get(), m.cells * 8},
+      {"omega", m.omega.get(), m.cells * 8},
+      {"mask", m.mask.get(), m.cells * 4},
+  };
+  if (m.precision == Precision::kFp32) {
+    items.push_back({"spectrum_fp32", m.spec32.get(), m.half_complex * 8});
+    items.push_back({"real_fp32", m.real32.get(), m.cells * 4});
+  }
+  for (const Item& it : items) {
+    DASHI_ASSIGN_OR_RETURN(std::vector<uint32_t> g,
+                           it.buffer->DownloadValues<uint32_t>(m.ctx, kGuardBytes / 4, it.payload));
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (g[i] != kGuardWord) {
+        return DataLossError(std::string("guard word ") + std::to_string(i) + " after the " +
+                             it.name + " buffer was overwritten (out-of-bounds device write)");
+      }
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace dashi::vk

@@ -1,0 +1,113 @@
+// VulkanDecoder: the decoder on the device, the twin of core_ref's Decoder (core_ref/decode):
+//   ω̂ = ω_lp + s*·ω_resid
+// Stages, all on the device, hot data never leaving it:
+//   scatter_lowk  z (uploaded) and the mode table → half spectrum (fp64)    shaders/decode
+//   ifft_lp       VkFFT C2R (1/N²) → ω_lp                                     VkFftPlan
+//   mask          smooth, normalise by max|·|, PDA threshold, closure → s*    CarrierOps
+//   synth         residual modes, phases 2π·CounterUniform(seed, t, kx, ky, 0) (exact uint64
+//                 PRNG, our fp64 sin/cos) → half spectrum                      shaders/decode
+//   ifft_resid    VkFFT C2R → ω_resid
+//   combine       ω = ω_lp + s*·ω_resid (`precise`)
+//   readback      only what the observer mode asks for
+// Precision::kFp64 does everything in fp64. Precision::kFp32 runs the two inverse FFTs in fp32
+// (the fp64 spectra are rounded to fp32 before, the fp32 fields widened exactly after, both
+// inside the ifft stages); everything else stays fp64. An fp32 decode must say so in its output
+// (precision() / last_report().precision).
+//
+// Per-stage times come from device timestamps (CommandBatch) except `mask`, which is host wall
+// time around the CarrierOps calls (they submit and wait on their own).
+//
+//   DASHI_ASSIGN_OR_RETURN(auto dec, VulkanDecoder::Create(ctx, spec, DecodeParams{},
+//                                                           Precision::kFp64));
+//   DASHI_ASSIGN_OR_RETURN(DecodedFrame f, dec->Decode(z, /*t=*/step, ObserverMode::kSnapshots));
+#ifndef DASHI_ACCEL_VULKAN_DECODE_VULKAN_DECODER_H_
+#define DASHI_ACCEL_VULKAN_DECODE_VULKAN_DECODER_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "accel_vulkan/context.h"
+#include "accel_vulkan/decode/vkfft_plan.h"
+#include "core_ref/decode/decoder.h"
+#include "core_ref/proxy/proxy_encoder.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::vk {
+
+// What Decode reads back (SPEC §2 observer modes; `visualize` reads what `snapshots` reads).
+enum class ObserverMode {
+  kNone,       // nothing: the DecodedFrame's fields stay empty (the stage times are filled)
+  kMetrics,    // the closure statistics only: closure.depth, reached_fixed_point, levels
+  kSnapshots,  // ω, ω_lp, ω_resid and the mask s* (closure.fixed_point), plus the statistics
+};
+const char* ObserverModeName(ObserverMode m);  // "none", "metrics", "snapshots"
+
+// About the last Decode call.
+struct VulkanDecodeReport {
+  Precision precision = Precision::kFp64;
+  ObserverMode mode = ObserverMode::kNone;
+  DecodeStageTimes stages;      // the same numbers as the returned DecodedFrame::times
+  double readback_ms = 0;       // device time of the copies into host-visible memory (0 unless
+                                // snapshots)
+  double readback_host_ms = 0;  // host time copying out of the mapped readback buffer
+  bool readback_host_cached = false;  // that buffer is in HOST_CACHED memory (fast CPU reads)
+  double device_ms = 0;  // sum of the timestamped stages, readback included (mask: host time)
+  double host_ms = 0;    // wall-clock time of the whole Decode call
+  uint64_t readback_bytes = 0;  // bytes copied device → host by the decoder itself
+};
+
+class VulkanDecoder {
+ public:
+  // The context must outlive the decoder and have shaderFloat64 and shaderInt64 (both precisions
+  // need them: the scatter, the synthesis, the mask and the combine are fp64). The spec's mode
+  // tables are uploaded here, once; params are validated as core_ref's Decoder::Create does.
+  static StatusOr<std::unique_ptr<VulkanDecoder>> Create(VulkanContext& ctx, const ProxySpec& spec,
+                                                         const DecodeParams& params,
+                                                         Precision precision);
+
+  // Tuning knobs of the decoder's own shaders (the defaults suit every device; tests shrink them
+  // to exercise the grid-stride loops that let one dispatch cover any N).
+  struct Options {
+    uint32_t workgroup_size = 128;  // specialization constant 0 of every decode shader
+    uint32_t max_groups_x = 65535;  // x workgroup count cap (Vulkan's guaranteed minimum limit)
+  };
+  static StatusOr<std::unique_ptr<VulkanDecoder>> Create(VulkanContext& ctx, const ProxySpec& spec,
+                                                         const DecodeParams& params,
+                                                         Precision precision,
+                                                         const Options& options);
+  ~VulkanDecoder();
+  VulkanDecoder(const VulkanDecoder&) = delete;
+  VulkanDecoder& operator=(const VulkanDecoder&) = delete;
+
+  // z has spec.dim() finite values (else INVALID_ARGUMENT, as core_ref); t keys the phases.
+  // In modes kNone and kMetrics, closure.fixed_point is a 1×1 zero placeholder (ClosureResult
+  // cannot hold an empty carrier) and the field vectors are empty; in kNone the closure
+  // statistics are empty too. Not thread-safe.
+  StatusOr<DecodedFrame> Decode(std::span<const double> z, uint64_t t, ObserverMode mode);
+  // The same into `frame`, reusing its vectors' storage: in a loop of snapshots this avoids
+  // allocating (and page-faulting) 3·N² doubles per call, the largest host cost at N = 1024.
+  // On error `frame` is unspecified.
+  Status DecodeInto(std::span<const double> z, uint64_t t, ObserverMode mode, DecodedFrame& frame);
+
+  const VulkanDecodeReport& last_report() const;
+  Precision precision() const;
+  const ProxySpec& spec() const;
+  const DecodeParams& params() const;
+
+  // The guard words (256 bytes of 0xCAFEF00D) after the payload of every buffer the decoder's
+  // shaders and FFTs write are unchanged; DATA_LOSS naming the buffer otherwise.
+  Status CheckGuards() const;
+
+  static constexpr uint64_t kGuardBytes = 256;
+  static constexpr uint32_t kGuardWord = 0xCAFEF00Du;
+
+ private:
+  struct Impl;
+  explicit VulkanDecoder(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dashi::vk
+
+#endif  // DASHI_ACCEL_VULKAN_DECODE_VULKAN_DECODER_H_

@@ -1,0 +1,273 @@
+// VulkanDecoder against core_ref's Decoder (N = 32, fp64 and fp32), its observer modes and
+// input checks, and the accuracy of the shaders' fp64 sin/cos against long double. Every test
+// fails on any validation message (VulkanTest). The full tolerance table is in
+// //conformance/decode.
+#include "accel_vulkan/decode/vulkan_decoder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <numbers>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "accel_vulkan/command_batch.h"
+#include "accel_vulkan/compute_pipeline.h"
+#include "accel_vulkan/decode/decode_shader_params.h"
+#include "accel_vulkan/testing/vulkan_test.h"
+#include "core_ref/decode/decoder.h"
+#include "core_ref/les/les_solver.h"
+#include "core_ref/prng/prng.h"
+#include "core_ref/proxy/proxy_encoder.h"
+#include "shaders/decode/trig_f64_test.h"
+
+namespace dashi::vk {
+namespace {
+
+using testing::VulkanTest;
+
+struct Fixture {
+  ProxySpec spec;
+  std::vector<double> z;
+};
+
+Fixture MakeFixture(int64_t n, int k_lo, int k_mid, int anchors, uint64_t seed) {
+  LesParams p;
+  p.n = n;
+  p.seed = seed;
+  p.k_peak = 4;
+  StatusOr<LesSolver> les = LesSolver::Create(p);
+  EXPECT_TRUE(les.ok()) << les.status().ToString();
+  const std::vector<double> omega = les->Vorticity();
+  Fixture f{*MakeProxySpec(n, k_lo, k_mid, anchors, omega), {}};
+  f.z = *Encode(f.spec, omega);
+  return f;
+}
+
+// mean |a − b| / max |b|
+double MaeOverMax(const std::vector<double>& a, const std::vector<double>& b) {
+  double sum = 0, max_ref = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    sum += std::fabs(a[i] - b[i]);
+    max_ref = std::max(max_ref, std::fabs(b[i]));
+  }
+  return sum / static_cast<double>(b.size()) / max_ref;
+}
+
+class VulkanDecoderTest : public VulkanTest {};
+
+TEST_F(VulkanDecoderTest, Fp64SnapshotMatchesCoreRef) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 5);
+  const DecodeParams params;
+  StatusOr<Decoder> ref_dec = Decoder::Create(f.spec, params);
+  ASSERT_TRUE(ref_dec.ok());
+  StatusOr<DecodedFrame> ref = ref_dec->Decode(f.z, 7);
+  ASSERT_TRUE(ref.ok());
+  StatusOr<std::unique_ptr<VulkanDecoder>> dec =
+      VulkanDecoder::Create(ctx(), f.spec, params, Precision::kFp64);
+  ASSERT_TRUE(dec.ok()) << dec.status().ToString();
+  for (int rep = 0; rep < 2; ++rep) {  // a second decode reuses every buffer
+    StatusOr<DecodedFrame> got = (*dec)->Decode(f.z, 7, ObserverMode::kSnapshots);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_LE(MaeOverMax(got->omega_lp, ref->omega_lp), 1e-15);
+    EXPECT_LE(MaeOverMax(got->omega_resid, ref->omega_resid), 1e-15);
+    EXPECT_LE(MaeOverMax(got->omega, ref->omega), 1e-15);
+    EXPECT_TRUE(got->closure.fixed_point == ref->closure.fixed_point);
+    EXPECT_EQ(got->closure.depth, ref->closure.depth);
+    EXPECT_EQ(got->closure.reached_fixed_point, ref->closure.reached_fixed_point);
+    ASSERT_EQ(got->closure.levels.size(), ref->closure.levels.size());
+    for (size_t l = 0; l < ref->closure.levels.size(); ++l) {
+      EXPECT_EQ(got->closure.levels[l].active_cells, ref->closure.levels[l].active_cells);
+    }
+    const VulkanDecodeReport& r = (*dec)->last_report();
+    EXPECT_EQ(r.precision, Precision::kFp64);
+    EXPECT_EQ(r.readback_bytes, 32u * 32u * (3 * 8 + 4));
+    EXPECT_GT(r.host_ms, 0.0);
+    std::printf(
+        "N=32 fp64: lp %.3g resid %.3g omega %.3g | scatter %.3f ifft_lp %.3f mask %.3f "
+        "synth %.3f ifft_resid %.3f combine %.3f readback %.3f ms\n",
+        MaeOverMax(got->omega_lp, ref->omega_lp), MaeOverMax(got->omega_resid, ref->omega_resid),
+        MaeOverMax(got->omega, ref->omega), r.stages.scatter_lowk_ms, r.stages.ifft_lp_ms,
+        r.stages.mask_ms, r.stages.synth_ms, r.stages.ifft_resid_ms, r.stages.combine_ms,
+        r.readback_ms);
+  }
+  EXPECT_TRUE((*dec)->CheckGuards().ok()) << (*dec)->CheckGuards().ToString();
+}
+
+TEST_F(VulkanDecoderTest, Fp32LowPassWithinTolerance) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 6);
+  StatusOr<DecodedFrame> ref = Decoder::Create(f.spec, DecodeParams{})->Decode(f.z, 3);
+  ASSERT_TRUE(ref.ok());
+  StatusOr<std::unique_ptr<VulkanDecoder>> dec =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp32);
+  ASSERT_TRUE(dec.ok()) << dec.status().ToString();
+  StatusOr<DecodedFrame> got = (*dec)->Decode(f.z, 3, ObserverMode::kSnapshots);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*dec)->precision(), Precision::kFp32);
+  EXPECT_EQ((*dec)->last_report().precision, Precision::kFp32);
+  const double lp = MaeOverMax(got->omega_lp, ref->omega_lp);
+  const double resid = MaeOverMax(got->omega_resid, ref->omega_resid);
+  EXPECT_LE(lp, 1e-6);
+  EXPECT_LE(resid, 1e-6);
+  EXPECT_GT(lp, 0.0);  // really fp32
+  std::printf("N=32 fp32: lp %.3g resid %.3g\n", lp, resid);
+  EXPECT_TRUE((*dec)->CheckGuards().ok()) << (*dec)->CheckGuards().ToString();
+}
+
+TEST_F(VulkanDecoderTest, ObserverModesReadBackOnlyWhatTheyAskFor) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 5);
+  StatusOr<DecodedFrame> ref = Decoder::Create(f.spec, DecodeParams{})->Decode(f.z, 1);
+  StatusOr<std::unique_ptr<VulkanDecoder>> dec =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64);
+  ASSERT_TRUE(dec.ok()) << dec.status().ToString();
+  StatusOr<DecodedFrame> none = (*dec)->Decode(f.z, 1, ObserverMode::kNone);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->omega.empty() && none->omega_lp.empty() && none->omega_resid.empty());
+  EXPECT_TRUE(none->closure.levels.empty());
+  EXPECT_EQ(none->closure.fixed_point.size(), 1);
+  EXPECT_EQ((*dec)->last_report().readback_bytes, 0u);
+  EXPECT_EQ((*dec)->last_report().mode, ObserverMode::kNone);
+  StatusOr<DecodedFrame> metrics = (*dec)->Decode(f.z, 1, ObserverMode::kMetrics);
+  ASSERT_TRUE(metrics.ok()) << metrics.status().ToString();
+  EXPECT_TRUE(metrics->omega.empty() && metrics->omega_lp.empty() && metrics->omega_resid.empty());
+  EXPECT_EQ(metrics->closure.depth, ref->closure.depth);
+  ASSERT_EQ(metrics->closure.levels.size(), ref->closure.levels.size());
+  EXPECT_EQ(metrics->closure.levels[0].active_cells, ref->closure.levels[0].active_cells);
+  EXPECT_EQ((*dec)->last_report().readback_bytes, 0u);
+}
+
+TEST_F(VulkanDecoderTest, DecodeIntoReusesTheFrameAcrossModes) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 5);
+  StatusOr<std::unique_ptr<VulkanDecoder>> dec =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64);
+  ASSERT_TRUE(dec.ok()) << dec.status().ToString();
+  StatusOr<DecodedFrame> want = (*dec)->Decode(f.z, 4, ObserverMode::kSnapshots);
+  ASSERT_TRUE(want.ok());
+  DecodedFrame frame{{}, {}, {}, ClosureResult{*Carrier::Zeros({1, 1}), 0, false, {}}, {}};
+  ASSERT_TRUE((*dec)->DecodeInto(f.z, 4, ObserverMode::kSnapshots, frame).ok());
+  const double* storage = frame.omega.data();
+  ASSERT_TRUE((*dec)->DecodeInto(f.z, 4, ObserverMode::kNone, frame).ok());
+  EXPECT_TRUE(frame.omega.empty() && frame.omega_lp.empty() && frame.omega_resid.empty());
+  EXPECT_EQ(frame.closure.fixed_point.size(), 1);
+  EXPECT_TRUE(frame.closure.levels.empty());
+  ASSERT_TRUE((*dec)->DecodeInto(f.z, 4, ObserverMode::kSnapshots, frame).ok());
+  EXPECT_EQ(frame.omega.data(), storage);  // the same storage, no reallocation
+  EXPECT_EQ(0, std::memcmp(frame.omega.data(), want->omega.data(), want->omega.size() * 8));
+  EXPECT_EQ(0, std::memcmp(frame.omega_lp.data(), want->omega_lp.data(), want->omega.size() * 8));
+  EXPECT_TRUE(frame.closure.fixed_point == want->closure.fixed_point);
+  EXPECT_EQ(frame.closure.depth, want->closure.depth);
+  EXPECT_EQ(frame.times.combine_ms, (*dec)->last_report().stages.combine_ms);
+}
+
+// Tiny workgroups and an x-group cap force every decode shader through its grid-stride loop; the
+// output must be bit-identical to the default geometry's.
+TEST_F(VulkanDecoderTest, GridStrideDispatchIsBitIdentical) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 5);
+  for (Precision p : {Precision::kFp64, Precision::kFp32}) {
+    SCOPED_TRACE(PrecisionName(p));
+    StatusOr<std::unique_ptr<VulkanDecoder>> a =
+        VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, p);
+    StatusOr<std::unique_ptr<VulkanDecoder>> b =
+        VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, p, {16, 3});
+    ASSERT_TRUE(a.ok() && b.ok());
+    StatusOr<DecodedFrame> fa = (*a)->Decode(f.z, 9, ObserverMode::kSnapshots);
+    StatusOr<DecodedFrame> fb = (*b)->Decode(f.z, 9, ObserverMode::kSnapshots);
+    ASSERT_TRUE(fa.ok() && fb.ok());
+    auto same = [](const std::vector<double>& x, const std::vector<double>& y) {
+      return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * 8) == 0;
+    };
+    EXPECT_TRUE(same(fa->omega_lp, fb->omega_lp));
+    EXPECT_TRUE(same(fa->omega_resid, fb->omega_resid));
+    EXPECT_TRUE(same(fa->omega, fb->omega));
+    EXPECT_TRUE(fa->closure.fixed_point == fb->closure.fixed_point);
+    EXPECT_TRUE((*b)->CheckGuards().ok()) << (*b)->CheckGuards().ToString();
+  }
+  EXPECT_FALSE(
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, {64, 0}).ok());
+}
+
+TEST_F(VulkanDecoderTest, RejectsBadInput) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 5);
+  StatusOr<std::unique_ptr<VulkanDecoder>> dec =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64);
+  ASSERT_TRUE(dec.ok()) << dec.status().ToString();
+  std::vector<double> z = f.z;
+  z.pop_back();
+  EXPECT_EQ((*dec)->Decode(z, 0, ObserverMode::kNone).status().code(),
+            StatusCode::kInvalidArgument);
+  z = f.z;
+  z[3] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ((*dec)->Decode(z, 0, ObserverMode::kNone).status().code(),
+            StatusCode::kInvalidArgument);
+  DecodeParams bad;
+  bad.threshold.tau = -1;
+  EXPECT_FALSE(VulkanDecoder::Create(ctx(), f.spec, bad, Precision::kFp64).ok());
+}
+
+// The shaders' fp64 sin/cos against long double sinl/cosl (64-bit mantissa): error in units of
+// the last place of the correctly rounded double result.
+TEST_F(VulkanDecoderTest, TrigF64IsWithinOneUlp) {
+  std::vector<double> x;
+  Xoshiro256ss rng(11);
+  for (int i = 0; i < 20000; ++i) x.push_back(2 * std::numbers::pi * rng.NextDouble());
+  for (int i = 0; i < 2000; ++i)
+    x.push_back(2.0 * std::numbers::pi * CounterUniform(1, i, 3, -4, 0));
+  for (int k = 0; k <= 8; ++k) {  // around multiples of π/4, where the reduction is hardest
+    const double c = k * std::numbers::pi / 4;
+    double v = c;
+    for (int s = 0; s < 40; ++s) {
+      x.push_back(v);
+      v = std::nextafter(v, 10.0);
+    }
+    v = c;
+    for (int s = 0; s < 40; ++s) {
+      v = std::nextafter(v, -10.0);
+      if (v >= 0) x.push_back(v);
+    }
+  }
+  for (double v : {0.0, 1e-300, 1e-20, 1e-9, 0.5, 1.0, 3.0, 100.0, 1e5, -2.5, -1e-3})
+    x.push_back(v);
+  const uint32_t count = static_cast<uint32_t>(x.size());
+  StatusOr<std::unique_ptr<ComputePipeline>> pipe =
+      ComputePipeline::Create(ctx(), {spirv::kTrigF64Test, 2, sizeof(CountParams), {64}, 1});
+  ASSERT_TRUE(pipe.ok()) << pipe.status().ToString();
+  StatusOr<DeviceBuffer> in = DeviceBuffer::Create(ctx(), count * 8);
+  StatusOr<DeviceBuffer> out = GuardedBuffer(uint64_t{count} * 16);
+  ASSERT_TRUE(in.ok() && out.ok());
+  ASSERT_TRUE(in->UploadValues<double>(ctx(), x).ok());
+  const VkBuffer bufs[] = {in->buffer(), out->buffer()};
+  StatusOr<VkDescriptorSet> set = (*pipe)->Bindings(bufs);
+  ASSERT_TRUE(set.ok());
+  StatusOr<std::unique_ptr<CommandBatch>> batch = CommandBatch::Create(ctx());
+  ASSERT_TRUE(batch.ok());
+  ASSERT_TRUE((*batch)->Begin().ok());
+  const CountParams cp{count};
+  (*batch)->Dispatch(**pipe, *set, &cp, sizeof(cp), (count + 63) / 64);
+  ASSERT_TRUE((*batch)->SubmitAndWait().ok());
+  StatusOr<std::vector<double>> sc = out->DownloadValues<double>(ctx(), 2 * size_t{count});
+  ASSERT_TRUE(sc.ok());
+  EXPECT_TRUE(GuardsIntact(*out, uint64_t{count} * 16));
+  double max_ulp = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const long double exact[2] = {sinl(static_cast<long double>(x[i])),
+                                  cosl(static_cast<long double>(x[i]))};
+    for (int k = 0; k < 2; ++k) {
+      const double rounded = static_cast<double>(exact[k]);
+      const double ulp = rounded == 0
+                             ? std::numeric_limits<double>::denorm_min()
+                             : std::nextafter(std::fabs(rounded), INFINITY) - std::fabs(rounded);
+      const double err = static_cast<double>(std::fabs((*sc)[2 * i + k] - exact[k]) / ulp);
+      ASSERT_FALSE(std::isnan((*sc)[2 * i + k])) << "x = " << x[i];
+      max_ulp = std::max(max_ulp, err);
+    }
+  }
+  std::printf("fp64 sin/cos: max error %.3f ulp over %u arguments\n", max_ulp, count);
+  EXPECT_LE(max_ulp, 1.0);
+}
+
+}  // namespace
+}  // namespace dashi::vk

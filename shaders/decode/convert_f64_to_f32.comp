@@ -1,0 +1,21 @@
+// fp64 → fp32 (round to nearest), for the declared-fp32 decode path: the fp64 half spectrum
+// becomes the fp32 input of the fp32 inverse FFT. Bindings: 0 in (double), 1 out (float).
+// Push constants: CountParams (count = number of scalars).
+
+layout(local_size_x_id = 0) in;
+
+layout(std430, set = 0, binding = 0) readonly buffer In { double src[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Out { float dst[]; };
+
+layout(push_constant) uniform Params {
+  uint count;
+} params;
+
+void main() {
+  // Grid-stride loop: the host caps the x group count at 65535 (Vulkan's guaranteed
+  // maxComputeWorkGroupCount), so one dispatch covers any N up to 4096.
+  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < params.count; i += stride) {
+    dst[i] = float(src[i]);
+  }
+}

@@ -1,0 +1,47 @@
+// Residual synthesis (fp64), the twin of core_ref Decoder::SynthesizeResidual: residual mode i
+// (the mid band's modes first, then the high band's) gets amplitude amp_band (computed on the host
+// exactly as core_ref does: |z_band| / sqrt(count)·N²) and phase 2π·CounterUniform(seed, t, kx,
+// ky, 0), drawn with exact uint64 arithmetic; c = (amp·cos φ, amp·sin φ) with fp64 cos/sin of our
+// own (trig_f64.glsl). c goes to the mode's half-spectrum slot and, on the kx = 0 column, conj(c)
+// to the mirror slot. The spectrum must be zeroed before.
+// Bindings: 0 modes (ResidualMode), 1 spectrum (dvec2). Push constants: SynthResidualParams.
+
+layout(local_size_x_id = 0) in;
+
+struct ResidualMode {
+  int kx;
+  int ky;
+  uint index;   // row·(N/2+1) + kx, row = ky mod N
+  uint mirror;  // slot of −ky on the kx = 0 column, or 0xFFFFFFFF
+};
+
+layout(std430, set = 0, binding = 0) readonly buffer Modes { ResidualMode modes[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Spectrum { dvec2 spectrum[]; };
+
+layout(push_constant) uniform Params {
+  uint64_t seed;
+  uint64_t t;
+  double amp_mid;
+  double amp_high;
+  uint mid_count;  // modes [0, mid_count) are the mid band's
+  uint count;      // all residual modes
+} params;
+
+void main() {
+  // Grid-stride loop: the host caps the x group count at 65535 (Vulkan's guaranteed
+  // maxComputeWorkGroupCount), so one dispatch covers any N up to 4096.
+  const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  const double two_pi = Fp64FromBits(0x401921FBu, 0x54442D18u);  // 2π rounded: 6.283185307179586
+  for (uint i = gl_GlobalInvocationID.x; i < params.count; i += stride) {
+    const ResidualMode m = modes[i];
+    const double amp = i < params.mid_count ? params.amp_mid : params.amp_high;
+    const double u = CounterUniform(params.seed, params.t, int64_t(m.kx), int64_t(m.ky), 0UL);
+    precise double phase = two_pi * u;
+    double s, c;
+    SinCosF64(phase, s, c);
+    precise double re = amp * c;
+    precise double im = amp * s;
+    spectrum[m.index] = dvec2(re, im);
+    if (m.mirror != 0xFFFFFFFFu) spectrum[m.mirror] = dvec2(re, -im);
+  }
+}

@@ -63,6 +63,10 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const VulkanSe
   DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z_rollout.npy", zr));
   DASHI_ASSIGN_OR_RETURN(NpyArray zt, NpyArray::FromF64({frames, dim}, r.z_eval_truth));
   DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z_eval_truth.npy", zt));
+  // The rollout's start state on its own, for `dashi rollout|audit --z0`.
+  DASHI_ASSIGN_OR_RETURN(
+      NpyArray z0, NpyArray::FromF64({dim}, std::span<const double>(r.z_eval_truth).first(dim)));
+  DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z0.npy", z0));
   DASHI_RETURN_IF_ERROR(WriteJson(out + "/proxy.json", ProxySpecJson(r.spec)));
 
   const nlohmann::json ref_prov = ReferenceProvenance(o.backend);
@@ -231,7 +235,7 @@ int Run(const RunOptions& o) {
   std::printf("  rollout %.0f steps/s (%.0f ns/step); hash chain final link %s\n",
               r->timings.rollout_steps_per_s, r->timings.rollout_ns_per_step,
               ChainJson(r->rollout.chain).back()["link"].get<std::string>().c_str());
-  std::printf("  wrote %s/{metrics.json, chain.json, A.npy, proxy.json, z_rollout.npy, "
+  std::printf("  wrote %s/{metrics.json, chain.json, A.npy, z0.npy, proxy.json, z_rollout.npy, "
               "z_eval_truth.npy%s}\n",
               o.out.c_str(), o.observer == "snapshots" || o.observer == "visualize"
                                  ? ", snapshots/"
@@ -248,8 +252,8 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
       "The main job, end to end: simulate the LES on the train seed and the eval seed, encode "
       "the frames into proxy states, fit A by ridge regression on the train split, roll z <- z*A "
       "out autonomously from the eval split's first state with a BLAKE2b hash chain, decode "
-      "snapshots, and compare with the LES. Writes metrics.json, chain.json, A.npy, proxy.json, "
-      "z_rollout.npy, z_eval_truth.npy and snapshots/ (npy + PNG) to --out.");
+      "snapshots, and compare with the LES. Writes metrics.json, chain.json, A.npy, z0.npy, "
+      "proxy.json, z_rollout.npy, z_eval_truth.npy and snapshots/ (npy + PNG) to --out.");
   AddLesOptions(*cmd, o->les, /*with_seed=*/false);
   cmd->add_option("--train-seed", o->train_seed, "Seed of the training trajectory")
       ->capture_default_str();

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "accel_vulkan/buffer.h"
+#include "accel_vulkan/buffer_alloc.h"
 #include "accel_vulkan/vk_status.h"
 
 namespace dashi::vk {
@@ -56,27 +57,11 @@ Status RunOneShot(const VulkanContext& ctx, const std::function<void(VkCommandBu
 }
 
 StatusOr<DeviceBuffer> DeviceBuffer::Create(const VulkanContext& ctx, VkDeviceSize bytes) {
-  if (bytes == 0) return InvalidArgumentError("device buffer size must be > 0");
   DeviceBuffer b;
   b.device_ = ctx.device();
   b.bytes_ = bytes;
-  VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  bci.size = bytes;
-  bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-              VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-  bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  DASHI_VK_RETURN_IF_ERROR(vkCreateBuffer(b.device_, &bci, nullptr, &b.buffer_), "vkCreateBuffer");
-  VkMemoryRequirements req;
-  vkGetBufferMemoryRequirements(b.device_, b.buffer_, &req);
-  DASHI_ASSIGN_OR_RETURN(uint32_t type,
-                         ctx.FindMemoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT));
-  VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  mai.allocationSize = req.size;
-  mai.memoryTypeIndex = type;
-  DASHI_VK_RETURN_IF_ERROR(vkAllocateMemory(b.device_, &mai, nullptr, &b.memory_),
-                           "vkAllocateMemory (device-local, " + std::to_string(bytes) + " bytes)");
-  DASHI_VK_RETURN_IF_ERROR(vkBindBufferMemory(b.device_, b.buffer_, b.memory_, 0),
-                           "vkBindBufferMemory");
+  DASHI_RETURN_IF_ERROR(CreateBoundBuffer(ctx, bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                          &b.buffer_, &b.memory_));
   return b;
 }
 

@@ -23,6 +23,7 @@
 #include "accel_vulkan/carrier/carrier_ops.h"
 #include "accel_vulkan/device_buffer.h"
 #include "conformance/framework/conformance_case.h"
+#include "conformance/framework/golden_input.h"
 #include "core_ref/carrier/annihilation.h"
 #include "core_ref/carrier/carrier.h"
 #include "core_ref/carrier/closure.h"
@@ -40,20 +41,6 @@ namespace {
 using vk::CarrierOps;
 using vk::DeviceCarrier;
 using vk::DeviceField;
-
-#define CARRIER_CONCAT_INNER_(a, b) a##b
-#define CARRIER_CONCAT_(a, b) CARRIER_CONCAT_INNER_(a, b)
-// Inside a case body: a Status error becomes a FAIL carrying its text.
-#define CASE_ASSIGN_IMPL_(lhs, expr, tmp)             \
-  auto tmp = (expr);                                  \
-  if (!tmp.ok()) return FailFromStatus(tmp.status()); \
-  lhs = std::move(tmp).value()
-#define CASE_ASSIGN(lhs, expr) CASE_ASSIGN_IMPL_(lhs, expr, CARRIER_CONCAT_(case_tmp_, __LINE__))
-#define CASE_CHECK(expr)                                         \
-  do {                                                           \
-    const Status case_status_ = (expr);                          \
-    if (!case_status_.ok()) return FailFromStatus(case_status_); \
-  } while (0)
 
 constexpr uint32_t kW = 64;  // CarrierOps' default workgroup size, the one the sizes target
 
@@ -717,23 +704,6 @@ CaseResult FusionTieInvariant(vk::VulkanContext& ctx) {
 
 // ---- golden data
 // ---------------------------------------------------------------------------------
-
-std::string GoldenDir() {
-  const char* env = std::getenv("DASHI_GOLDEN_DIR");
-  return (env != nullptr && env[0] != '\0') ? std::string(env) : std::string("golden");
-}
-
-StatusOr<NpyArray> ReadGolden(const std::string& name) {
-  const std::string path = GoldenDir() + "/" + name + ".npy";
-  StatusOr<NpyArray> a = ReadNpy(path);
-  if (!a.ok()) {
-    return Status(a.status().code(), "golden array " + name +
-                                         " unreadable (set DASHI_GOLDEN_DIR or run from the "
-                                         "repository root): " +
-                                         a.status().message());
-  }
-  return a;
-}
 
 StatusOr<Carrier> GoldenCarrier(const std::string& name, GridShape shape) {
   DASHI_ASSIGN_OR_RETURN(NpyArray a, ReadGolden(name));

@@ -37,6 +37,7 @@
 #include "accel_vulkan/decode/vulkan_decoder.h"
 #include "accel_vulkan/device_buffer.h"
 #include "conformance/framework/conformance_case.h"
+#include "conformance/framework/golden_input.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/npy/npy.h"
@@ -51,14 +52,6 @@ namespace {
 using vk::ObserverMode;
 using vk::Precision;
 using vk::VulkanDecoder;
-
-#define DECODE_CONCAT_INNER_(a, b) a##b
-#define DECODE_CONCAT_(a, b) DECODE_CONCAT_INNER_(a, b)
-#define CASE_ASSIGN_IMPL_(lhs, expr, tmp)             \
-  auto tmp = (expr);                                  \
-  if (!tmp.ok()) return FailFromStatus(tmp.status()); \
-  lhs = std::move(tmp).value()
-#define CASE_ASSIGN(lhs, expr) CASE_ASSIGN_IMPL_(lhs, expr, DECODE_CONCAT_(case_tmp_, __LINE__))
 
 constexpr double kFp64Tol = 1e-12;
 constexpr double kFp32Tol = 1e-6;
@@ -159,26 +152,6 @@ StatusOr<DecodeInput> LesInput(int64_t n, int k_lo, int k_mid, int anchors, int 
   return in;
 }
 
-std::string GoldenDir() {
-  const char* env = std::getenv("DASHI_GOLDEN_DIR");
-  return (env != nullptr && env[0] != '\0') ? std::string(env) : std::string("golden");
-}
-
-StatusOr<NpyArray> ReadGolden(const std::string& name, const std::vector<int64_t>& shape) {
-  const std::string path = GoldenDir() + "/" + name + ".npy";
-  StatusOr<NpyArray> a = ReadNpy(path);
-  if (!a.ok()) {
-    return Status(a.status().code(), "golden array " + name +
-                                         " unreadable (set DASHI_GOLDEN_DIR or run from the "
-                                         "repository root): " +
-                                         a.status().message());
-  }
-  if (!shape.empty() && a->shape != shape) {
-    return InvalidArgumentError("golden " + name + " has shape " + NpyShapeString(a->shape) +
-                                ", expected " + NpyShapeString(shape));
-  }
-  return a;
-}
 
 // golden/proxy_128_*: ProxySpecFromAnchors(128, 12, 24, anchors), z = proxy_128_z[2], t = 2.
 StatusOr<DecodeInput> GoldenInput() {

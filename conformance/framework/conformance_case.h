@@ -57,6 +57,20 @@ CaseResult RunCase(const ConformanceCase& c, vk::VulkanContext& ctx);
 
 }  // namespace dashi::conformance
 
+// Inside a case body: a Status error becomes a FAIL carrying its text.
+//   CASE_ASSIGN(DeviceCarrier s, ops->Upload(c));   CASE_CHECK(buffer.Upload(...));
+#define CASE_ASSIGN_IMPL_(lhs, expr, tmp)                                   \
+  auto tmp = (expr);                                                        \
+  if (!tmp.ok()) return ::dashi::conformance::FailFromStatus(tmp.status()); \
+  lhs = std::move(tmp).value()
+#define CASE_ASSIGN(lhs, expr) \
+  CASE_ASSIGN_IMPL_(lhs, expr, DASHI_CONFORMANCE_CONCAT_(case_tmp_, __LINE__))
+#define CASE_CHECK(expr)                                                                 \
+  do {                                                                                   \
+    const ::dashi::Status case_status_ = (expr);                                         \
+    if (!case_status_.ok()) return ::dashi::conformance::FailFromStatus(case_status_);   \
+  } while (0)
+
 #define DASHI_CONFORMANCE_CONCAT_INNER_(a, b) a##b
 #define DASHI_CONFORMANCE_CONCAT_(a, b) DASHI_CONFORMANCE_CONCAT_INNER_(a, b)
 // Registers a case at static-initialisation time (the library needs alwayslink = True).

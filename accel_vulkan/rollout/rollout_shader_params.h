@@ -1,5 +1,5 @@
-// Push constants of shaders/rollout/rollout_partials.comp and rollout_combine.comp (both kernels
-// take the same block), mirrored field for field.
+// Push constants of shaders/rollout/rollout_partials.comp, rollout_combine.comp and
+// rollout_fused.comp (all three kernels take the same block), mirrored field for field.
 #ifndef DASHI_ACCEL_VULKAN_ROLLOUT_ROLLOUT_SHADER_PARAMS_H_
 #define DASHI_ACCEL_VULKAN_ROLLOUT_ROLLOUT_SHADER_PARAMS_H_
 

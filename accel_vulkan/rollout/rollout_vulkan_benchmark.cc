@@ -2,14 +2,19 @@
 //
 //   bazel run -c opt //accel_vulkan/rollout:rollout_vulkan_benchmark -- \
 //       [--device SEL] [--dims 512,1024,2048] [--wg 64,128,256] [--steps 1000] [--reps 9]
-//       [--warmup 2] [--no-verify] [--validation]
+//       [--warmup 2] [--no-verify] [--validation] [--tile 0,4,8]
+//
+// Each row measures both paths side by side: "fused" (VulkanRolloutOptions::fused, the default:
+// one dispatch + one barrier per step, tile = outputs per workgroup; --tile takes a list, 0 =
+// automatic, one row per tile) and "2-kernel" (fused = false: partials + combine, two dispatches
+// + two barriers per step; measured once per (D, wg)), and the difference (2-kernel − fused).
 //
 // For each D and workgroup size: A with entries uniform in ±[0.5, 1)/sqrt(D) and z0 uniform in
 // ±[0.5, 1) (Xoshiro256** seeds 1 and 2; never zero; the state decays by about 0.76 per step, so
 // after 1000 steps it is still ~1e-117, far from the subnormal range). One Run() of `steps`
 // steps is one command buffer (all steps recorded, one submission, the final state read back);
 // its device time comes from the timestamps around the recorded steps, so per step
-// = device_ms / steps includes the two dispatches and two barriers of each step and excludes
+// = device_ms / steps includes the dispatches and barriers of each step and excludes
 // submission, upload and host work. After `warmup` runs, the median (and min) over `reps` runs is
 // reported, plus the effective bandwidth of reading A once per step (D²·8 bytes / step time).
 // Unless --no-verify, the first run's chain and final state are compared with core_ref's
@@ -42,13 +47,14 @@ struct Options {
   int warmup = 2;
   bool verify = true;
   bool validation = false;
+  std::vector<int64_t> tiles = {0};  // fused_tile values (0 = automatic)
 };
 
 void Usage() {
   std::printf(
       "usage: rollout_vulkan_benchmark [--device SEL] [--dims 512,1024,2048] [--wg 64,128,256]\n"
       "                                [--steps 1000] [--reps 9] [--warmup 2] [--no-verify]\n"
-      "                                [--validation]\n");
+      "                                [--validation] [--tile 0,4,8]\n");
 }
 
 bool ParseList(const char* text, std::vector<int64_t>* out) {
@@ -92,6 +98,13 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->steps = std::atoll(v);
     } else if (arg == "--reps") {
       o->reps = std::atoi(v);
+    } else if (arg == "--tile") {
+      // ParseList rejects 0, which means "automatic" here.
+      if (std::string(v) == "0") {
+        o->tiles = {0};
+      } else if (!ParseList(v, &o->tiles)) {
+        return false;
+      }
     } else if (arg == "--warmup") {
       o->warmup = std::atoi(v);
     } else {
@@ -124,6 +137,59 @@ int Fail(const std::string& what, const Status& s) {
   return 1;
 }
 
+struct Measurement {
+  std::string error;     // non-empty: Create() or Run() failed
+  std::string verified;  // "bit-exact", "MISMATCH", "skipped" or why not
+  int64_t chunks = 0;
+  uint32_t tile = 0;
+  double median_us = 0, min_us = 0, host_ms = 0;
+};
+
+// warmup + reps runs of one configuration; the first run is compared with `reference`.
+Measurement Measure(dashi::vk::VulkanContext& ctx, int64_t dim, const std::vector<double>& a,
+                    const std::vector<double>& z0, const dashi::RolloutParams& params,
+                    const dashi::vk::VulkanRolloutOptions& ro, const Options& o,
+                    const StatusOr<dashi::RolloutResult>& reference) {
+  Measurement out;
+  out.verified = o.verify ? "" : "skipped";
+  StatusOr<std::unique_ptr<dashi::vk::VulkanRollout>> r =
+      dashi::vk::VulkanRollout::Create(ctx, dim, a, ro);
+  if (!r.ok()) {
+    out.error = r.status().ToString();
+    return out;
+  }
+  out.chunks = (*r)->chunks();
+  out.tile = (*r)->fused_tile();
+  std::vector<double> per_step_us, host_ms;
+  for (int rep = 0; rep < o.warmup + o.reps; ++rep) {
+    StatusOr<dashi::RolloutResult> got = (*r)->Run(z0, params);
+    if (!got.ok()) {
+      out.error = got.status().ToString();
+      return out;
+    }
+    if (rep == 0 && o.verify) {
+      if (!reference.ok()) {
+        out.verified = "core_ref failed: " + reference.status().ToString();
+      } else {
+        const bool same =
+            got->chain == reference->chain &&
+            std::memcmp(got->final_state.data(), reference->final_state.data(),
+                        reference->final_state.size() * sizeof(double)) == 0;
+        out.verified = same ? "bit-exact" : "MISMATCH";
+      }
+    }
+    const dashi::vk::RolloutTimings& t = (*r)->last_timings();
+    if (rep >= o.warmup) {
+      per_step_us.push_back(t.device_us_per_step);
+      host_ms.push_back(t.host_ms);
+    }
+  }
+  out.median_us = Median(per_step_us);
+  out.min_us = *std::min_element(per_step_us.begin(), per_step_us.end());
+  out.host_ms = Median(host_ms);
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -147,9 +213,10 @@ int main(int argc, char** argv) {
   std::printf("%lld steps per run (one submission), %d warm-up + %d timed runs per row\n",
               static_cast<long long>(o.steps), o.warmup, o.reps);
   std::printf("GB/s(A) = D*D*8 bytes / median step time (A stays in L2 where it fits: H100 50 MB, "
-              "H200 60 MB)\n\n");
-  std::printf("%6s %5s %7s %15s %13s %11s %10s %10s  %s\n", "D", "wg", "chunks", "median us/step",
-              "min us/step", "steps/s", "GB/s(A)", "host ms", "verified");
+              "H200 60 MB); GB/s, steps/s and host ms are the fused path's\n\n");
+  std::printf("%6s %5s %7s %5s | %12s %12s %9s | %13s %13s | %9s %7s %9s  %s\n", "D", "wg",
+              "chunks", "tile", "fused us/st", "2-kern us/st", "saved us", "fused min us",
+              "2-kern min us", "GB/s(A)", "steps/s", "host ms", "verified (fused, 2-kernel)");
 
   int failures = 0;
   for (int64_t dim : o.dims) {
@@ -163,55 +230,40 @@ int main(int argc, char** argv) {
       dashi::vk::VulkanRolloutOptions ro;
       ro.workgroup_size = static_cast<uint32_t>(wg);
       ro.max_steps_per_submit = o.steps;
-      StatusOr<std::unique_ptr<dashi::vk::VulkanRollout>> r =
-          dashi::vk::VulkanRollout::Create(**ctx, dim, a, ro);
-      if (!r.ok()) {
-        std::printf("%6lld %5lld  error: %s\n", static_cast<long long>(dim),
-                    static_cast<long long>(wg), r.status().ToString().c_str());
+      ro.fused = false;
+      const Measurement two = Measure(**ctx, dim, a, z0, params, ro, o, reference);
+      if (!two.error.empty()) {
+        std::printf("%6lld %5lld  two-kernel error: %s\n", static_cast<long long>(dim),
+                    static_cast<long long>(wg), two.error.c_str());
         ++failures;
-        continue;
       }
-      std::vector<double> per_step_us, host_ms;
-      std::string verified = o.verify ? "" : "skipped";
-      bool ok = true;
-      for (int rep = 0; rep < o.warmup + o.reps && ok; ++rep) {
-        StatusOr<dashi::RolloutResult> got = (*r)->Run(z0, params);
-        if (!got.ok()) {
-          std::printf("%6lld %5lld  error: %s\n", static_cast<long long>(dim),
-                      static_cast<long long>(wg), got.status().ToString().c_str());
-          ok = false;
-          break;
+      if (two.verified == "MISMATCH") ++failures;
+      for (int64_t tile : o.tiles) {
+        ro.fused = true;
+        ro.fused_tile = static_cast<uint32_t>(tile);
+        const Measurement fused = Measure(**ctx, dim, a, z0, params, ro, o, reference);
+        if (!fused.error.empty()) {
+          std::printf("%6lld %5lld %7s %5lld  fused error: %s\n", static_cast<long long>(dim),
+                      static_cast<long long>(wg), "", static_cast<long long>(tile),
+                      fused.error.c_str());
+          ++failures;
+          continue;
         }
-        if (rep == 0 && o.verify) {
-          if (!reference.ok()) {
-            verified = "core_ref failed: " + reference.status().ToString();
-          } else {
-            const bool same =
-                got->chain == reference->chain &&
-                std::memcmp(got->final_state.data(), reference->final_state.data(),
-                            reference->final_state.size() * sizeof(double)) == 0;
-            verified = same ? "bit-exact" : "MISMATCH";
-            if (!same) ++failures;
-          }
-        }
-        const dashi::vk::RolloutTimings& t = (*r)->last_timings();
-        if (rep >= o.warmup) {
-          per_step_us.push_back(t.device_us_per_step);
-          host_ms.push_back(t.host_ms);
-        }
+        if (fused.verified == "MISMATCH") ++failures;
+        const double a_bytes = static_cast<double>(dim) * static_cast<double>(dim) * 8.0;
+        const double med = fused.median_us;
+        const bool have_two = two.error.empty();
+        std::printf("%6lld %5lld %7lld %5u | %12.3f %12.3f %9.3f | %13.3f %13.3f | %9.1f %7.0f "
+                    "%9.2f  %s, %s\n",
+                    static_cast<long long>(dim), static_cast<long long>(wg),
+                    static_cast<long long>(fused.chunks), fused.tile, med,
+                    have_two ? two.median_us : 0.0, have_two ? two.median_us - med : 0.0,
+                    fused.min_us, have_two ? two.min_us : 0.0,
+                    med > 0 ? a_bytes / (med * 1e3) : 0.0, med > 0 ? 1e6 / med : 0.0,
+                    fused.host_ms, fused.verified.c_str(),
+                    have_two ? two.verified.c_str() : "error");
+        std::fflush(stdout);
       }
-      if (!ok) {
-        ++failures;
-        continue;
-      }
-      const double med = Median(per_step_us);
-      const double best = *std::min_element(per_step_us.begin(), per_step_us.end());
-      const double a_bytes = static_cast<double>(dim) * static_cast<double>(dim) * 8.0;
-      std::printf("%6lld %5lld %7lld %15.3f %13.3f %11.0f %10.1f %10.2f  %s\n",
-                  static_cast<long long>(dim), static_cast<long long>(wg),
-                  static_cast<long long>((*r)->chunks()), med, best,
-                  med > 0 ? 1e6 / med : 0.0, med > 0 ? a_bytes / (med * 1e3) : 0.0,
-                  Median(host_ms), verified.c_str());
       std::fflush(stdout);
     }
   }

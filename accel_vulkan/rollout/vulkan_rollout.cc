@@ -20,6 +20,14 @@
 #include "shaders/rollout/rollout_combine_fc5.h"
 #include "shaders/rollout/rollout_combine_fc6.h"
 #include "shaders/rollout/rollout_combine_fc7.h"
+#include "shaders/rollout/rollout_fused_fc0.h"
+#include "shaders/rollout/rollout_fused_fc1.h"
+#include "shaders/rollout/rollout_fused_fc2.h"
+#include "shaders/rollout/rollout_fused_fc3.h"
+#include "shaders/rollout/rollout_fused_fc4.h"
+#include "shaders/rollout/rollout_fused_fc5.h"
+#include "shaders/rollout/rollout_fused_fc6.h"
+#include "shaders/rollout/rollout_fused_fc7.h"
 #include "shaders/rollout/rollout_partials_fc0.h"
 #include "shaders/rollout/rollout_partials_fc1.h"
 #include "shaders/rollout/rollout_partials_fc2.h"
@@ -42,6 +50,11 @@ constexpr std::span<const uint32_t> kCombineSpirv[8] = {
     spirv::kRolloutCombineFc0, spirv::kRolloutCombineFc1, spirv::kRolloutCombineFc2,
     spirv::kRolloutCombineFc3, spirv::kRolloutCombineFc4, spirv::kRolloutCombineFc5,
     spirv::kRolloutCombineFc6, spirv::kRolloutCombineFc7,
+};
+constexpr std::span<const uint32_t> kFusedSpirv[8] = {
+    spirv::kRolloutFusedFc0, spirv::kRolloutFusedFc1, spirv::kRolloutFusedFc2,
+    spirv::kRolloutFusedFc3, spirv::kRolloutFusedFc4, spirv::kRolloutFusedFc5,
+    spirv::kRolloutFusedFc6, spirv::kRolloutFusedFc7,
 };
 
 constexpr VkDeviceSize kDoubleBytes = sizeof(double);
@@ -79,6 +92,9 @@ int64_t NextMultiple(int64_t step, int64_t every, int64_t cap) {
 uint32_t TreeSlots(int64_t chunks) {
   return static_cast<uint32_t>(std::bit_width(static_cast<uint64_t>(chunks - 1))) + 1;
 }
+
+// Smallest automatic tile of the fused kernel (outputs per workgroup): 4 doubles = 32 bytes.
+constexpr uint64_t kMinAutoTile = 4;
 
 uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
@@ -147,9 +163,6 @@ StatusOr<std::unique_ptr<VulkanRollout>> VulkanRollout::Create(
                                 std::to_string(k % dim) + "] (flat index " + std::to_string(k) +
                                 ") = " + DoubleText(a[k]) + " is not finite");
   }
-  if (options.workgroup_size < 1) {
-    return InvalidArgumentError("vulkan rollout: workgroup_size must be >= 1");
-  }
   if (options.max_steps_per_submit < 1 || options.max_snapshots_per_submit < 1) {
     return InvalidArgumentError(
         "vulkan rollout: max_steps_per_submit and max_snapshots_per_submit must be >= 1");
@@ -181,6 +194,10 @@ Status VulkanRollout::Init(std::span<const double> a) {
                               info.name + "' allows maxStorageBufferRange = " +
                               std::to_string(lim.maxStorageBufferRange) + " bytes");
   }
+  if (options_.workgroup_size == 0) {  // automatic: 256 (the H100's best, docs/PERF.md) if allowed
+    options_.workgroup_size =
+        std::min({256u, lim.maxComputeWorkGroupSize[0], lim.maxComputeWorkGroupInvocations});
+  }
   const uint32_t wg = options_.workgroup_size;
   if (wg > lim.maxComputeWorkGroupSize[0] || wg > lim.maxComputeWorkGroupInvocations) {
     return InvalidArgumentError("vulkan rollout: workgroup_size " + std::to_string(wg) +
@@ -189,8 +206,43 @@ Status VulkanRollout::Init(std::span<const double> a) {
                                 ", maxComputeWorkGroupInvocations = " +
                                 std::to_string(lim.maxComputeWorkGroupInvocations) + ")");
   }
-  if (CeilDiv(dim_, wg) > lim.maxComputeWorkGroupCount[0] ||
-      static_cast<uint64_t>(chunks_) > lim.maxComputeWorkGroupCount[1]) {
+  if (options_.fused) {
+    // Tile T: T·m doubles of shared memory per workgroup, ceil(D/T) workgroups.
+    const uint64_t shared_doubles = lim.maxComputeSharedMemorySize / kDoubleBytes;
+    const uint64_t m = static_cast<uint64_t>(chunks_);
+    if (m > shared_doubles) {
+      return UnimplementedError("vulkan rollout (fused): D = " + std::to_string(dim_) + " has " +
+                                std::to_string(m) + " chunks, needing " +
+                                std::to_string(m * kDoubleBytes) +
+                                " bytes of shared memory per output, beyond device '" + info.name +
+                                "' maxComputeSharedMemorySize = " +
+                                std::to_string(lim.maxComputeSharedMemorySize) +
+                                " (use fused = false)");
+    }
+    // More than D outputs per workgroup would only leave invocations idle.
+    uint64_t tile = std::min<uint64_t>(options_.fused_tile, static_cast<uint64_t>(dim_));
+    if (tile == 0) {
+      // About one (chunk, j) pair per invocation, but at least 4 outputs: a warp then reads
+      // ≥ 32 contiguous bytes (one memory sector) of each row of A it touches.
+      tile = std::max<uint64_t>(kMinAutoTile, wg / m);
+      tile = std::min<uint64_t>(tile, shared_doubles / m);
+    } else if (tile * m > shared_doubles) {
+      return InvalidArgumentError("vulkan rollout (fused): fused_tile " + std::to_string(tile) +
+                                  " x " + std::to_string(m) + " chunks x 8 bytes exceeds "
+                                  "maxComputeSharedMemorySize = " +
+                                  std::to_string(lim.maxComputeSharedMemorySize));
+    }
+    tile = std::max<uint64_t>(1, std::min<uint64_t>(tile, static_cast<uint64_t>(dim_)));
+    fused_tile_ = static_cast<uint32_t>(tile);
+    if (CeilDiv(dim_, fused_tile_) > lim.maxComputeWorkGroupCount[0]) {
+      return UnimplementedError("vulkan rollout (fused): D = " + std::to_string(dim_) +
+                                " with tile " + std::to_string(tile) + " needs " +
+                                std::to_string(CeilDiv(dim_, fused_tile_)) +
+                                " workgroups, beyond maxComputeWorkGroupCount[0] = " +
+                                std::to_string(lim.maxComputeWorkGroupCount[0]));
+    }
+  } else if (CeilDiv(dim_, wg) > lim.maxComputeWorkGroupCount[0] ||
+             static_cast<uint64_t>(chunks_) > lim.maxComputeWorkGroupCount[1]) {
     return UnimplementedError("vulkan rollout: D = " + std::to_string(dim_) + " with workgroup " +
                               std::to_string(wg) + " needs " + std::to_string(CeilDiv(dim_, wg)) +
                               " x " + std::to_string(chunks_) +
@@ -215,7 +267,7 @@ Status VulkanRollout::Init(std::span<const double> a) {
     DASHI_RETURN_IF_ERROR(b.Fill(ctx_, kGuardWord));
     z.emplace(std::move(b));
   }
-  if (chunks_ > 1) {
+  if (!options_.fused && chunks_ > 1) {
     DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
                            DeviceBuffer::Create(ctx_, static_cast<VkDeviceSize>(chunks_) *
                                                               state_bytes + kGuardBytes));
@@ -229,6 +281,19 @@ Status VulkanRollout::Init(std::span<const double> a) {
   staging_.emplace(std::move(staging));
 
   // Pipelines and their descriptor sets (made once, reused by every dispatch).
+  if (options_.fused) {
+    const uint32_t slots = fused_tile_ * static_cast<uint32_t>(chunks_);
+    DASHI_ASSIGN_OR_RETURN(
+        fused_pipe_,
+        ComputePipeline::Create(ctx_, {kFusedSpirv[variant_], 3, sizeof(RolloutPushConstants),
+                                       {wg, fused_tile_, slots}, 2}));
+    for (int src = 0; src < 2; ++src) {
+      const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer()};
+      DASHI_ASSIGN_OR_RETURN(fused_sets_[src], fused_pipe_->Bindings(bufs));
+    }
+    DASHI_ASSIGN_OR_RETURN(batch_, CommandBatch::Create(ctx_, 4));
+    return OkStatus();
+  }
   DASHI_ASSIGN_OR_RETURN(
       partials_pipe_,
       ComputePipeline::Create(ctx_, {kPartialsSpirv[variant_], 3, sizeof(RolloutPushConstants),
@@ -263,14 +328,17 @@ Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
     return InternalError("vulkan rollout: more snapshots than staging slots");
   }
   const RolloutPushConstants push{static_cast<uint32_t>(dim_), static_cast<uint32_t>(chunks_)};
-  const uint32_t groups_x = CeilDiv(dim_, options_.workgroup_size);
+  const uint32_t groups_x =
+      CeilDiv(dim_, fused_pipe_ ? fused_tile_ : options_.workgroup_size);
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
   DASHI_RETURN_IF_ERROR(batch_->Begin());
   batch_->Timestamp("start");
   size_t next_snapshot = 0;
   int p = *parity;
   for (int64_t step = first_step + 1; step <= last_step; ++step) {
-    if (chunks_ > 1) {
+    if (fused_pipe_) {
+      batch_->Dispatch(*fused_pipe_, fused_sets_[p], &push, sizeof(push), groups_x, 1);
+    } else if (chunks_ > 1) {
       batch_->Dispatch(*partials_pipe_, partials_sets_[p], &push, sizeof(push), groups_x,
                        static_cast<uint32_t>(chunks_));
       batch_->Barrier();

@@ -8,7 +8,11 @@
 //   DASHI_ASSIGN_OR_RETURN(RolloutResult res, r->Run(z0, {.steps = 1000, .hash_every = 100}));
 //   r->last_timings().device_ms;   // device time of the run (timestamp queries)
 //
-// Device work. A (D×D, row-major) and the state stay in device-local memory; each step is two
+// Device work. A (D×D, row-major) and the state stay in device-local memory. By default
+// (options.fused) each step is ONE dispatch of shaders/rollout/rollout_fused.comp: a workgroup owns
+// a tile of T outputs j, computes their m chunk partials into shared memory and folds them by the
+// contract's pairwise tree (level by level, workgroup barriers in between), then writes z_{t+1}[j];
+// one buffer barrier per step. With options.fused = false each step is the older pair of
 // dispatches, kernel 1 (shaders/rollout/rollout_partials.comp: one invocation per (chunk c, j)
 // computes the chunk partial p_c[j]) and kernel 2 (rollout_combine.comp: one invocation per j folds
 // the m = ceil(D/64) partials by the contract's pairwise tree), with a barrier after each; for
@@ -82,12 +86,23 @@ inline constexpr uint32_t kVariantRoundingModeRte = 4;
 std::string FloatControlsVariantName(uint32_t variant);
 
 struct VulkanRolloutOptions {
-  uint32_t workgroup_size = 64;          // specialization constant 0 of both kernels
+  // Specialization constant 0 of the kernels; 0 = automatic: min(256, the device's limits), the
+  // fastest fused setting measured on an H100 (docs/PERF.md).
+  uint32_t workgroup_size = 0;
   int64_t max_steps_per_submit = 1024;   // steps recorded into one command buffer (≥ 1)
   int64_t max_snapshots_per_submit = 64; // staging slots: states read back per submission (≥ 1)
   // false: always the variant without float-controls execution modes (for experiments; the
   // default picks every mode the device supports).
   bool use_float_controls = true;
+  // true: one dispatch per step (rollout_fused.comp); false: two (rollout_partials.comp, then
+  // rollout_combine.comp, a barrier between). Both are bit-identical to the contract.
+  bool fused = true;
+  // Fused path only: outputs per workgroup T (its shared memory holds T·m doubles; clamped to D).
+  // 0 = automatic: max(4, workgroup_size / m), i.e. about one (chunk, j) pair per invocation but
+  // at least one 32-byte sector of each row of A per warp, reduced if needed to fit
+  // maxComputeSharedMemorySize. A larger T means fewer, busier workgroups (each invocation
+  // loops over ceil(T·m / workgroup_size) pairs); tune with the benchmark's --tile.
+  uint32_t fused_tile = 0;
 };
 
 // Timings of the last Run() (also filled, as far as it got, when it failed).
@@ -132,6 +147,8 @@ class VulkanRollout {
   const Float64Controls& device_float_controls() const { return float_controls_; }
   uint32_t shader_variant() const { return variant_; }
   const VulkanRolloutOptions& options() const { return options_; }
+  // Outputs per workgroup of the fused kernel (0 when options().fused is false).
+  uint32_t fused_tile() const { return fused_tile_; }
 
   // Guard words: every state and scratch buffer the kernels write has kGuardBytes after its data
   // (inside the bound range), filled with kGuardWord at Create(). Returns how many 32-bit guard
@@ -158,7 +175,7 @@ class VulkanRollout {
   VulkanContext& ctx_;
   const int64_t dim_;
   const int64_t chunks_;
-  const VulkanRolloutOptions options_;
+  VulkanRolloutOptions options_;  // workgroup_size resolved by Init (0 = automatic)
   Float64Controls float_controls_;
   uint32_t variant_ = 0;
   RolloutTimings timings_;
@@ -169,6 +186,9 @@ class VulkanRollout {
   std::optional<HostVisibleBuffer> staging_;      // max_snapshots_per_submit × D doubles
   std::unique_ptr<ComputePipeline> partials_pipe_;
   std::unique_ptr<ComputePipeline> combine_pipe_;
+  std::unique_ptr<ComputePipeline> fused_pipe_;   // options_.fused only
+  std::array<VkDescriptorSet, 2> fused_sets_{};   // [src]: (A, z[src], z[1−src])
+  uint32_t fused_tile_ = 0;
   std::array<VkDescriptorSet, 2> partials_sets_{};  // [src]: (A, z[src], partials or z[1−src])
   std::array<VkDescriptorSet, 2> combine_sets_{};   // [src]: (partials, z[1−src])
   std::unique_ptr<CommandBatch> batch_;

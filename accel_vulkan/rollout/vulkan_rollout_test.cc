@@ -10,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -98,6 +99,37 @@ TEST_F(VulkanRolloutTest, OneStepEqualsTheScalarContract) {
   }
 }
 
+// docs/MATH.md §9's examples of the pairwise tree, on both paths: z = 1 at the first row of each
+// chunk and 0 elsewhere, so column j's chunk partials are the A entries of those rows.
+// D = 256, partials (1e16, 1, −1e16, 1): (1e16+1) + (−1e16+1) = 0 (a flat sum gives 1);
+// D = 192, partials (1, 1e16, −1e16): (1+1e16) + (−1e16) = 0.
+TEST_F(VulkanRolloutTest, PairwiseTreeExamplesOnBothPaths) {
+  const std::vector<std::vector<double>> cases = {{1e16, 1, -1e16, 1}, {1, 1e16, -1e16}};
+  for (const std::vector<double>& partials : cases) {
+    const int64_t dim = 64 * static_cast<int64_t>(partials.size());
+    std::vector<double> a = RandomMatrix(dim, 700 + dim);
+    std::vector<double> z0(static_cast<size_t>(dim), 0.0);
+    for (size_t c = 0; c < partials.size(); ++c) {
+      z0[64 * c] = 1.0;
+      for (int64_t j = 0; j < dim; ++j) a[64 * c * dim + j] = partials[c];
+    }
+    std::vector<double> want(dim);
+    ASSERT_TRUE(CanonicalVecMatScalar(z0, a, want).ok());
+    for (double w : want) ASSERT_EQ(w, 0.0);
+    for (const bool fused : {true, false}) {
+      for (const uint32_t wg : {1u, 64u, 256u}) {
+        SCOPED_TRACE("D=" + std::to_string(dim) + " fused=" + std::to_string(fused) +
+                     " wg=" + std::to_string(wg));
+        std::unique_ptr<VulkanRollout> r = Make(dim, a, {.workgroup_size = wg, .fused = fused});
+        ASSERT_NE(r, nullptr);
+        StatusOr<RolloutResult> got = r->Run(z0, {.steps = 1, .hash_every = 1});
+        ASSERT_TRUE(got.ok()) << got.status().ToString();
+        EXPECT_TRUE(SameBits(got->final_state, want));
+      }
+    }
+  }
+}
+
 TEST_F(VulkanRolloutTest, ChainMatchesCoreRefAcrossChunkBoundaries) {
   for (int64_t dim : {1, 5, 63, 64, 65, 129, 200, 320}) {
     SCOPED_TRACE("D=" + std::to_string(dim));
@@ -123,12 +155,21 @@ TEST_F(VulkanRolloutTest, WorkgroupSizesSubmissionSplitsAndVariantsAgree) {
       {.max_steps_per_submit = 3, .max_snapshots_per_submit = 2},
       {.max_steps_per_submit = 1024, .max_snapshots_per_submit = 1},
       {.workgroup_size = 32, .max_steps_per_submit = 5, .use_float_controls = false},
+      {.workgroup_size = 1, .fused = false},
+      {.workgroup_size = 7, .fused = false},
+      {.workgroup_size = 256, .fused = false},
+      {.max_steps_per_submit = 3, .max_snapshots_per_submit = 2, .fused = false},
+      {.workgroup_size = 32, .use_float_controls = false, .fused = false},
+      {.workgroup_size = 5, .fused_tile = 1},
+      {.workgroup_size = 64, .fused_tile = 7},
+      {.workgroup_size = 128, .fused_tile = 200},  // clamped to D: one workgroup
   };
   for (const VulkanRolloutOptions& o : configs) {
     SCOPED_TRACE("wg=" + std::to_string(o.workgroup_size) +
                  " max_steps=" + std::to_string(o.max_steps_per_submit) +
                  " max_snaps=" + std::to_string(o.max_snapshots_per_submit) +
-                 " float_controls=" + std::to_string(o.use_float_controls));
+                 " float_controls=" + std::to_string(o.use_float_controls) +
+                 " fused=" + std::to_string(o.fused) + " tile=" + std::to_string(o.fused_tile));
     std::unique_ptr<VulkanRollout> r = Make(dim, a, o);
     ASSERT_NE(r, nullptr);
     if (!o.use_float_controls) EXPECT_EQ(r->shader_variant(), 0u);
@@ -139,6 +180,39 @@ TEST_F(VulkanRolloutTest, WorkgroupSizesSubmissionSplitsAndVariantsAgree) {
     const int64_t by_steps = (11 + o.max_steps_per_submit - 1) / o.max_steps_per_submit;
     const int64_t by_snaps = (6 + o.max_snapshots_per_submit - 1) / o.max_snapshots_per_submit;
     EXPECT_GE(t.submissions, std::max(by_steps, by_snaps));
+  }
+}
+
+// The fused kernel (one dispatch per step) at chunk and tile boundaries: partial last tiles,
+// partial last chunks, odd chunk counts (the carried element of the tree), tiles of one output.
+TEST_F(VulkanRolloutTest, FusedAndTwoKernelPathsMatchCoreRefAtTileBoundaries) {
+  for (int64_t dim : {1, 2, 63, 64, 65, 128, 129, 191, 193, 300, 449}) {
+    const std::vector<double> a = RandomMatrix(dim, 500 + dim);
+    const std::vector<double> z0 = RandomVector(dim, 600 + dim);
+    for (const auto& [wg, tile, fused] : {std::tuple<uint32_t, uint32_t, bool>{64, 0, true},
+                                         {1, 0, true},
+                                         {3, 1, true},
+                                         {48, 5, true},
+                                         {256, 0, true},
+                                         {64, 0, false}}) {
+      SCOPED_TRACE("D=" + std::to_string(dim) + " wg=" + std::to_string(wg) +
+                   " tile=" + std::to_string(tile) + " fused=" + std::to_string(fused));
+      std::unique_ptr<VulkanRollout> r =
+          Make(dim, a, {.workgroup_size = wg, .fused = fused, .fused_tile = tile});
+      ASSERT_NE(r, nullptr);
+      if (fused) {
+        EXPECT_GE(r->fused_tile(), 1u);
+        if (tile != 0) {
+          EXPECT_EQ(r->fused_tile(), std::min<uint32_t>(tile, static_cast<uint32_t>(dim)));
+        }
+      } else {
+        EXPECT_EQ(r->fused_tile(), 0u);
+      }
+      ExpectMatchesReference(*r, z0, a, {.steps = 9, .hash_every = 4});
+      StatusOr<int64_t> bad = r->CountCorruptedGuardWords();
+      ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+      EXPECT_EQ(*bad, 0);
+    }
   }
 }
 
@@ -205,8 +279,12 @@ TEST_F(VulkanRolloutTest, RejectsBadInputsLikeCoreRef) {
             StatusCode::kInvalidArgument);
   EXPECT_EQ(VulkanRollout::Create(ctx(), VulkanRollout::kMaxDim + 1, {}).status().code(),
             StatusCode::kUnimplemented);
-  EXPECT_EQ(VulkanRollout::Create(ctx(), dim, a, {.workgroup_size = 0}).status().code(),
-            StatusCode::kInvalidArgument);
+  {  // 0 = automatic: 256 where the device allows it (lavapipe and NVIDIA do)
+    StatusOr<std::unique_ptr<VulkanRollout>> automatic =
+        VulkanRollout::Create(ctx(), dim, a, {.workgroup_size = 0});
+    ASSERT_TRUE(automatic.ok()) << automatic.status().ToString();
+    EXPECT_EQ((*automatic)->options().workgroup_size, 256u);
+  }
   EXPECT_EQ(VulkanRollout::Create(ctx(), dim, a, {.workgroup_size = 1u << 20}).status().code(),
             StatusCode::kInvalidArgument);
   for (double bad : {std::numeric_limits<double>::quiet_NaN(),

@@ -4,6 +4,10 @@
 //   rollout.hash_parity.d<D>    checkpoint links ≠ core_ref's, D ∈ {1, 63, …, 1000}, random
 //                               stable A and z0 (seeds in the detail), 40 steps, hash_every 7
 //   rollout.final_state.d<D>    final-state elements whose bits differ from core_ref's
+//   rollout.{hash_parity,final_state}.two_kernel.d<D>  the same on the two-dispatch path
+//                               (VulkanRolloutOptions::fused = false); the cases without
+//                               ".two_kernel" run the default, fused path (one dispatch per step).
+//                               subnormal, signed_zero and guard_words cover both paths.
 //   rollout.golden.pipeline_32  golden/pipeline_32_*: links and the 21 states of the golden run
 //   rollout.subnormal           states and products in the subnormal range (bit-exact or FAIL)
 //   rollout.signed_zero         states made of ±0 only (the contract's sign-of-zero details)
@@ -113,25 +117,27 @@ struct PairedRun {
 };
 
 PairedRun RunBoth(VulkanContext& ctx, int64_t dim, std::span<const double> a,
-                  std::span<const double> z0, const RolloutParams& p) {
+                  std::span<const double> z0, const RolloutParams& p, bool fused) {
   PairedRun out;
   out.reference = Rollout(z0, a, p);
-  StatusOr<std::unique_ptr<VulkanRollout>> r = VulkanRollout::Create(ctx, dim, a);
+  StatusOr<std::unique_ptr<VulkanRollout>> r =
+      VulkanRollout::Create(ctx, dim, a, {.fused = fused});
   if (!r.ok()) {
     out.device = r.status();
     return out;
   }
-  out.variant = vk::FloatControlsVariantName((*r)->shader_variant());
+  out.variant = vk::FloatControlsVariantName((*r)->shader_variant()) +
+                (fused ? ", fused, tile " + std::to_string((*r)->fused_tile()) : ", two-kernel");
   out.device = (*r)->Run(z0, p);
   return out;
 }
 
-CaseResult HashParity(VulkanContext& ctx, int64_t dim) {
+CaseResult HashParity(VulkanContext& ctx, int64_t dim, bool fused) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
   const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
   const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
-  PairedRun run = RunBoth(ctx, dim, a, z0, p);
+  PairedRun run = RunBoth(ctx, dim, a, z0, p, fused);
   if (!run.reference.ok()) return FailFromStatus(run.reference.status().WithPrefix("core_ref"));
   if (!run.device.ok()) return FailFromStatus(run.device.status());
   const auto [differ, first] = CompareChains(run.device->chain, run.reference->chain);
@@ -147,19 +153,19 @@ CaseResult HashParity(VulkanContext& ctx, int64_t dim) {
   return Judge(static_cast<double>(differ), 0, detail + " (shaders: " + run.variant + ")");
 }
 
-CaseResult FinalState(VulkanContext& ctx, int64_t dim) {
+CaseResult FinalState(VulkanContext& ctx, int64_t dim, bool fused) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
   const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
   const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
-  PairedRun run = RunBoth(ctx, dim, a, z0, p);
+  PairedRun run = RunBoth(ctx, dim, a, z0, p, fused);
   if (!run.reference.ok()) return FailFromStatus(run.reference.status().WithPrefix("core_ref"));
   if (!run.device.ok()) return FailFromStatus(run.device.status());
   const std::vector<double>& got = run.device->final_state;
   const std::vector<double>& want = run.reference->final_state;
   const int64_t differ = DifferingBits(got, want);
   std::string detail = "D=" + std::to_string(dim) + ", " + Seeds(dim) + ", z_" +
-                       std::to_string(kParitySteps);
+                       std::to_string(kParitySteps) + " (" + run.variant + ")";
   for (size_t k = 0; k < want.size() && k < got.size(); ++k) {
     if (std::memcmp(&got[k], &want[k], sizeof(double)) != 0) {
       char buf[128];
@@ -173,14 +179,17 @@ CaseResult FinalState(VulkanContext& ctx, int64_t dim) {
 }
 
 const bool kParityCasesRegistered = [] {
-  for (int64_t dim : kParityDims) {
-    const std::string d = std::to_string(dim);
-    RegisterCase({"rollout.hash_parity.d" + d, "rollout",
-                  "checkpoint links differing from core_ref", 0.0,
-                  [dim](VulkanContext& ctx) { return HashParity(ctx, dim); }});
-    RegisterCase({"rollout.final_state.d" + d, "rollout",
-                  "final-state elements whose bits differ from core_ref", 0.0,
-                  [dim](VulkanContext& ctx) { return FinalState(ctx, dim); }});
+  for (const bool fused : {true, false}) {
+    const std::string path = fused ? "" : "two_kernel.";
+    for (int64_t dim : kParityDims) {
+      const std::string d = path + "d" + std::to_string(dim);
+      RegisterCase({"rollout.hash_parity." + d, "rollout",
+                    "checkpoint links differing from core_ref", 0.0,
+                    [dim, fused](VulkanContext& ctx) { return HashParity(ctx, dim, fused); }});
+      RegisterCase({"rollout.final_state." + d, "rollout",
+                    "final-state elements whose bits differ from core_ref", 0.0,
+                    [dim, fused](VulkanContext& ctx) { return FinalState(ctx, dim, fused); }});
+    }
   }
   return true;
 }();
@@ -303,27 +312,35 @@ CaseResult Subnormal(VulkanContext& ctx) {
   });
   if (!want.ok()) return FailFromStatus(want.status().WithPrefix("core_ref"));
 
-  StatusOr<std::unique_ptr<VulkanRollout>> r = VulkanRollout::Create(ctx, dim, a);
-  if (!r.ok()) return FailFromStatus(r.status());
-  const vk::Float64Controls fc = (*r)->device_float_controls();
-  int64_t states_differ = 0, first_state = -1;
-  StatusOr<RolloutResult> got = (*r)->Run(z0, p, [&](int64_t step, std::span<const double> s) {
-    if (DifferingBits(s, want_states[step]) != 0) {
-      ++states_differ;
-      if (first_state < 0) first_state = step;
-    }
-    return OkStatus();
-  });
-  if (!got.ok()) return FailFromStatus(got.status());
-  const auto [links_differ, first_link] = CompareChains(got->chain, want->chain);
-  std::string detail = "D=130, seed 0x5ab0a11, 24 steps, hash_every 4; reference states hold " +
+  // Both paths (fused, two-kernel); the counts below add up over them.
+  vk::Float64Controls fc;
+  uint32_t variant = 0;
+  int64_t states_differ = 0, first_state = -1, links_differ = 0;
+  for (const bool fused : {true, false}) {
+    StatusOr<std::unique_ptr<VulkanRollout>> r =
+        VulkanRollout::Create(ctx, dim, a, {.fused = fused});
+    if (!r.ok()) return FailFromStatus(r.status());
+    fc = (*r)->device_float_controls();
+    variant = (*r)->shader_variant();
+    StatusOr<RolloutResult> got = (*r)->Run(z0, p, [&](int64_t step, std::span<const double> s) {
+      if (DifferingBits(s, want_states[step]) != 0) {
+        ++states_differ;
+        if (first_state < 0) first_state = step;
+      }
+      return OkStatus();
+    });
+    if (!got.ok()) return FailFromStatus(got.status());
+    links_differ += CompareChains(got->chain, want->chain).first;
+  }
+  std::string detail = "D=130, seed 0x5ab0a11, 24 steps, hash_every 4, fused and two-kernel "
+                       "paths; reference states hold " +
                        std::to_string(subnormal_entries) + " subnormal and " +
                        std::to_string(zero_entries) + " zero entries; " +
                        std::to_string(links_differ) + " links and " +
                        std::to_string(states_differ) + " states differ";
   if (first_state >= 0) detail += " (first at step " + std::to_string(first_state) + ")";
   detail += "; device fp64 float controls: " + fc.ToString() +
-            "; shaders: " + vk::FloatControlsVariantName((*r)->shader_variant());
+            "; shaders: " + vk::FloatControlsVariantName(variant);
   if (!fc.denorm_preserve) {
     detail += " (the device does not guarantee fp64 subnormals: DenormPreserve unavailable)";
   }
@@ -365,25 +382,32 @@ CaseResult SignedZero(VulkanContext& ctx) {
     return OkStatus();
   });
   if (!want.ok()) return FailFromStatus(want.status().WithPrefix("core_ref"));
-  StatusOr<std::unique_ptr<VulkanRollout>> r = VulkanRollout::Create(ctx, dim, a);
-  if (!r.ok()) return FailFromStatus(r.status());
-  int64_t states_differ = 0, first_state = -1;
-  StatusOr<RolloutResult> got = (*r)->Run(z0, p, [&](int64_t step, std::span<const double> s) {
-    if (DifferingBits(s, want_states[step]) != 0) {
-      ++states_differ;
-      if (first_state < 0) first_state = step;
-    }
-    return OkStatus();
-  });
-  if (!got.ok()) return FailFromStatus(got.status());
-  const auto [links_differ, first_link] = CompareChains(got->chain, want->chain);
-  std::string detail = "D=200, seed 0x2e205, 12 steps, hash_every 3; reference states hold " +
+  // Both paths (fused, two-kernel); the counts below add up over them.
+  uint32_t variant = 0;
+  int64_t states_differ = 0, first_state = -1, links_differ = 0;
+  for (const bool fused : {true, false}) {
+    StatusOr<std::unique_ptr<VulkanRollout>> r =
+        VulkanRollout::Create(ctx, dim, a, {.fused = fused});
+    if (!r.ok()) return FailFromStatus(r.status());
+    variant = (*r)->shader_variant();
+    StatusOr<RolloutResult> got = (*r)->Run(z0, p, [&](int64_t step, std::span<const double> s) {
+      if (DifferingBits(s, want_states[step]) != 0) {
+        ++states_differ;
+        if (first_state < 0) first_state = step;
+      }
+      return OkStatus();
+    });
+    if (!got.ok()) return FailFromStatus(got.status());
+    links_differ += CompareChains(got->chain, want->chain).first;
+  }
+  std::string detail = "D=200, seed 0x2e205, 12 steps, hash_every 3, fused and two-kernel "
+                       "paths; reference states hold " +
                        std::to_string(negative_zeros) + " -0 and " +
                        std::to_string(positive_zeros) + " +0 entries; " +
                        std::to_string(links_differ) + " links and " +
                        std::to_string(states_differ) + " states differ";
   if (first_state >= 0) detail += " (first at step " + std::to_string(first_state) + ")";
-  detail += "; shaders: " + vk::FloatControlsVariantName((*r)->shader_variant());
+  detail += "; shaders: " + vk::FloatControlsVariantName(variant);
   if (negative_zeros == 0 || positive_zeros == 0) {
     return Fail(NAN, "test data did not produce both signed zeros; " + detail);
   }
@@ -441,20 +465,24 @@ CaseResult GuardWords(VulkanContext& ctx) {
       "(1, 64), (64, 256), (65, 64), (129, 256), (1000, 64), (1000, 256)";
   const std::pair<int64_t, uint32_t> configs[] = {{1, 64}, {64, 256}, {65, 64}, {129, 256},
                                                   {1000, 64}, {1000, 256}};
-  for (const auto& [dim, wg] : configs) {
-    const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
-    const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
-    StatusOr<std::unique_ptr<VulkanRollout>> r =
-        VulkanRollout::Create(ctx, dim, a, {.workgroup_size = wg});
-    if (!r.ok()) return FailFromStatus(r.status());
-    StatusOr<RolloutResult> got = (*r)->Run(z0, {.steps = 9, .hash_every = 4});
-    if (!got.ok()) return FailFromStatus(got.status());
-    StatusOr<int64_t> bad = (*r)->CountCorruptedGuardWords();
-    if (!bad.ok()) return FailFromStatus(bad.status());
-    corrupted += *bad;
-    if (*bad > 0) {
-      detail += " [D=" + std::to_string(dim) + " wg=" + std::to_string(wg) + ": " +
-                std::to_string(*bad) + " overwritten]";
+  detail += ", fused and two-kernel paths";
+  for (const bool fused : {true, false}) {
+    for (const auto& [dim, wg] : configs) {
+      const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
+      const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
+      StatusOr<std::unique_ptr<VulkanRollout>> r =
+          VulkanRollout::Create(ctx, dim, a, {.workgroup_size = wg, .fused = fused});
+      if (!r.ok()) return FailFromStatus(r.status());
+      StatusOr<RolloutResult> got = (*r)->Run(z0, {.steps = 9, .hash_every = 4});
+      if (!got.ok()) return FailFromStatus(got.status());
+      StatusOr<int64_t> bad = (*r)->CountCorruptedGuardWords();
+      if (!bad.ok()) return FailFromStatus(bad.status());
+      corrupted += *bad;
+      if (*bad > 0) {
+        detail += std::string(" [") + (fused ? "fused" : "two-kernel") + " D=" +
+                  std::to_string(dim) + " wg=" + std::to_string(wg) + ": " +
+                  std::to_string(*bad) + " overwritten]";
+      }
     }
   }
   return Judge(static_cast<double>(corrupted), 0, detail);

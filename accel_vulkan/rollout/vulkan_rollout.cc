@@ -430,21 +430,7 @@ StatusOr<RolloutResult> VulkanRollout::RunImpl(std::span<const double> z0,
                                                const RolloutObserver& observer) {
   // The checks of core_ref's ValidateInputs, in its order, with D fixed by Create().
   const bool has_observer = static_cast<bool>(observer);
-  if (params.steps < 0) {
-    return InvalidArgumentError("rollout: steps = " + std::to_string(params.steps) +
-                                " is negative");
-  }
-  if (params.hash_every < 1) {
-    return InvalidArgumentError("rollout: hash_every = " + std::to_string(params.hash_every) +
-                                " must be >= 1");
-  }
-  if (params.observe_every < 0) {
-    return InvalidArgumentError("rollout: observe_every = " +
-                                std::to_string(params.observe_every) + " is negative");
-  }
-  if (has_observer && params.observe_every == 0) {
-    return InvalidArgumentError("rollout: an observer was given but observe_every is 0");
-  }
+  DASHI_RETURN_IF_ERROR(ValidateRolloutParams(params, has_observer));
   if (z0.size() != static_cast<size_t>(dim_)) {
     return InvalidArgumentError("rollout: z0 has " + std::to_string(z0.size()) +
                                 " entries but this Vulkan rollout was created for D = " +

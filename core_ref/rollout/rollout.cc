@@ -36,21 +36,7 @@ int64_t FirstNonFinite(std::span<const double> v) {
 
 Status ValidateInputs(std::span<const double> z0, std::span<const double> a,
                       const RolloutParams& params, bool has_observer) {
-  if (params.steps < 0) {
-    return InvalidArgumentError("rollout: steps = " + std::to_string(params.steps) +
-                                " is negative");
-  }
-  if (params.hash_every < 1) {
-    return InvalidArgumentError("rollout: hash_every = " + std::to_string(params.hash_every) +
-                                " must be >= 1");
-  }
-  if (params.observe_every < 0) {
-    return InvalidArgumentError("rollout: observe_every = " +
-                                std::to_string(params.observe_every) + " is negative");
-  }
-  if (has_observer && params.observe_every == 0) {
-    return InvalidArgumentError("rollout: an observer was given but observe_every is 0");
-  }
+  DASHI_RETURN_IF_ERROR(ValidateRolloutParams(params, has_observer));
   const size_t dim = z0.size();
   if (dim == 0) return InvalidArgumentError("rollout: z0 is empty (the dimension D must be >= 1)");
   if (a.size() % dim != 0 || a.size() / dim != dim) {
@@ -114,6 +100,25 @@ StatusOr<RolloutResult> RolloutImpl(std::span<const double> z0, std::span<const 
 }
 
 }  // namespace
+
+Status ValidateRolloutParams(const RolloutParams& params, bool has_observer) {
+  if (params.steps < 0) {
+    return InvalidArgumentError("rollout: steps = " + std::to_string(params.steps) +
+                                " is negative");
+  }
+  if (params.hash_every < 1) {
+    return InvalidArgumentError("rollout: hash_every = " + std::to_string(params.hash_every) +
+                                " must be >= 1");
+  }
+  if (params.observe_every < 0) {
+    return InvalidArgumentError("rollout: observe_every = " +
+                                std::to_string(params.observe_every) + " is negative");
+  }
+  if (has_observer && params.observe_every == 0) {
+    return InvalidArgumentError("rollout: an observer was given but observe_every is 0");
+  }
+  return OkStatus();
+}
 
 bool IsCheckpointStep(int64_t step, int64_t steps, int64_t hash_every) {
   return step % hash_every == 0 || step == steps;

@@ -58,6 +58,10 @@ using RolloutObserver = std::function<Status(int64_t step, std::span<const doubl
 // OUT_OF_RANGE: the state became non-finite (blow-up, e.g. spectral radius of A above 1); the
 //   message names the step and the first non-finite index.
 // An exception thrown by the observer is caught and returned as INTERNAL.
+// The parameter checks every backend applies first, in this order (steps ≥ 0, hash_every ≥ 1,
+// observe_every ≥ 0, and ≥ 1 when an observer is given), with core_ref's messages.
+Status ValidateRolloutParams(const RolloutParams& params, bool has_observer);
+
 StatusOr<RolloutResult> Rollout(std::span<const double> z0, std::span<const double> a,
                                 const RolloutParams& params,
                                 const RolloutObserver& observer = nullptr);

@@ -155,4 +155,21 @@ Status DeviceBuffer::Fill(const VulkanContext& ctx, uint32_t pattern) {
   });
 }
 
+Status CheckGuardWords(const VulkanContext& ctx, const DeviceBuffer& buffer,
+                       uint64_t payload_bytes, uint64_t guard_bytes, uint32_t guard_word,
+                       const std::string& what) {
+  if (buffer.size() < payload_bytes + guard_bytes) {
+    return FailedPreconditionError(what + " buffer has no guard region");
+  }
+  DASHI_ASSIGN_OR_RETURN(std::vector<uint32_t> g,
+                         buffer.DownloadValues<uint32_t>(ctx, guard_bytes / 4, payload_bytes));
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (g[i] != guard_word) {
+      return DataLossError("guard word " + std::to_string(i) + " after the " + what +
+                           " was overwritten (out-of-bounds write)");
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace dashi::vk

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <vulkan/vulkan.h>
@@ -60,6 +61,13 @@ class DeviceBuffer {
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   VkDeviceSize bytes_ = 0;
 };
+
+// Checks that `guard_bytes` after the first `payload_bytes` of `buffer` all hold `guard_word`
+// (out-of-bounds writes land there): FAILED_PRECONDITION if the buffer has no room for the
+// guards, DATA_LOSS naming `what` and the first overwritten word otherwise.
+Status CheckGuardWords(const VulkanContext& ctx, const DeviceBuffer& buffer,
+                       uint64_t payload_bytes, uint64_t guard_bytes, uint32_t guard_word,
+                       const std::string& what);
 
 // Runs `record` in a one-shot command buffer on the context's queue and waits for it.
 Status RunOneShot(const VulkanContext& ctx, const std::function<void(VkCommandBuffer)>& record);

@@ -450,36 +450,14 @@ StatusOr<std::unique_ptr<CarrierOps>> CarrierOps::Create(VulkanContext& ctx,
 
 Status CarrierOps::CheckGuards(const DeviceCarrier& c) {
   DASHI_RETURN_IF_ERROR(impl_->CheckCarrier(c, "carrier"));
-  const uint64_t payload = static_cast<uint64_t>(c.shape.size()) * 4;
-  if (c.cells.size() < payload + kGuardBytes) {
-    return FailedPreconditionError("carrier buffer has no guard region");
-  }
-  DASHI_ASSIGN_OR_RETURN(std::vector<uint32_t> g,
-                         c.cells.DownloadValues<uint32_t>(impl_->ctx, kGuardBytes / 4, payload));
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (g[i] != kGuardWord) {
-      return DataLossError("guard word " + std::to_string(i) + " after a " + ToString(c.shape) +
-                           " carrier was overwritten (out-of-bounds write)");
-    }
-  }
-  return OkStatus();
+  return CheckGuardWords(impl_->ctx, c.cells, static_cast<uint64_t>(c.shape.size()) * 4,
+                         kGuardBytes, kGuardWord, ToString(c.shape) + " carrier");
 }
 
 Status CarrierOps::CheckGuards(const DeviceField& f) {
   DASHI_RETURN_IF_ERROR(impl_->CheckField(f, "field"));
-  const uint64_t payload = static_cast<uint64_t>(f.shape.size()) * 8;
-  if (f.values.size() < payload + kGuardBytes) {
-    return FailedPreconditionError("field buffer has no guard region");
-  }
-  DASHI_ASSIGN_OR_RETURN(std::vector<uint32_t> g,
-                         f.values.DownloadValues<uint32_t>(impl_->ctx, kGuardBytes / 4, payload));
-  for (size_t i = 0; i < g.size(); ++i) {
-    if (g[i] != kGuardWord) {
-      return DataLossError("guard word " + std::to_string(i) + " after a " + ToString(f.shape) +
-                           " field was overwritten (out-of-bounds write)");
-    }
-  }
-  return OkStatus();
+  return CheckGuardWords(impl_->ctx, f.values, static_cast<uint64_t>(f.shape.size()) * 8,
+                         kGuardBytes, kGuardWord, ToString(f.shape) + " field");
 }
 
 StatusOr<DeviceCarrier> CarrierOps::Upload(const Carrier& c) {

@@ -1,6 +1,5 @@
 #include "accel_vulkan/testing/vulkan_test.h"
 
-#include <cstring>
 
 namespace dashi::vk::testing {
 
@@ -25,15 +24,8 @@ StatusOr<DeviceBuffer> VulkanTest::GuardedBuffer(uint64_t bytes) {
 }
 
 ::testing::AssertionResult VulkanTest::GuardsIntact(const DeviceBuffer& buffer, uint64_t bytes) {
-  StatusOr<std::vector<uint32_t>> g =
-      buffer.DownloadValues<uint32_t>(*ctx_, kGuardBytes / 4, bytes);
-  if (!g.ok()) return ::testing::AssertionFailure() << g.status().ToString();
-  for (size_t i = 0; i < g->size(); ++i) {
-    if ((*g)[i] != kGuardWord32) {
-      return ::testing::AssertionFailure()
-             << "guard word " << i << " after the output was overwritten (out-of-bounds write)";
-    }
-  }
+  const Status st = CheckGuardWords(*ctx_, buffer, bytes, kGuardBytes, kGuardWord32, "output");
+  if (!st.ok()) return ::testing::AssertionFailure() << st.ToString();
   return ::testing::AssertionSuccess();
 }
 

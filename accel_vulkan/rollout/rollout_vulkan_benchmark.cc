@@ -1,6 +1,6 @@
 // Per-step device time of the fp64 Vulkan rollout (accel_vulkan/rollout/vulkan_rollout.h).
 //
-//   bazel run -c opt //accel_vulkan/rollout:rollout_vulkan_benchmark -- \
+//   bazel run -c opt //accel_vulkan/rollout:rollout_vulkan_benchmark --
 //       [--device SEL] [--dims 512,1024,2048] [--wg 64,128,256] [--steps 1000] [--reps 9]
 //       [--warmup 2] [--no-verify] [--validation] [--tile 0,4,8]
 //
@@ -57,7 +57,8 @@ void Usage() {
       "                                [--validation] [--tile 0,4,8]\n");
 }
 
-bool ParseList(const char* text, std::vector<int64_t>* out) {
+// A comma-separated list of integers ≥ min_value.
+bool ParseList(const char* text, std::vector<int64_t>* out, int64_t min_value = 1) {
   out->clear();
   std::string s(text);
   size_t pos = 0;
@@ -66,7 +67,7 @@ bool ParseList(const char* text, std::vector<int64_t>* out) {
     const std::string item = s.substr(pos, comma - pos);
     char* end = nullptr;
     const long long v = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 1) return false;
+    if (item.empty() || *end != '\0' || v < min_value) return false;
     out->push_back(v);
     pos = comma + 1;
   }
@@ -99,12 +100,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     } else if (arg == "--reps") {
       o->reps = std::atoi(v);
     } else if (arg == "--tile") {
-      // ParseList rejects 0, which means "automatic" here.
-      if (std::string(v) == "0") {
-        o->tiles = {0};
-      } else if (!ParseList(v, &o->tiles)) {
-        return false;
-      }
+      if (!ParseList(v, &o->tiles, /*min_value=*/0)) return false;  // 0 = automatic
     } else if (arg == "--warmup") {
       o->warmup = std::atoi(v);
     } else {

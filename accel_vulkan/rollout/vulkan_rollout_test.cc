@@ -172,7 +172,9 @@ TEST_F(VulkanRolloutTest, WorkgroupSizesSubmissionSplitsAndVariantsAgree) {
                  " fused=" + std::to_string(o.fused) + " tile=" + std::to_string(o.fused_tile));
     std::unique_ptr<VulkanRollout> r = Make(dim, a, o);
     ASSERT_NE(r, nullptr);
-    if (!o.use_float_controls) EXPECT_EQ(r->shader_variant(), 0u);
+    if (!o.use_float_controls) {
+      EXPECT_EQ(r->shader_variant(), 0u);
+    }
     ExpectMatchesReference(*r, z0, a, {.steps = 11, .hash_every = 2});
     const RolloutTimings& t = r->last_timings();
     EXPECT_EQ(t.steps, 11);

@@ -15,28 +15,11 @@
 
 #include "core_ref/blake2b/blake2b.h"
 #include "core_ref/fft/fft.h"
+#include "core_ref/fft/fft_test_inputs.h"
 #include "core_ref/prng/prng.h"
 
 namespace dashi {
 namespace {
-
-std::vector<Complex> RandomComplex(size_t n, uint64_t seed) {
-  Xoshiro256ss rng(seed);
-  std::vector<Complex> v(n);
-  for (auto& z : v) {
-    const double re = 2.0 * rng.NextDouble() - 1.0;
-    const double im = 2.0 * rng.NextDouble() - 1.0;
-    z = Complex(re, im);
-  }
-  return v;
-}
-
-std::vector<double> RandomReal(size_t n, uint64_t seed) {
-  Xoshiro256ss rng(seed);
-  std::vector<double> v(n);
-  for (auto& x : v) x = 2.0 * rng.NextDouble() - 1.0;
-  return v;
-}
 
 template <typename T>
 std::string Hash(const std::vector<T>& v) {

@@ -1,4 +1,5 @@
 #include "core_ref/fft/fft.h"
+#include "core_ref/fft/fft_test_inputs.h"
 
 #include <cmath>
 #include <complex>
@@ -115,24 +116,6 @@ double Log2(size_t n) { return std::log2(static_cast<double>(n)); }
 double Bound(size_t n) { return 4e-16 * std::max(1.0, Log2(n)); }
 
 // --- Inputs -----------------------------------------------------------------------------------
-
-std::vector<Complex> RandomComplex(size_t n, uint64_t seed) {
-  Xoshiro256ss rng(seed);
-  std::vector<Complex> v(n);
-  for (auto& z : v) {
-    const double re = 2.0 * rng.NextDouble() - 1.0;
-    const double im = 2.0 * rng.NextDouble() - 1.0;
-    z = Complex(re, im);
-  }
-  return v;
-}
-
-std::vector<double> RandomReal(size_t n, uint64_t seed) {
-  Xoshiro256ss rng(seed);
-  std::vector<double> v(n);
-  for (auto& x : v) x = 2.0 * rng.NextDouble() - 1.0;
-  return v;
-}
 
 double MaxAbsDiff(const std::vector<Complex>& a, const std::vector<Complex>& b) {
   double m = 0;

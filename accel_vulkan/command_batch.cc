@@ -76,6 +76,11 @@ void CommandBatch::CopyBuffer(VkBuffer src, VkBuffer dst, VkDeviceSize bytes,
   vkCmdCopyBuffer(cb_, src, dst, 1, &region);
 }
 
+void CommandBatch::FillBuffer(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes,
+                              uint32_t value) {
+  vkCmdFillBuffer(cb_, buffer, offset, bytes, value);
+}
+
 void CommandBatch::Timestamp(std::string label) {
   if (queries_ == VK_NULL_HANDLE || labels_.size() >= max_timestamps_) return;
   vkCmdWriteTimestamp(cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_,

@@ -43,6 +43,8 @@ class CommandBatch {
   void Barrier();
   void CopyBuffer(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0,
                   VkDeviceSize dst_offset = 0);
+  // vkCmdFillBuffer: `bytes` (a multiple of 4) at `offset` set to the 32-bit `value`.
+  void FillBuffer(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize bytes, uint32_t value);
   // Writes a device timestamp after all previous work; the label names the stage that ends here.
   // Ignored (with no error) once max_timestamps are used or when the queue has no timestamps.
   void Timestamp(std::string label);

@@ -34,7 +34,7 @@ int Run(AuditOptions o) {
   o.vulkan.allow_uncertified = true;
   StatusOr<VulkanSession> s = OpenVulkanDevice(o.vulkan, "dashi audit");
   if (!s.ok()) return Fail("audit", s.status());
-  StatusOr<std::unique_ptr<vk::VulkanRollout>> vr = vk::VulkanRollout::Create(*s->ctx, dim, av);
+  StatusOr<std::unique_ptr<vk::VulkanRollout>> vr = CreateVulkanRollout(*s, dim, av);
   if (!vr.ok()) return Fail("audit", vr.status());
   const RolloutBackend reference = [&](std::span<const double> z, int64_t, int64_t steps,
                                        int64_t every) {
@@ -100,6 +100,7 @@ CLI::App* AddAuditCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--hash-every", o->hash_every, "Checkpoint spacing")->capture_default_str();
   cmd->add_option("--device", o->vulkan.device, "Vulkan device: index, UUID or name substring");
   cmd->add_flag("--validation", o->vulkan.validation, "Enable the Khronos validation layer");
+  AddRolloutKernelFlag(cmd, &o->vulkan);
   cmd->add_option("--out", o->out, "Report path (JSON)")->capture_default_str();
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

@@ -59,10 +59,9 @@ int Run(const RolloutOptions& o) {
     StatusOr<VulkanSession> s = OpenVulkanDevice(o.vulkan, "dashi rollout");
     if (!s.ok()) return Fail("rollout", s.status());
     vulkan = std::make_unique<VulkanSession>(std::move(s).value());
-    prov = VulkanProvenance(*vulkan);
-    StatusOr<std::unique_ptr<vk::VulkanRollout>> vr =
-        vk::VulkanRollout::Create(*vulkan->ctx, dim, av);
+    StatusOr<std::unique_ptr<vk::VulkanRollout>> vr = CreateVulkanRollout(*vulkan, dim, av);
     if (!vr.ok()) return Fail("rollout", vr.status());
+    prov = VulkanProvenance(*vulkan);
     r = (*vr)->Run(zv, params, observer);
     const vk::RolloutTimings& t = (*vr)->last_timings();
     device_timing = {{"device_ms", t.device_ms},
@@ -144,6 +143,7 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
                 "Use a device without a passing `dashi conform` report (recorded in the output)");
   cmd->add_option("--cert-store", o->vulkan.cert_store, "Certification store directory");
   cmd->add_flag("--validation", o->vulkan.validation, "Enable the Khronos validation layer");
+  AddRolloutKernelFlag(cmd, &o->vulkan);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;
 }

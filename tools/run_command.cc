@@ -293,6 +293,7 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
       ->capture_default_str();
   cmd->add_option("--device", o->vulkan.device,
                   "Vulkan device: index, UUID or name substring (default $DASHI_VK_DEVICE, else 0)");
+  AddRolloutKernelFlag(cmd, &o->vulkan);
   cmd->add_flag("--allow-uncertified", o->vulkan.allow_uncertified,
                 "Use a device without a passing `dashi conform` report (recorded in the output)");
   cmd->add_option("--cert-store", o->vulkan.cert_store,

@@ -35,14 +35,33 @@ StatusOr<VulkanSession> OpenVulkanDevice(const VulkanBackendOptions& options,
   return s;
 }
 
+StatusOr<std::unique_ptr<vk::VulkanRollout>> CreateVulkanRollout(VulkanSession& session,
+                                                                 int64_t dim,
+                                                                 std::span<const double> a) {
+  DASHI_ASSIGN_OR_RETURN(vk::RolloutKernel kernel,
+                         vk::ParseRolloutKernel(session.options.rollout_kernel));
+  DASHI_ASSIGN_OR_RETURN(std::unique_ptr<vk::VulkanRollout> r,
+                         vk::VulkanRollout::Create(*session.ctx, dim, a, {.kernel = kernel}));
+  session.rollout_kernel_used = vk::RolloutKernelName(r->kernel());
+  return r;
+}
+
+void AddRolloutKernelFlag(CLI::App* cmd, VulkanBackendOptions* options) {
+  cmd->add_option("--rollout-kernel", options->rollout_kernel,
+                  "Vulkan rollout kernel: auto (persistent where the device reports its SM count, "
+                  "else fused), persistent (many steps per dispatch), fused (one dispatch per "
+                  "step) or two-kernel; all are bit-identical to the reference")
+      ->check(CLI::IsMember({"auto", "fused", "two-kernel", "persistent"}))
+      ->capture_default_str();
+}
+
 PipelineBackends VulkanPipelineBackends(VulkanSession& session) {
   PipelineBackends b;
   b.rollout = [&session](std::span<const double> z0, std::span<const double> a,
                          const RolloutParams& params,
                          const RolloutObserver& observer) -> StatusOr<RolloutResult> {
     DASHI_ASSIGN_OR_RETURN(std::unique_ptr<vk::VulkanRollout> r,
-                           vk::VulkanRollout::Create(*session.ctx,
-                                                     static_cast<int64_t>(z0.size()), a));
+                           CreateVulkanRollout(session, static_cast<int64_t>(z0.size()), a));
     return r->Run(z0, params, observer);
   };
   auto decoder = std::make_shared<std::unique_ptr<vk::VulkanDecoder>>();
@@ -73,6 +92,8 @@ nlohmann::json VulkanProvenance(const VulkanSession& s) {
   p["allow_uncertified"] = s.options.allow_uncertified;
   p["validation_layer"] = s.options.validation;
   p["decode_precision"] = s.options.decode_fp32 ? "fp32 FFTs (declared)" : "fp64";
+  p["rollout_kernel_requested"] = s.options.rollout_kernel;
+  if (!s.rollout_kernel_used.empty()) p["rollout_kernel_used"] = s.rollout_kernel_used;
   return p;
 }
 

@@ -5,12 +5,16 @@
 #ifndef DASHI_TOOLS_VULKAN_BACKEND_H_
 #define DASHI_TOOLS_VULKAN_BACKEND_H_
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/rollout/vulkan_rollout.h"
 #include "conformance/report/conformance_report.h"
 #include "core_ref/pipeline/pipeline.h"
 #include "core_ref/status/status.h"
@@ -23,6 +27,7 @@ struct VulkanBackendOptions {
   std::string cert_store;    // "" → conformance::DefaultCertStore()
   bool validation = false;   // Khronos validation layer (slow; any message fails the run)
   bool decode_fp32 = false;  // fp32 inverse FFTs in the decoder (declared in the output)
+  std::string rollout_kernel = "auto";  // auto | fused | two-kernel | persistent
 };
 
 struct VulkanSession {
@@ -31,7 +36,17 @@ struct VulkanSession {
   conformance::CertState cert = conformance::CertState::kUncertified;
   std::string cert_store;
   VulkanBackendOptions options;
+  std::string rollout_kernel_used;  // set by CreateVulkanRollout (recorded in the provenance)
 };
+
+// The rollout on the session's device with the kernel of options.rollout_kernel (INVALID_ARGUMENT
+// for an unknown name); records the kernel used in the session.
+StatusOr<std::unique_ptr<vk::VulkanRollout>> CreateVulkanRollout(VulkanSession& session,
+                                                                 int64_t dim,
+                                                                 std::span<const double> a);
+
+// Adds --rollout-kernel to a command.
+void AddRolloutKernelFlag(CLI::App* cmd, VulkanBackendOptions* options);
 
 // Opens and checks the device; `command` names the CLI command in messages.
 StatusOr<VulkanSession> OpenVulkanDevice(const VulkanBackendOptions& options,

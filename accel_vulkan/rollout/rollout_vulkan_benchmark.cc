@@ -1,30 +1,32 @@
 // Per-step device time of the fp64 Vulkan rollout (accel_vulkan/rollout/vulkan_rollout.h).
 //
 //   bazel run -c opt //accel_vulkan/rollout:rollout_vulkan_benchmark --
-//       [--device SEL] [--dims 512,1024,2048] [--wg 64,128,256] [--steps 1000] [--reps 9]
-//       [--warmup 2] [--no-verify] [--validation] [--tile 0,4,8]
+//       [--device SEL] [--dims 512,1024,2048] [--kernels persistent,fused,two-kernel]
+//       [--wg 64,128,256] [--tile 0] [--cols 0] [--groups 0] [--groups-per-sm 1]
+//       [--steps 1000] [--reps 9] [--warmup 2] [--no-verify] [--validation]
 //
-// Each row measures both paths side by side: "fused" (VulkanRolloutOptions::fused, the default:
-// one dispatch + one barrier per step, tile = outputs per workgroup; --tile takes a list, 0 =
-// automatic, one row per tile) and "2-kernel" (fused = false: partials + combine, two dispatches
-// + two barriers per step; measured once per (D, wg)), and the difference (2-kernel − fused).
+// One row per (D, kernel, configuration): fused and two-kernel rows for each --wg (fused also for
+// each --tile, 0 = automatic); persistent rows for each --groups (0 = the SM count ×
+// --groups-per-sm) × --cols (outputs per invocation, 0 = automatic) × --wg, where a --wg of 0
+// means the automatic workgroup size of the persistent kernel.
 //
-// For each D and workgroup size: A with entries uniform in ±[0.5, 1)/sqrt(D) and z0 uniform in
-// ±[0.5, 1) (Xoshiro256** seeds 1 and 2; never zero; the state decays by about 0.76 per step, so
-// after 1000 steps it is still ~1e-117, far from the subnormal range). One Run() of `steps`
-// steps is one command buffer (all steps recorded, one submission, the final state read back);
-// its device time comes from the timestamps around the recorded steps, so per step
-// = device_ms / steps includes the dispatches and barriers of each step and excludes
-// submission, upload and host work. After `warmup` runs, the median (and min) over `reps` runs is
-// reported, plus the effective bandwidth of reading A once per step (D²·8 bytes / step time).
-// Unless --no-verify, the first run's chain and final state are compared with core_ref's
-// Rollout bit for bit (on the CPU; a few seconds at D = 2048).
+// For each D: A with entries uniform in ±[0.5, 1)/sqrt(D) and z0 uniform in ±[0.5, 1)
+// (Xoshiro256** seeds 1 and 2; never zero; the state decays by about 0.76 per step, so after 1000
+// steps it is still ~1e-117, far from the subnormal range). One Run() of `steps` steps is one
+// command buffer (all steps recorded, one submission, the final state read back); its device
+// time comes from the timestamps around the recorded steps, so per step = device_ms / steps
+// includes the dispatches and barriers of each step and excludes submission, upload and host
+// work. After `warmup` runs, the median (and min) over `reps` runs is reported, plus the
+// effective bandwidth of reading A once per step (D²·8 bytes / step time). Unless --no-verify,
+// the first run's chain and final state are compared with core_ref's Rollout bit for bit (on the
+// CPU; a few seconds at D = 2048).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,13 +50,28 @@ struct Options {
   bool verify = true;
   bool validation = false;
   std::vector<int64_t> tiles = {0};  // fused_tile values (0 = automatic)
+  std::vector<dashi::vk::RolloutKernel> kernels = {dashi::vk::RolloutKernel::kPersistent,
+                                                   dashi::vk::RolloutKernel::kFused,
+                                                   dashi::vk::RolloutKernel::kTwoKernels};
+  std::vector<int64_t> cols = {0};    // persistent_cols values (0 = automatic)
+  std::vector<int64_t> groups = {0};  // persistent_groups values (0 = automatic)
+  int64_t groups_per_sm = 1;
 };
 
 void Usage() {
   std::printf(
-      "usage: rollout_vulkan_benchmark [--device SEL] [--dims 512,1024,2048] [--wg 64,128,256]\n"
-      "                                [--steps 1000] [--reps 9] [--warmup 2] [--no-verify]\n"
-      "                                [--validation] [--tile 0,4,8]\n");
+      "usage: rollout_vulkan_benchmark [--device SEL] [--dims 512,1024,2048]\n"
+      "         [--kernels persistent,fused,two-kernel] [--wg 64,128,256] [--tile 0]\n"
+      "         [--cols 0] [--groups 0] [--groups-per-sm 1] [--steps 1000] [--reps 9]\n"
+      "         [--warmup 2] [--no-verify] [--validation]\n"
+      "  --kernels  which kernels to time (persistent: many steps per dispatch; fused: one\n"
+      "             dispatch per step; two-kernel: two dispatches per step)\n"
+      "  --wg       workgroup sizes (0 = automatic; for fused/two-kernel 0 means 256)\n"
+      "  --tile     fused: outputs per workgroup (0 = automatic)\n"
+      "  --cols     persistent: outputs per invocation (0 = automatic)\n"
+      "  --groups   persistent: workgroups (0 = SM count x --groups-per-sm)\n"
+      "  --steps    steps per run (one submission); --reps timed runs after --warmup runs\n"
+      "  --no-verify  skip the bit-exact check against core_ref; --validation  layer on\n");
 }
 
 // A comma-separated list of integers ≥ min_value.
@@ -94,7 +111,28 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     } else if (arg == "--dims") {
       if (!ParseList(v, &o->dims)) return false;
     } else if (arg == "--wg") {
-      if (!ParseList(v, &o->workgroups)) return false;
+      if (!ParseList(v, &o->workgroups, /*min_value=*/0)) return false;
+    } else if (arg == "--cols") {
+      if (!ParseList(v, &o->cols, /*min_value=*/0)) return false;
+    } else if (arg == "--groups") {
+      if (!ParseList(v, &o->groups, /*min_value=*/0)) return false;
+    } else if (arg == "--groups-per-sm") {
+      o->groups_per_sm = std::atoll(v);
+      if (o->groups_per_sm < 1) return false;
+    } else if (arg == "--kernels") {
+      o->kernels.clear();
+      std::string list(v);
+      for (size_t pos = 0; pos <= list.size();) {
+        const size_t comma = std::min(list.find(',', pos), list.size());
+        StatusOr<dashi::vk::RolloutKernel> k =
+            dashi::vk::ParseRolloutKernel(list.substr(pos, comma - pos));
+        if (!k.ok()) {
+          std::fprintf(stderr, "%s\n", k.status().ToString().c_str());
+          return false;
+        }
+        o->kernels.push_back(*k);
+        pos = comma + 1;
+      }
     } else if (arg == "--steps") {
       o->steps = std::atoll(v);
     } else if (arg == "--reps") {
@@ -137,7 +175,7 @@ struct Measurement {
   std::string error;     // non-empty: Create() or Run() failed
   std::string verified;  // "bit-exact", "MISMATCH", "skipped" or why not
   int64_t chunks = 0;
-  uint32_t tile = 0;
+  std::string config;  // "wg 256 tile 8", "G 132 wg 128 R 2", "wg 256"
   double median_us = 0, min_us = 0, host_ms = 0;
 };
 
@@ -155,7 +193,14 @@ Measurement Measure(dashi::vk::VulkanContext& ctx, int64_t dim, const std::vecto
     return out;
   }
   out.chunks = (*r)->chunks();
-  out.tile = (*r)->fused_tile();
+  const dashi::vk::VulkanRollout& ro_used = **r;
+  out.config = "wg " + std::to_string(ro_used.options().workgroup_size);
+  if (ro_used.kernel() == dashi::vk::RolloutKernel::kFused) {
+    out.config += " tile " + std::to_string(ro_used.fused_tile());
+  } else if (ro_used.kernel() == dashi::vk::RolloutKernel::kPersistent) {
+    out.config = "G " + std::to_string(ro_used.persistent_groups()) + " " + out.config + " R " +
+                 std::to_string(ro_used.persistent_cols());
+  }
   std::vector<double> per_step_us, host_ms;
   for (int rep = 0; rep < o.warmup + o.reps; ++rep) {
     StatusOr<dashi::RolloutResult> got = (*r)->Run(z0, params);
@@ -172,6 +217,14 @@ Measurement Measure(dashi::vk::VulkanContext& ctx, int64_t dim, const std::vecto
             std::memcmp(got->final_state.data(), reference->final_state.data(),
                         reference->final_state.size() * sizeof(double)) == 0;
         out.verified = same ? "bit-exact" : "MISMATCH";
+        if (!same && std::getenv("DASHI_BENCH_DEBUG") != nullptr) {
+          for (size_t k = 0; k < got->final_state.size(); ++k) {
+            if (got->final_state[k] != reference->final_state[k]) {
+              std::printf("  z[%zu] = %.17g, core_ref %.17g\n", k, got->final_state[k],
+                          reference->final_state[k]);
+            }
+          }
+        }
       }
     }
     const dashi::vk::RolloutTimings& t = (*r)->last_timings();
@@ -208,13 +261,35 @@ int main(int argc, char** argv) {
               o.validation ? "ON (timings not representative)" : "off");
   std::printf("%lld steps per run (one submission), %d warm-up + %d timed runs per row\n",
               static_cast<long long>(o.steps), o.warmup, o.reps);
+  if (const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx)) {
+    std::printf("SMs: %u (warps per SM %u)\n", sm->sm_count, sm->warps_per_sm);
+  } else {
+    std::printf("SMs: not reported (no VK_NV_shader_sm_builtins): persistent G = 1 unless "
+                "--groups\n");
+  }
   std::printf("GB/s(A) = D*D*8 bytes / median step time (A stays in L2 where it fits: H100 50 MB, "
-              "H200 60 MB); GB/s, steps/s and host ms are the fused path's\n\n");
-  std::printf("%6s %5s %7s %5s | %12s %12s %9s | %13s %13s | %9s %7s %9s  %s\n", "D", "wg",
-              "chunks", "tile", "fused us/st", "2-kern us/st", "saved us", "fused min us",
-              "2-kern min us", "GB/s(A)", "steps/s", "host ms", "verified (fused, 2-kernel)");
+              "H200 60 MB)\n\n");
+  std::printf("%6s %6s %-11s %-22s | %10s %10s | %9s %9s %9s  %s\n", "D", "chunks", "kernel",
+              "config", "us/step", "min us", "GB/s(A)", "steps/s", "host ms", "verified");
 
   int failures = 0;
+  auto report = [&](int64_t dim, dashi::vk::RolloutKernel kernel, const Measurement& m) {
+    const char* name = dashi::vk::RolloutKernelName(kernel);
+    if (!m.error.empty()) {
+      std::printf("%6lld %6s %-11s error: %s\n", static_cast<long long>(dim), "", name,
+                  m.error.c_str());
+      ++failures;
+      return;
+    }
+    if (m.verified == "MISMATCH") ++failures;
+    const double a_bytes = static_cast<double>(dim) * static_cast<double>(dim) * 8.0;
+    const double med = m.median_us;
+    std::printf("%6lld %6lld %-11s %-22s | %10.3f %10.3f | %9.1f %9.0f %9.2f  %s\n",
+                static_cast<long long>(dim), static_cast<long long>(m.chunks), name,
+                m.config.c_str(), med, m.min_us, med > 0 ? a_bytes / (med * 1e3) : 0.0,
+                med > 0 ? 1e6 / med : 0.0, m.host_ms, m.verified.c_str());
+    std::fflush(stdout);
+  };
   for (int64_t dim : o.dims) {
     const std::vector<double> a =
         NonZeroValues(1, static_cast<size_t>(dim * dim), 1.0 / std::sqrt(static_cast<double>(dim)));
@@ -222,45 +297,30 @@ int main(int argc, char** argv) {
     const dashi::RolloutParams params{.steps = o.steps, .hash_every = o.steps};
     StatusOr<dashi::RolloutResult> reference = dashi::InternalError("not computed");
     if (o.verify) reference = dashi::Rollout(z0, a, params);
-    for (int64_t wg : o.workgroups) {
+    for (const dashi::vk::RolloutKernel kernel : o.kernels) {
       dashi::vk::VulkanRolloutOptions ro;
-      ro.workgroup_size = static_cast<uint32_t>(wg);
       ro.max_steps_per_submit = o.steps;
-      ro.fused = false;
-      const Measurement two = Measure(**ctx, dim, a, z0, params, ro, o, reference);
-      if (!two.error.empty()) {
-        std::printf("%6lld %5lld  two-kernel error: %s\n", static_cast<long long>(dim),
-                    static_cast<long long>(wg), two.error.c_str());
-        ++failures;
-      }
-      if (two.verified == "MISMATCH") ++failures;
-      for (int64_t tile : o.tiles) {
-        ro.fused = true;
-        ro.fused_tile = static_cast<uint32_t>(tile);
-        const Measurement fused = Measure(**ctx, dim, a, z0, params, ro, o, reference);
-        if (!fused.error.empty()) {
-          std::printf("%6lld %5lld %7s %5lld  fused error: %s\n", static_cast<long long>(dim),
-                      static_cast<long long>(wg), "", static_cast<long long>(tile),
-                      fused.error.c_str());
-          ++failures;
-          continue;
+      ro.kernel = kernel;
+      ro.persistent_groups_per_sm = static_cast<uint32_t>(o.groups_per_sm);
+      for (int64_t wg : o.workgroups) {
+        ro.workgroup_size = static_cast<uint32_t>(wg);
+        if (kernel == dashi::vk::RolloutKernel::kFused) {
+          for (int64_t tile : o.tiles) {
+            ro.fused_tile = static_cast<uint32_t>(tile);
+            report(dim, kernel, Measure(**ctx, dim, a, z0, params, ro, o, reference));
+          }
+        } else if (kernel == dashi::vk::RolloutKernel::kPersistent) {
+          for (int64_t groups : o.groups) {
+            for (int64_t cols : o.cols) {
+              ro.persistent_groups = static_cast<uint32_t>(groups);
+              ro.persistent_cols = static_cast<uint32_t>(cols);
+              report(dim, kernel, Measure(**ctx, dim, a, z0, params, ro, o, reference));
+            }
+          }
+        } else {
+          report(dim, kernel, Measure(**ctx, dim, a, z0, params, ro, o, reference));
         }
-        if (fused.verified == "MISMATCH") ++failures;
-        const double a_bytes = static_cast<double>(dim) * static_cast<double>(dim) * 8.0;
-        const double med = fused.median_us;
-        const bool have_two = two.error.empty();
-        std::printf("%6lld %5lld %7lld %5u | %12.3f %12.3f %9.3f | %13.3f %13.3f | %9.1f %7.0f "
-                    "%9.2f  %s, %s\n",
-                    static_cast<long long>(dim), static_cast<long long>(wg),
-                    static_cast<long long>(fused.chunks), fused.tile, med,
-                    have_two ? two.median_us : 0.0, have_two ? two.median_us - med : 0.0,
-                    fused.min_us, have_two ? two.min_us : 0.0,
-                    med > 0 ? a_bytes / (med * 1e3) : 0.0, med > 0 ? 1e6 / med : 0.0,
-                    fused.host_ms, fused.verified.c_str(),
-                    have_two ? two.verified.c_str() : "error");
-        std::fflush(stdout);
       }
-      std::fflush(stdout);
     }
   }
   if (!(*ctx)->validation_messages().empty()) {

@@ -28,6 +28,14 @@
 #include "shaders/rollout/rollout_fused_fc5.h"
 #include "shaders/rollout/rollout_fused_fc6.h"
 #include "shaders/rollout/rollout_fused_fc7.h"
+#include "shaders/rollout/rollout_persistent_fc0.h"
+#include "shaders/rollout/rollout_persistent_fc1.h"
+#include "shaders/rollout/rollout_persistent_fc2.h"
+#include "shaders/rollout/rollout_persistent_fc3.h"
+#include "shaders/rollout/rollout_persistent_fc4.h"
+#include "shaders/rollout/rollout_persistent_fc5.h"
+#include "shaders/rollout/rollout_persistent_fc6.h"
+#include "shaders/rollout/rollout_persistent_fc7.h"
 #include "shaders/rollout/rollout_partials_fc0.h"
 #include "shaders/rollout/rollout_partials_fc1.h"
 #include "shaders/rollout/rollout_partials_fc2.h"
@@ -57,7 +65,23 @@ constexpr std::span<const uint32_t> kFusedSpirv[8] = {
     spirv::kRolloutFusedFc6, spirv::kRolloutFusedFc7,
 };
 
+constexpr std::span<const uint32_t> kPersistentSpirv[8] = {
+    spirv::kRolloutPersistentFc0, spirv::kRolloutPersistentFc1, spirv::kRolloutPersistentFc2,
+    spirv::kRolloutPersistentFc3, spirv::kRolloutPersistentFc4, spirv::kRolloutPersistentFc5,
+    spirv::kRolloutPersistentFc6, spirv::kRolloutPersistentFc7,
+};
+
 constexpr VkDeviceSize kDoubleBytes = sizeof(double);
+
+// Smallest workgroup of the persistent kernel. On lavapipe (Mesa 22.3.6) workgroups of ≤ 8
+// invocations (one SIMD vector there) gave wrong states with this kernel and ≥ 16 right ones; the
+// cause was not found (the same logic run by one invocation is correct on paper, and the fused
+// kernel is right at every size), so smaller workgroups are refused rather than trusted.
+constexpr uint64_t kMinPersistentWorkgroup = 16;
+
+// Arrival counters of the persistent kernel: one per dispatch until the host zeroes them again
+// (inside the same command buffer when a submission has more dispatches than counters).
+constexpr uint32_t kSyncCounters = 1024;
 
 std::string DoubleText(double v) {
   if (std::isnan(v)) return "nan";
@@ -98,6 +122,12 @@ constexpr uint64_t kMinAutoTile = 4;
 
 uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
+// The persistent kernel's shared memory: 64·m doubles for the tree plus a flag.
+bool PersistentFits(const VkPhysicalDeviceLimits& lim, int64_t chunks) {
+  return (64 * static_cast<uint64_t>(chunks) + 1) * sizeof(double) <=
+         lim.maxComputeSharedMemorySize;
+}
+
 }  // namespace
 
 std::string Float64Controls::ToString() const {
@@ -131,6 +161,48 @@ std::string FloatControlsVariantName(uint32_t variant) {
   if (variant & kVariantSignedZeroInfNanPreserve) add("SignedZeroInfNanPreserve");
   if (variant & kVariantRoundingModeRte) add("RoundingModeRTE");
   return out.empty() ? "none" : out;
+}
+
+const char* RolloutKernelName(RolloutKernel kernel) {
+  switch (kernel) {
+    case RolloutKernel::kAuto: return "auto";
+    case RolloutKernel::kFused: return "fused";
+    case RolloutKernel::kTwoKernels: return "two-kernel";
+    case RolloutKernel::kPersistent: return "persistent";
+  }
+  return "?";
+}
+
+StatusOr<RolloutKernel> ParseRolloutKernel(std::string_view name) {
+  for (RolloutKernel k : {RolloutKernel::kAuto, RolloutKernel::kFused, RolloutKernel::kTwoKernels,
+                          RolloutKernel::kPersistent}) {
+    if (name == RolloutKernelName(k)) return k;
+  }
+  return InvalidArgumentError("unknown rollout kernel '" + std::string(name) +
+                              "' (expected auto, fused, two-kernel or persistent)");
+}
+
+std::optional<SmInfo> QuerySmInfo(const VulkanContext& ctx) {
+  uint32_t count = 0;
+  if (vkEnumerateDeviceExtensionProperties(ctx.physical_device(), nullptr, &count, nullptr) !=
+      VK_SUCCESS) {
+    return std::nullopt;
+  }
+  std::vector<VkExtensionProperties> exts(count);
+  if (vkEnumerateDeviceExtensionProperties(ctx.physical_device(), nullptr, &count, exts.data()) !=
+      VK_SUCCESS) {
+    return std::nullopt;
+  }
+  const bool supported = std::any_of(exts.begin(), exts.end(), [](const VkExtensionProperties& e) {
+    return std::strcmp(e.extensionName, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME) == 0;
+  });
+  if (!supported) return std::nullopt;
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sm};
+  vkGetPhysicalDeviceProperties2(ctx.physical_device(), &p2);
+  if (sm.shaderSMCount == 0) return std::nullopt;
+  return SmInfo{sm.shaderSMCount, sm.shaderWarpsPerSM};
 }
 
 VulkanRollout::VulkanRollout(VulkanContext& ctx, int64_t dim, const VulkanRolloutOptions& options)
@@ -194,59 +266,23 @@ Status VulkanRollout::Init(std::span<const double> a) {
                               info.name + "' allows maxStorageBufferRange = " +
                               std::to_string(lim.maxStorageBufferRange) + " bytes");
   }
-  if (options_.workgroup_size == 0) {  // automatic: 256 (the H100's best, docs/PERF.md) if allowed
+  if (options_.kernel == RolloutKernel::kAuto) {
+    options_.kernel = QuerySmInfo(ctx_).has_value() && PersistentFits(lim, chunks_)
+                          ? RolloutKernel::kPersistent
+                          : RolloutKernel::kFused;
+  }
+  if (options_.workgroup_size == 0 && options_.kernel != RolloutKernel::kPersistent) {
+    // automatic: 256 (the H100's best for the fused kernel, docs/PERF.md) if allowed
     options_.workgroup_size =
         std::min({256u, lim.maxComputeWorkGroupSize[0], lim.maxComputeWorkGroupInvocations});
   }
-  const uint32_t wg = options_.workgroup_size;
-  if (wg > lim.maxComputeWorkGroupSize[0] || wg > lim.maxComputeWorkGroupInvocations) {
+  if (const uint32_t wg = options_.workgroup_size;
+      wg > lim.maxComputeWorkGroupSize[0] || wg > lim.maxComputeWorkGroupInvocations) {
     return InvalidArgumentError("vulkan rollout: workgroup_size " + std::to_string(wg) +
                                 " exceeds the device's limits (maxComputeWorkGroupSize[0] = " +
                                 std::to_string(lim.maxComputeWorkGroupSize[0]) +
                                 ", maxComputeWorkGroupInvocations = " +
                                 std::to_string(lim.maxComputeWorkGroupInvocations) + ")");
-  }
-  if (options_.fused) {
-    // Tile T: T·m doubles of shared memory per workgroup, ceil(D/T) workgroups.
-    const uint64_t shared_doubles = lim.maxComputeSharedMemorySize / kDoubleBytes;
-    const uint64_t m = static_cast<uint64_t>(chunks_);
-    if (m > shared_doubles) {
-      return UnimplementedError("vulkan rollout (fused): D = " + std::to_string(dim_) + " has " +
-                                std::to_string(m) + " chunks, needing " +
-                                std::to_string(m * kDoubleBytes) +
-                                " bytes of shared memory per output, beyond device '" + info.name +
-                                "' maxComputeSharedMemorySize = " +
-                                std::to_string(lim.maxComputeSharedMemorySize) +
-                                " (use fused = false)");
-    }
-    // More than D outputs per workgroup would only leave invocations idle.
-    uint64_t tile = std::min<uint64_t>(options_.fused_tile, static_cast<uint64_t>(dim_));
-    if (tile == 0) {
-      // About one (chunk, j) pair per invocation, but at least 4 outputs: a warp then reads
-      // ≥ 32 contiguous bytes (one memory sector) of each row of A it touches.
-      tile = std::max<uint64_t>(kMinAutoTile, wg / m);
-      tile = std::min<uint64_t>(tile, shared_doubles / m);
-    } else if (tile * m > shared_doubles) {
-      return InvalidArgumentError("vulkan rollout (fused): fused_tile " + std::to_string(tile) +
-                                  " x " + std::to_string(m) + " chunks x 8 bytes exceeds "
-                                  "maxComputeSharedMemorySize = " +
-                                  std::to_string(lim.maxComputeSharedMemorySize));
-    }
-    tile = std::max<uint64_t>(1, std::min<uint64_t>(tile, static_cast<uint64_t>(dim_)));
-    fused_tile_ = static_cast<uint32_t>(tile);
-    if (CeilDiv(dim_, fused_tile_) > lim.maxComputeWorkGroupCount[0]) {
-      return UnimplementedError("vulkan rollout (fused): D = " + std::to_string(dim_) +
-                                " with tile " + std::to_string(tile) + " needs " +
-                                std::to_string(CeilDiv(dim_, fused_tile_)) +
-                                " workgroups, beyond maxComputeWorkGroupCount[0] = " +
-                                std::to_string(lim.maxComputeWorkGroupCount[0]));
-    }
-  } else if (CeilDiv(dim_, wg) > lim.maxComputeWorkGroupCount[0] ||
-             static_cast<uint64_t>(chunks_) > lim.maxComputeWorkGroupCount[1]) {
-    return UnimplementedError("vulkan rollout: D = " + std::to_string(dim_) + " with workgroup " +
-                              std::to_string(wg) + " needs " + std::to_string(CeilDiv(dim_, wg)) +
-                              " x " + std::to_string(chunks_) +
-                              " workgroups, beyond maxComputeWorkGroupCount");
   }
 
   float_controls_ = QueryFloat64Controls(ctx_);
@@ -267,32 +303,36 @@ Status VulkanRollout::Init(std::span<const double> a) {
     DASHI_RETURN_IF_ERROR(b.Fill(ctx_, kGuardWord));
     z.emplace(std::move(b));
   }
-  if (!options_.fused && chunks_ > 1) {
-    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
-                           DeviceBuffer::Create(ctx_, static_cast<VkDeviceSize>(chunks_) *
-                                                              state_bytes + kGuardBytes));
-    DASHI_RETURN_IF_ERROR(b.Fill(ctx_, kGuardWord));
-    partials_.emplace(std::move(b));
-  }
   DASHI_ASSIGN_OR_RETURN(
       HostVisibleBuffer staging,
       HostVisibleBuffer::Create(
           ctx_, static_cast<VkDeviceSize>(options_.max_snapshots_per_submit) * state_bytes));
   staging_.emplace(std::move(staging));
+  DASHI_ASSIGN_OR_RETURN(batch_, CommandBatch::Create(ctx_, 4));
 
   // Pipelines and their descriptor sets (made once, reused by every dispatch).
-  if (options_.fused) {
-    const uint32_t slots = fused_tile_ * static_cast<uint32_t>(chunks_);
-    DASHI_ASSIGN_OR_RETURN(
-        fused_pipe_,
-        ComputePipeline::Create(ctx_, {kFusedSpirv[variant_], 3, sizeof(RolloutPushConstants),
-                                       {wg, fused_tile_, slots}, 2}));
-    for (int src = 0; src < 2; ++src) {
-      const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer()};
-      DASHI_ASSIGN_OR_RETURN(fused_sets_[src], fused_pipe_->Bindings(bufs));
-    }
-    DASHI_ASSIGN_OR_RETURN(batch_, CommandBatch::Create(ctx_, 4));
-    return OkStatus();
+  switch (options_.kernel) {
+    case RolloutKernel::kPersistent:
+      return InitPersistent(lim);
+    case RolloutKernel::kFused:
+      return InitFused(lim);
+    default:
+      break;
+  }
+  const uint32_t wg = options_.workgroup_size;
+  if (CeilDiv(dim_, wg) > lim.maxComputeWorkGroupCount[0] ||
+      static_cast<uint64_t>(chunks_) > lim.maxComputeWorkGroupCount[1]) {
+    return UnimplementedError("vulkan rollout: D = " + std::to_string(dim_) + " with workgroup " +
+                              std::to_string(wg) + " needs " + std::to_string(CeilDiv(dim_, wg)) +
+                              " x " + std::to_string(chunks_) +
+                              " workgroups, beyond maxComputeWorkGroupCount");
+  }
+  if (chunks_ > 1) {
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
+                           DeviceBuffer::Create(ctx_, static_cast<VkDeviceSize>(chunks_) *
+                                                              state_bytes + kGuardBytes));
+    DASHI_RETURN_IF_ERROR(b.Fill(ctx_, kGuardWord));
+    partials_.emplace(std::move(b));
   }
   DASHI_ASSIGN_OR_RETURN(
       partials_pipe_,
@@ -313,7 +353,145 @@ Status VulkanRollout::Init(std::span<const double> a) {
       DASHI_ASSIGN_OR_RETURN(combine_sets_[src], combine_pipe_->Bindings(bufs));
     }
   }
-  DASHI_ASSIGN_OR_RETURN(batch_, CommandBatch::Create(ctx_, 4));
+  return OkStatus();
+}
+
+Status VulkanRollout::InitFused(const VkPhysicalDeviceLimits& lim) {
+  const DeviceInfo& info = ctx_.info();
+  const uint32_t wg = options_.workgroup_size;
+  // Tile T: T·m doubles of shared memory per workgroup, ceil(D/T) workgroups.
+  const uint64_t shared_doubles = lim.maxComputeSharedMemorySize / kDoubleBytes;
+  const uint64_t m = static_cast<uint64_t>(chunks_);
+  if (m > shared_doubles) {
+    return UnimplementedError("vulkan rollout (fused): D = " + std::to_string(dim_) + " has " +
+                              std::to_string(m) + " chunks, needing " +
+                              std::to_string(m * kDoubleBytes) +
+                              " bytes of shared memory per output, beyond device '" + info.name +
+                              "' maxComputeSharedMemorySize = " +
+                              std::to_string(lim.maxComputeSharedMemorySize) +
+                              " (use the two-kernel path)");
+  }
+  // More than D outputs per workgroup would only leave invocations idle.
+  uint64_t tile = std::min<uint64_t>(options_.fused_tile, static_cast<uint64_t>(dim_));
+  if (tile == 0) {
+    // About one (chunk, j) pair per invocation, but at least 4 outputs: a warp then reads
+    // ≥ 32 contiguous bytes (one memory sector) of each row of A it touches.
+    tile = std::max<uint64_t>(kMinAutoTile, wg / m);
+    tile = std::min<uint64_t>(tile, shared_doubles / m);
+  } else if (tile * m > shared_doubles) {
+    return InvalidArgumentError("vulkan rollout (fused): fused_tile " + std::to_string(tile) +
+                                " x " + std::to_string(m) + " chunks x 8 bytes exceeds "
+                                "maxComputeSharedMemorySize = " +
+                                std::to_string(lim.maxComputeSharedMemorySize));
+  }
+  tile = std::max<uint64_t>(1, std::min<uint64_t>(tile, static_cast<uint64_t>(dim_)));
+  fused_tile_ = static_cast<uint32_t>(tile);
+  if (CeilDiv(dim_, fused_tile_) > lim.maxComputeWorkGroupCount[0]) {
+    return UnimplementedError("vulkan rollout (fused): D = " + std::to_string(dim_) +
+                              " with tile " + std::to_string(tile) + " needs " +
+                              std::to_string(CeilDiv(dim_, fused_tile_)) +
+                              " workgroups, beyond maxComputeWorkGroupCount[0] = " +
+                              std::to_string(lim.maxComputeWorkGroupCount[0]));
+  }
+  const uint32_t slots = fused_tile_ * static_cast<uint32_t>(chunks_);
+  DASHI_ASSIGN_OR_RETURN(
+      fused_pipe_,
+      ComputePipeline::Create(ctx_, {kFusedSpirv[variant_], 3, sizeof(RolloutPushConstants),
+                                     {wg, fused_tile_, slots}, 2}));
+  for (int src = 0; src < 2; ++src) {
+    const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer()};
+    DASHI_ASSIGN_OR_RETURN(fused_sets_[src], fused_pipe_->Bindings(bufs));
+  }
+  return OkStatus();
+}
+
+Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
+  const DeviceInfo& info = ctx_.info();
+  if (!PersistentFits(lim, chunks_)) {
+    return UnimplementedError("vulkan rollout (persistent): D = " + std::to_string(dim_) +
+                              " needs 64 x " + std::to_string(chunks_) +
+                              " doubles of shared memory, beyond device '" + info.name +
+                              "' maxComputeSharedMemorySize = " +
+                              std::to_string(lim.maxComputeSharedMemorySize));
+  }
+  if (options_.persistent_spin_limit == 0 || options_.persistent_max_steps_per_dispatch < 1 ||
+      options_.persistent_groups_per_sm == 0) {
+    return InvalidArgumentError(
+        "vulkan rollout (persistent): persistent_spin_limit, persistent_groups_per_sm and "
+        "persistent_max_steps_per_dispatch must be >= 1");
+  }
+  // G: resident workgroups.
+  uint64_t groups = options_.persistent_groups;
+  if (groups == 0) {
+    const std::optional<SmInfo> sm = QuerySmInfo(ctx_);
+    groups = sm.has_value()
+                 ? static_cast<uint64_t>(sm->sm_count) * options_.persistent_groups_per_sm
+                 : 1;
+  }
+  // W and R: the automatic choice grows the tile until the units fit in G.
+  const uint64_t m = static_cast<uint64_t>(chunks_);
+  const uint64_t max_wg = std::min(lim.maxComputeWorkGroupSize[0],
+                                   lim.maxComputeWorkGroupInvocations);
+  auto units = [&](uint64_t wg, uint64_t cols) { return m * CeilDiv(dim_, wg * cols); };
+  uint64_t wg = options_.workgroup_size;
+  uint64_t cols = options_.persistent_cols;
+  if (wg == 0) {
+    wg = std::min<uint64_t>(64, max_wg);
+    while (units(wg, cols == 0 ? 1 : cols) > groups && wg * 2 <= std::min<uint64_t>(256, max_wg)) {
+      wg *= 2;
+    }
+  }
+  if (cols == 0) {
+    cols = 1;
+    while (units(wg, cols) > groups && cols < 8) cols *= 2;
+  }
+  if (wg < kMinPersistentWorkgroup) {
+    return InvalidArgumentError(
+        "vulkan rollout (persistent): workgroup_size " + std::to_string(wg) + " is below " +
+        std::to_string(kMinPersistentWorkgroup) +
+        " (lavapipe computed wrong states with workgroups of <= 8 invocations; docs/PERF.md)");
+  }
+  if (cols > 64) {
+    return InvalidArgumentError("vulkan rollout (persistent): persistent_cols " +
+                                std::to_string(cols) + " exceeds 64");
+  }
+  options_.workgroup_size = static_cast<uint32_t>(wg);
+  persistent_cols_ = static_cast<uint32_t>(cols);
+  persistent_tiles_ = CeilDiv(dim_, static_cast<int64_t>(wg * cols));
+  groups = std::min<uint64_t>(groups, units(wg, cols));
+  if (groups > lim.maxComputeWorkGroupCount[0]) {
+    return UnimplementedError("vulkan rollout (persistent): " + std::to_string(groups) +
+                              " workgroups exceed maxComputeWorkGroupCount[0] = " +
+                              std::to_string(lim.maxComputeWorkGroupCount[0]));
+  }
+  persistent_groups_ = static_cast<uint32_t>(groups);
+
+  const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
+  DASHI_ASSIGN_OR_RETURN(
+      DeviceBuffer partials,
+      DeviceBuffer::Create(ctx_, 2 * static_cast<VkDeviceSize>(chunks_) * state_bytes +
+                                     kGuardBytes));
+  DASHI_RETURN_IF_ERROR(partials.Fill(ctx_, kGuardWord));
+  persistent_partials_.emplace(std::move(partials));
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer sync,
+                         DeviceBuffer::Create(ctx_, (1 + kSyncCounters) * sizeof(uint32_t)));
+  DASHI_RETURN_IF_ERROR(sync.Fill(ctx_, 0));
+  sync_.emplace(std::move(sync));
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer sync_host,
+                         HostVisibleBuffer::Create(ctx_, sizeof(uint32_t)));
+  sync_host_.emplace(std::move(sync_host));
+
+  const uint32_t slots = 64 * static_cast<uint32_t>(chunks_);
+  DASHI_ASSIGN_OR_RETURN(
+      persistent_pipe_,
+      ComputePipeline::Create(ctx_, {kPersistentSpirv[variant_], 5,
+                                     sizeof(RolloutPersistentPushConstants),
+                                     {options_.workgroup_size, persistent_cols_, slots}, 2}));
+  for (int src = 0; src < 2; ++src) {
+    const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer(),
+                             persistent_partials_->buffer(), sync_->buffer()};
+    DASHI_ASSIGN_OR_RETURN(persistent_sets_[src], persistent_pipe_->Bindings(bufs));
+  }
   return OkStatus();
 }
 
@@ -333,10 +511,31 @@ Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
   DASHI_RETURN_IF_ERROR(batch_->Begin());
   batch_->Timestamp("start");
+  if (persistent_pipe_) {  // fresh arrival counters and error flag
+    batch_->FillBuffer(sync_->buffer(), 0, VK_WHOLE_SIZE, 0);
+    batch_->Barrier();
+  }
+  uint32_t sync_slot = 0;
   size_t next_snapshot = 0;
   int p = *parity;
-  for (int64_t step = first_step + 1; step <= last_step; ++step) {
-    if (fused_pipe_) {
+  // Segments (step, end]: one step each, or for the persistent kernel up to the next snapshot.
+  for (int64_t step = first_step; step < last_step;) {
+    int64_t end = step + 1;
+    if (persistent_pipe_) {
+      end = std::min(last_step, step + options_.persistent_max_steps_per_dispatch);
+      if (next_snapshot < snapshot_steps.size()) end = std::min(end, snapshot_steps[next_snapshot]);
+      if (sync_slot == kSyncCounters) {  // reuse the counters (the error flag stays)
+        batch_->FillBuffer(sync_->buffer(), sizeof(uint32_t), kSyncCounters * sizeof(uint32_t), 0);
+        batch_->Barrier();
+        sync_slot = 0;
+      }
+      const RolloutPersistentPushConstants pp{
+          static_cast<uint32_t>(dim_),         static_cast<uint32_t>(chunks_),
+          static_cast<uint32_t>(end - step),   persistent_tiles_,
+          sync_slot++,                         options_.persistent_spin_limit};
+      batch_->Dispatch(*persistent_pipe_, persistent_sets_[p], &pp, sizeof(pp),
+                       persistent_groups_);
+    } else if (fused_pipe_) {
       batch_->Dispatch(*fused_pipe_, fused_sets_[p], &push, sizeof(push), groups_x, 1);
     } else if (chunks_ > 1) {
       batch_->Dispatch(*partials_pipe_, partials_sets_[p], &push, sizeof(push), groups_x,
@@ -348,6 +547,7 @@ Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
     }
     batch_->Barrier();  // also orders the copy below after the step, and later writes after it
     p = 1 - p;
+    step = end;
     if (next_snapshot < snapshot_steps.size() && snapshot_steps[next_snapshot] == step) {
       batch_->CopyBuffer(z_[p]->buffer(), staging_->buffer(), state_bytes, 0,
                          static_cast<VkDeviceSize>(next_snapshot) * state_bytes);
@@ -358,7 +558,8 @@ Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
     return InternalError("vulkan rollout: a snapshot step lies outside the submitted steps");
   }
   batch_->Timestamp("rollout");
-  if (!snapshot_steps.empty()) {
+  if (persistent_pipe_) batch_->CopyBuffer(sync_->buffer(), sync_host_->buffer(), sizeof(uint32_t));
+  if (!snapshot_steps.empty() || persistent_pipe_) {
     VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
     to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
@@ -366,14 +567,22 @@ Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
                          VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0, nullptr);
   }
   DASHI_RETURN_IF_ERROR(batch_->SubmitAndWait());
-  *parity = p;
-  timings_.steps += last_step - first_step;
   timings_.submissions += 1;
-  timings_.snapshots += static_cast<int64_t>(snapshot_steps.size());
   for (const auto& [label, ms] : batch_->StageMilliseconds()) {
     timings_.timestamps = true;
     timings_.device_ms += ms;
   }
+  if (persistent_pipe_ && sync_host_->as<const uint32_t>()[0] != 0) {
+    return UnavailableError(
+        "vulkan rollout (persistent): the " + std::to_string(persistent_groups_) +
+        " workgroups of the persistent kernel were not all resident at once on device '" +
+        ctx_.info().name + "' (a device-wide barrier timed out after " +
+        std::to_string(options_.persistent_spin_limit) +
+        " polls); use fewer workgroups (persistent_groups) or another kernel");
+  }
+  *parity = p;
+  timings_.steps += last_step - first_step;
+  timings_.snapshots += static_cast<int64_t>(snapshot_steps.size());
   return OkStatus();
 }
 
@@ -517,6 +726,7 @@ StatusOr<int64_t> VulkanRollout::CountCorruptedGuardWords() const {
   };
   for (const auto& z : z_) DASHI_RETURN_IF_ERROR(count(*z));
   if (partials_.has_value()) DASHI_RETURN_IF_ERROR(count(*partials_));
+  if (persistent_partials_.has_value()) DASHI_RETURN_IF_ERROR(count(*persistent_partials_));
   return corrupted;
 }
 

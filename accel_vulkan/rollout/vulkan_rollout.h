@@ -8,17 +8,26 @@
 //   DASHI_ASSIGN_OR_RETURN(RolloutResult res, r->Run(z0, {.steps = 1000, .hash_every = 100}));
 //   r->last_timings().device_ms;   // device time of the run (timestamp queries)
 //
-// Device work. A (D×D, row-major) and the state stay in device-local memory. By default
-// (options.fused) each step is ONE dispatch of shaders/rollout/rollout_fused.comp: a workgroup owns
-// a tile of T outputs j, computes their m chunk partials into shared memory and folds them by the
-// contract's pairwise tree (level by level, workgroup barriers in between), then writes z_{t+1}[j];
-// one buffer barrier per step. With options.fused = false each step is the older pair of
-// dispatches, kernel 1 (shaders/rollout/rollout_partials.comp: one invocation per (chunk c, j)
-// computes the chunk partial p_c[j]) and kernel 2 (rollout_combine.comp: one invocation per j folds
-// the m = ceil(D/64) partials by the contract's pairwise tree), with a barrier after each; for
-// D ≤ 64 (one chunk) kernel 1 writes the next state directly and kernel 2 is skipped. The state
-// ping-pongs between two buffers. Up to `max_steps_per_submit` steps are recorded into one command
-// buffer and submitted once.
+// Device work. A (D×D, row-major) and the state stay in device-local memory. Three kernels, all
+// bit-identical to the contract (options.kernel):
+//  - kPersistent (the default where the device reports its SM count): ONE dispatch computes many
+//    steps (shaders/rollout/rollout_persistent.comp). G workgroups, sized to be resident together,
+//    share the (chunk, column tile) work units; a unit rebuilds its 64 entries of the state from
+//    the previous step's chunk partials by the contract's tree, computes its chunk partials, and
+//    a device-wide barrier (an atomic arrival counter) separates the steps. A dispatch ends at
+//    every state the host needs. A bounded spin turns non-resident workgroups into an UNAVAILABLE
+//    error instead of a hang.
+//  - kFused (the default elsewhere): each step is ONE dispatch of shaders/rollout/rollout_fused.comp:
+//    a workgroup owns a tile of T outputs j, computes their m chunk partials into shared memory
+//    and folds them by the contract's pairwise tree (level by level, workgroup barriers in
+//    between), then writes z_{t+1}[j]; one buffer barrier per step.
+//  - kTwoKernels: each step is the older pair of dispatches, kernel 1
+//    (shaders/rollout/rollout_partials.comp: one invocation per (chunk c, j) computes the chunk
+//    partial p_c[j]) and kernel 2 (rollout_combine.comp: one invocation per j folds the
+//    m = ceil(D/64) partials by the contract's pairwise tree), with a barrier after each; for
+//    D ≤ 64 (one chunk) kernel 1 writes the next state directly and kernel 2 is skipped.
+// The state ping-pongs between two buffers. Up to `max_steps_per_submit` steps are recorded into
+// one command buffer and submitted once.
 //
 // Readback. Only the states the host needs are copied back: each checkpoint (hashing), each
 // observer step (when an observer is given: D doubles per observed step, the documented cost of
@@ -51,6 +60,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "accel_vulkan/buffer.h"
@@ -85,6 +95,30 @@ inline constexpr uint32_t kVariantRoundingModeRte = 4;
 // "DenormPreserve+SignedZeroInfNanPreserve+RoundingModeRTE", or "none".
 std::string FloatControlsVariantName(uint32_t variant);
 
+// The kernel of a step (docs/ARCHITECTURE.md, docs/PERF.md).
+enum class RolloutKernel {
+  // kPersistent on a device that reports its SM count (VK_NV_shader_sm_builtins), so the
+  // workgroups of the persistent kernel can be sized to be resident together; otherwise kFused.
+  kAuto,
+  kFused,       // one dispatch per step: shaders/rollout/rollout_fused.comp
+  kTwoKernels,  // two dispatches per step: rollout_partials.comp, then rollout_combine.comp
+  // Many steps per dispatch with a device-wide barrier between steps:
+  // shaders/rollout/rollout_persistent.comp. Needs all workgroups resident at once; when they
+  // are not, a bounded spin makes Run() fail with UNAVAILABLE (never a hang or a wrong state).
+  kPersistent,
+};
+// "auto", "fused", "two-kernel", "persistent".
+const char* RolloutKernelName(RolloutKernel kernel);
+// Parses the names above; INVALID_ARGUMENT otherwise.
+StatusOr<RolloutKernel> ParseRolloutKernel(std::string_view name);
+
+// SM count and warps per SM from VK_NV_shader_sm_builtins, or nullopt when not supported.
+struct SmInfo {
+  uint32_t sm_count = 0;
+  uint32_t warps_per_sm = 0;
+};
+std::optional<SmInfo> QuerySmInfo(const VulkanContext& ctx);
+
 struct VulkanRolloutOptions {
   // Specialization constant 0 of the kernels; 0 = automatic: min(256, the device's limits), the
   // fastest fused setting measured on an H100 (docs/PERF.md).
@@ -94,15 +128,30 @@ struct VulkanRolloutOptions {
   // false: always the variant without float-controls execution modes (for experiments; the
   // default picks every mode the device supports).
   bool use_float_controls = true;
-  // true: one dispatch per step (rollout_fused.comp); false: two (rollout_partials.comp, then
-  // rollout_combine.comp, a barrier between). Both are bit-identical to the contract.
-  bool fused = true;
-  // Fused path only: outputs per workgroup T (its shared memory holds T·m doubles; clamped to D).
+  // Which kernel computes the steps; all are bit-identical to the contract.
+  RolloutKernel kernel = RolloutKernel::kAuto;
+  // kFused only: outputs per workgroup T (its shared memory holds T·m doubles; clamped to D).
   // 0 = automatic: max(4, workgroup_size / m), i.e. about one (chunk, j) pair per invocation but
   // at least one 32-byte sector of each row of A per warp, reduced if needed to fit
   // maxComputeSharedMemorySize. A larger T means fewer, busier workgroups (each invocation
   // loops over ceil(T·m / workgroup_size) pairs); tune with the benchmark's --tile.
   uint32_t fused_tile = 0;
+  // kPersistent only: workgroups G of the dispatch (all must be resident at once). 0 = automatic:
+  // the device's SM count (VK_NV_shader_sm_builtins) × persistent_groups_per_sm, or 1 on a
+  // device that does not report it. Clamped to the number of work units.
+  uint32_t persistent_groups = 0;
+  uint32_t persistent_groups_per_sm = 1;
+  // kPersistent: workgroup_size must be ≥ 16 (INVALID_ARGUMENT otherwise; see kernel notes in
+  // docs/PERF.md). kPersistent only: outputs per invocation R in a work unit (tile
+  // T = workgroup_size·R).
+  // 0 = automatic (with workgroup_size = 0 also automatic): the smallest W ∈ {64, 128, 256},
+  // then R ∈ {1, 2, 4, 8}, for which the m·ceil(D/T) units do not exceed G.
+  uint32_t persistent_cols = 0;
+  // kPersistent only: polls of the arrival counter before a workgroup gives up on a device-wide
+  // barrier (the dispatch then fails with UNAVAILABLE instead of hanging).
+  uint32_t persistent_spin_limit = 1u << 22;
+  // kPersistent only: most steps in one dispatch (the arrival counter must not overflow).
+  int64_t persistent_max_steps_per_dispatch = 4096;
 };
 
 // Timings of the last Run() (also filled, as far as it got, when it failed).
@@ -147,8 +196,12 @@ class VulkanRollout {
   const Float64Controls& device_float_controls() const { return float_controls_; }
   uint32_t shader_variant() const { return variant_; }
   const VulkanRolloutOptions& options() const { return options_; }
-  // Outputs per workgroup of the fused kernel (0 when options().fused is false).
+  // The kernel in use (never kAuto) and, for kFused, its outputs per workgroup (else 0); for
+  // kPersistent its workgroups G and outputs per invocation R (else 0).
+  RolloutKernel kernel() const { return options_.kernel; }
   uint32_t fused_tile() const { return fused_tile_; }
+  uint32_t persistent_groups() const { return persistent_groups_; }
+  uint32_t persistent_cols() const { return persistent_cols_; }
 
   // Guard words: every state and scratch buffer the kernels write has kGuardBytes after its data
   // (inside the bound range), filled with kGuardWord at Create(). Returns how many 32-bit guard
@@ -186,12 +239,24 @@ class VulkanRollout {
   std::optional<HostVisibleBuffer> staging_;      // max_snapshots_per_submit × D doubles
   std::unique_ptr<ComputePipeline> partials_pipe_;
   std::unique_ptr<ComputePipeline> combine_pipe_;
-  std::unique_ptr<ComputePipeline> fused_pipe_;   // options_.fused only
+  std::unique_ptr<ComputePipeline> fused_pipe_;   // kFused only
   std::array<VkDescriptorSet, 2> fused_sets_{};   // [src]: (A, z[src], z[1−src])
   uint32_t fused_tile_ = 0;
   std::array<VkDescriptorSet, 2> partials_sets_{};  // [src]: (A, z[src], partials or z[1−src])
   std::array<VkDescriptorSet, 2> combine_sets_{};   // [src]: (partials, z[1−src])
+  // kPersistent: partials (2·m·D doubles + guard), the sync words (error flag + one arrival
+  // counter per dispatch of a submission) and a host copy of the error flag.
+  std::unique_ptr<ComputePipeline> persistent_pipe_;
+  std::array<VkDescriptorSet, 2> persistent_sets_{};  // [src]: (A, z[src], z[1−src], partials, sync)
+  std::optional<DeviceBuffer> persistent_partials_;
+  std::optional<DeviceBuffer> sync_;
+  std::optional<HostVisibleBuffer> sync_host_;
+  uint32_t persistent_groups_ = 0;
+  uint32_t persistent_cols_ = 0;
+  uint32_t persistent_tiles_ = 0;
   std::unique_ptr<CommandBatch> batch_;
+  Status InitPersistent(const VkPhysicalDeviceLimits& lim);
+  Status InitFused(const VkPhysicalDeviceLimits& lim);
 };
 
 }  // namespace dashi::vk

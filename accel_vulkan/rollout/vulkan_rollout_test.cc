@@ -24,6 +24,9 @@
 namespace dashi::vk {
 namespace {
 
+constexpr RolloutKernel kAllKernels[] = {RolloutKernel::kFused, RolloutKernel::kTwoKernels,
+                                         RolloutKernel::kPersistent};
+
 // A with entries uniform in [-1, 1) · 0.9 / sqrt(D) (stable over a few dozen steps).
 std::vector<double> RandomMatrix(int64_t dim, uint64_t seed) {
   Xoshiro256ss rng(seed);
@@ -103,7 +106,7 @@ TEST_F(VulkanRolloutTest, OneStepEqualsTheScalarContract) {
 // chunk and 0 elsewhere, so column j's chunk partials are the A entries of those rows.
 // D = 256, partials (1e16, 1, −1e16, 1): (1e16+1) + (−1e16+1) = 0 (a flat sum gives 1);
 // D = 192, partials (1, 1e16, −1e16): (1+1e16) + (−1e16) = 0.
-TEST_F(VulkanRolloutTest, PairwiseTreeExamplesOnBothPaths) {
+TEST_F(VulkanRolloutTest, PairwiseTreeExamplesOnEveryKernel) {
   const std::vector<std::vector<double>> cases = {{1e16, 1, -1e16, 1}, {1, 1e16, -1e16}};
   for (const std::vector<double>& partials : cases) {
     const int64_t dim = 64 * static_cast<int64_t>(partials.size());
@@ -116,11 +119,12 @@ TEST_F(VulkanRolloutTest, PairwiseTreeExamplesOnBothPaths) {
     std::vector<double> want(dim);
     ASSERT_TRUE(CanonicalVecMatScalar(z0, a, want).ok());
     for (double w : want) ASSERT_EQ(w, 0.0);
-    for (const bool fused : {true, false}) {
-      for (const uint32_t wg : {1u, 64u, 256u}) {
-        SCOPED_TRACE("D=" + std::to_string(dim) + " fused=" + std::to_string(fused) +
+    for (const RolloutKernel kernel : kAllKernels) {
+      const uint32_t smallest = kernel == RolloutKernel::kPersistent ? 16u : 1u;
+      for (const uint32_t wg : {smallest, 64u, 256u}) {
+        SCOPED_TRACE("D=" + std::to_string(dim) + " kernel=" + RolloutKernelName(kernel) +
                      " wg=" + std::to_string(wg));
-        std::unique_ptr<VulkanRollout> r = Make(dim, a, {.workgroup_size = wg, .fused = fused});
+        std::unique_ptr<VulkanRollout> r = Make(dim, a, {.workgroup_size = wg, .kernel = kernel});
         ASSERT_NE(r, nullptr);
         StatusOr<RolloutResult> got = r->Run(z0, {.steps = 1, .hash_every = 1});
         ASSERT_TRUE(got.ok()) << got.status().ToString();
@@ -155,21 +159,31 @@ TEST_F(VulkanRolloutTest, WorkgroupSizesSubmissionSplitsAndVariantsAgree) {
       {.max_steps_per_submit = 3, .max_snapshots_per_submit = 2},
       {.max_steps_per_submit = 1024, .max_snapshots_per_submit = 1},
       {.workgroup_size = 32, .max_steps_per_submit = 5, .use_float_controls = false},
-      {.workgroup_size = 1, .fused = false},
-      {.workgroup_size = 7, .fused = false},
-      {.workgroup_size = 256, .fused = false},
-      {.max_steps_per_submit = 3, .max_snapshots_per_submit = 2, .fused = false},
-      {.workgroup_size = 32, .use_float_controls = false, .fused = false},
+      {.workgroup_size = 1, .kernel = RolloutKernel::kTwoKernels},
+      {.workgroup_size = 7, .kernel = RolloutKernel::kTwoKernels},
+      {.workgroup_size = 256, .kernel = RolloutKernel::kTwoKernels},
+      {.max_steps_per_submit = 3, .max_snapshots_per_submit = 2, .kernel = RolloutKernel::kTwoKernels},
+      {.workgroup_size = 32, .use_float_controls = false, .kernel = RolloutKernel::kTwoKernels},
       {.workgroup_size = 5, .fused_tile = 1},
       {.workgroup_size = 64, .fused_tile = 7},
       {.workgroup_size = 128, .fused_tile = 200},  // clamped to D: one workgroup
+      {.kernel = RolloutKernel::kPersistent},
+      {.workgroup_size = 16, .kernel = RolloutKernel::kPersistent},
+      {.workgroup_size = 17, .kernel = RolloutKernel::kPersistent, .persistent_cols = 3},
+      {.max_steps_per_submit = 3, .max_snapshots_per_submit = 2,
+       .kernel = RolloutKernel::kPersistent},
+      {.kernel = RolloutKernel::kPersistent, .persistent_max_steps_per_dispatch = 1},
+      {.use_float_controls = false, .kernel = RolloutKernel::kPersistent,
+       .persistent_max_steps_per_dispatch = 4},
   };
   for (const VulkanRolloutOptions& o : configs) {
     SCOPED_TRACE("wg=" + std::to_string(o.workgroup_size) +
                  " max_steps=" + std::to_string(o.max_steps_per_submit) +
                  " max_snaps=" + std::to_string(o.max_snapshots_per_submit) +
                  " float_controls=" + std::to_string(o.use_float_controls) +
-                 " fused=" + std::to_string(o.fused) + " tile=" + std::to_string(o.fused_tile));
+                 " kernel=" + RolloutKernelName(o.kernel) + " tile=" + std::to_string(o.fused_tile) +
+                 " cols=" + std::to_string(o.persistent_cols) +
+                 " per_dispatch=" + std::to_string(o.persistent_max_steps_per_dispatch));
     std::unique_ptr<VulkanRollout> r = Make(dim, a, o);
     ASSERT_NE(r, nullptr);
     if (!o.use_float_controls) {
@@ -185,23 +199,34 @@ TEST_F(VulkanRolloutTest, WorkgroupSizesSubmissionSplitsAndVariantsAgree) {
   }
 }
 
-// The fused kernel (one dispatch per step) at chunk and tile boundaries: partial last tiles,
-// partial last chunks, odd chunk counts (the carried element of the tree), tiles of one output.
-TEST_F(VulkanRolloutTest, FusedAndTwoKernelPathsMatchCoreRefAtTileBoundaries) {
+// Every kernel at chunk and tile boundaries: partial last tiles, partial last chunks, odd chunk
+// counts (the carried element of the tree), tiles of one output, several units per workgroup.
+TEST_F(VulkanRolloutTest, EveryKernelMatchesCoreRefAtTileBoundaries) {
   for (int64_t dim : {1, 2, 63, 64, 65, 128, 129, 191, 193, 300, 449}) {
     const std::vector<double> a = RandomMatrix(dim, 500 + dim);
     const std::vector<double> z0 = RandomVector(dim, 600 + dim);
-    for (const auto& [wg, tile, fused] : {std::tuple<uint32_t, uint32_t, bool>{64, 0, true},
-                                         {1, 0, true},
-                                         {3, 1, true},
-                                         {48, 5, true},
-                                         {256, 0, true},
-                                         {64, 0, false}}) {
+    using K = RolloutKernel;
+    for (const auto& [wg, tile, kernel] : {std::tuple<uint32_t, uint32_t, K>{64, 0, K::kFused},
+                                          {1, 0, K::kFused},
+                                          {3, 1, K::kFused},
+                                          {48, 5, K::kFused},
+                                          {256, 0, K::kFused},
+                                          {64, 0, K::kTwoKernels},
+                                          {64, 0, K::kPersistent},
+                                          {32, 2, K::kPersistent},
+                                          {19, 4, K::kPersistent}}) {
       SCOPED_TRACE("D=" + std::to_string(dim) + " wg=" + std::to_string(wg) +
-                   " tile=" + std::to_string(tile) + " fused=" + std::to_string(fused));
-      std::unique_ptr<VulkanRollout> r =
-          Make(dim, a, {.workgroup_size = wg, .fused = fused, .fused_tile = tile});
+                   " tile/cols=" + std::to_string(tile) + " kernel=" + RolloutKernelName(kernel));
+      const bool fused = kernel == K::kFused;
+      VulkanRolloutOptions o{.workgroup_size = wg, .kernel = kernel};
+      (fused ? o.fused_tile : o.persistent_cols) = tile;
+      std::unique_ptr<VulkanRollout> r = Make(dim, a, o);
       ASSERT_NE(r, nullptr);
+      EXPECT_EQ(r->kernel(), kernel);
+      if (kernel == K::kPersistent) {
+        EXPECT_EQ(r->persistent_groups(), 1u);  // lavapipe reports no SM count
+        if (tile != 0) EXPECT_EQ(r->persistent_cols(), tile);
+      }
       if (fused) {
         EXPECT_GE(r->fused_tile(), 1u);
         if (tile != 0) {
@@ -334,10 +359,17 @@ TEST_F(VulkanRolloutTest, NonFiniteStateGivesCoreRefsErrorAtTheSameStep) {
   std::vector<double> a = RandomMatrix(dim, 17);
   for (double& x : a) x *= 1e30;
   const std::vector<double> z0 = RandomVector(dim, 18);
-  for (int64_t max_snaps : {1, 3, 64}) {
-    SCOPED_TRACE("max_snaps=" + std::to_string(max_snaps));
-    std::unique_ptr<VulkanRollout> r =
-        Make(dim, a, {.max_steps_per_submit = 4, .max_snapshots_per_submit = max_snaps});
+  for (const auto& [max_snaps, kernel] :
+       {std::pair<int64_t, RolloutKernel>{1, RolloutKernel::kFused},
+        {3, RolloutKernel::kFused},
+        {64, RolloutKernel::kFused},
+        {3, RolloutKernel::kPersistent},
+        {64, RolloutKernel::kPersistent}}) {
+    SCOPED_TRACE("max_snaps=" + std::to_string(max_snaps) + " kernel=" +
+                 RolloutKernelName(kernel));
+    std::unique_ptr<VulkanRollout> r = Make(
+        dim, a, {.max_steps_per_submit = 4, .max_snapshots_per_submit = max_snaps,
+                 .kernel = kernel});
     ASSERT_NE(r, nullptr);
     for (int64_t hash_every : {1, 3, 7, 1000}) {
       const RolloutParams p{.steps = 40, .hash_every = hash_every};
@@ -347,6 +379,53 @@ TEST_F(VulkanRolloutTest, NonFiniteStateGivesCoreRefsErrorAtTheSameStep) {
       EXPECT_EQ(got, want) << got.ToString();
     }
   }
+}
+
+// Lavapipe reports no SM count, so the automatic kernel is the fused one there.
+TEST_F(VulkanRolloutTest, KernelNamesAndAutomaticChoice) {
+  for (RolloutKernel k : {RolloutKernel::kAuto, RolloutKernel::kFused, RolloutKernel::kTwoKernels,
+                          RolloutKernel::kPersistent}) {
+    StatusOr<RolloutKernel> parsed = ParseRolloutKernel(RolloutKernelName(k));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, k);
+  }
+  EXPECT_EQ(ParseRolloutKernel("fast").status().code(), StatusCode::kInvalidArgument);
+  const int64_t dim = 70;
+  const std::vector<double> a = RandomMatrix(dim, 21);
+  std::unique_ptr<VulkanRollout> r = Make(dim, a);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->kernel(), QuerySmInfo(ctx()).has_value() ? RolloutKernel::kPersistent
+                                                         : RolloutKernel::kFused);
+}
+
+// The persistent kernel needs its workgroups resident together. 256 workgroups on lavapipe
+// (a thread pool far smaller than that) cannot be, and the bounded spin must turn that into
+// UNAVAILABLE naming the cause, not a hang or a wrong state; with G = 1 the same problem
+// gives the reference chain.
+TEST_F(VulkanRolloutTest, PersistentKernelReportsNonResidentWorkgroups) {
+  const int64_t dim = 512;  // W = 16, R = 1: 8 chunks × 32 tiles = 256 units
+  const std::vector<double> a = RandomMatrix(dim, 22);
+  const std::vector<double> z0 = RandomVector(dim, 23);
+  EXPECT_EQ(VulkanRollout::Create(ctx(), dim, a,
+                                  {.workgroup_size = 8, .kernel = RolloutKernel::kPersistent})
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  std::unique_ptr<VulkanRollout> r =
+      Make(dim, a, {.workgroup_size = 16, .kernel = RolloutKernel::kPersistent,
+                    .persistent_groups = 256, .persistent_cols = 1,
+                    .persistent_spin_limit = 20000});
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->persistent_groups(), 256u);
+  StatusOr<RolloutResult> got = r->Run(z0, {.steps = 3, .hash_every = 1});
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kUnavailable) << got.status().ToString();
+  EXPECT_NE(got.status().message().find("not all resident"), std::string::npos)
+      << got.status().ToString();
+  std::unique_ptr<VulkanRollout> one =
+      Make(dim, a, {.kernel = RolloutKernel::kPersistent, .persistent_groups = 1});
+  ASSERT_NE(one, nullptr);
+  ExpectMatchesReference(*one, z0, a, {.steps = 3, .hash_every = 1});
 }
 
 TEST_F(VulkanRolloutTest, GuardWordsIntactAndTimingsFilled) {

@@ -4,10 +4,12 @@
 //   rollout.hash_parity.d<D>    checkpoint links ≠ core_ref's, D ∈ {1, 63, …, 1000}, random
 //                               stable A and z0 (seeds in the detail), 40 steps, hash_every 7
 //   rollout.final_state.d<D>    final-state elements whose bits differ from core_ref's
-//   rollout.{hash_parity,final_state}.two_kernel.d<D>  the same on the two-dispatch path
-//                               (VulkanRolloutOptions::fused = false); the cases without
-//                               ".two_kernel" run the default, fused path (one dispatch per step).
-//                               subnormal, signed_zero and guard_words cover both paths.
+//   rollout.{hash_parity,final_state}.{two_kernel,persistent}.d<D>  the same with the
+//                               two-dispatch kernel and with the persistent kernel (many steps
+//                               per dispatch, device-wide barriers; its workgroups sized from the
+//                               SM count where the device reports it, else one); the cases
+//                               without a kernel name run the fused kernel (one dispatch per
+//                               step). subnormal, signed_zero and guard_words cover all three.
 //   rollout.golden.pipeline_32  golden/pipeline_32_*: links and the 21 states of the golden run
 //   rollout.subnormal           states and products in the subnormal range (bit-exact or FAIL)
 //   rollout.signed_zero         states made of ±0 only (the contract's sign-of-zero details)
@@ -44,6 +46,7 @@ namespace dashi::conformance {
 namespace {
 
 using vk::VulkanContext;
+using vk::RolloutKernel;
 using vk::VulkanRollout;
 
 constexpr int64_t kParityDims[] = {1, 63, 64, 65, 127, 128, 129, 200, 512, 1000};
@@ -109,6 +112,23 @@ std::string GoldenDir() {
   return (env != nullptr && env[0] != '\0') ? std::string(env) : std::string("golden");
 }
 
+constexpr RolloutKernel kKernels[] = {RolloutKernel::kFused, RolloutKernel::kTwoKernels,
+                                      RolloutKernel::kPersistent};
+
+// "fused, tile 8", "two-kernel", "persistent, 132 workgroups of 128 x 2 outputs".
+std::string KernelDetail(const VulkanRollout& r) {
+  switch (r.kernel()) {
+    case RolloutKernel::kFused:
+      return "fused, tile " + std::to_string(r.fused_tile());
+    case RolloutKernel::kPersistent:
+      return "persistent, " + std::to_string(r.persistent_groups()) + " workgroups of " +
+             std::to_string(r.options().workgroup_size) + " x " +
+             std::to_string(r.persistent_cols()) + " outputs";
+    default:
+      return RolloutKernelName(r.kernel());
+  }
+}
+
 // One Vulkan run and one core_ref run on the same inputs.
 struct PairedRun {
   StatusOr<RolloutResult> device = InternalError("not run");
@@ -117,27 +137,26 @@ struct PairedRun {
 };
 
 PairedRun RunBoth(VulkanContext& ctx, int64_t dim, std::span<const double> a,
-                  std::span<const double> z0, const RolloutParams& p, bool fused) {
+                  std::span<const double> z0, const RolloutParams& p, RolloutKernel kernel) {
   PairedRun out;
   out.reference = Rollout(z0, a, p);
   StatusOr<std::unique_ptr<VulkanRollout>> r =
-      VulkanRollout::Create(ctx, dim, a, {.fused = fused});
+      VulkanRollout::Create(ctx, dim, a, {.kernel = kernel});
   if (!r.ok()) {
     out.device = r.status();
     return out;
   }
-  out.variant = vk::FloatControlsVariantName((*r)->shader_variant()) +
-                (fused ? ", fused, tile " + std::to_string((*r)->fused_tile()) : ", two-kernel");
+  out.variant = vk::FloatControlsVariantName((*r)->shader_variant()) + ", " + KernelDetail(**r);
   out.device = (*r)->Run(z0, p);
   return out;
 }
 
-CaseResult HashParity(VulkanContext& ctx, int64_t dim, bool fused) {
+CaseResult HashParity(VulkanContext& ctx, int64_t dim, RolloutKernel kernel) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
   const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
   const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
-  PairedRun run = RunBoth(ctx, dim, a, z0, p, fused);
+  PairedRun run = RunBoth(ctx, dim, a, z0, p, kernel);
   if (!run.reference.ok()) return FailFromStatus(run.reference.status().WithPrefix("core_ref"));
   if (!run.device.ok()) return FailFromStatus(run.device.status());
   const auto [differ, first] = CompareChains(run.device->chain, run.reference->chain);
@@ -153,12 +172,12 @@ CaseResult HashParity(VulkanContext& ctx, int64_t dim, bool fused) {
   return Judge(static_cast<double>(differ), 0, detail + " (shaders: " + run.variant + ")");
 }
 
-CaseResult FinalState(VulkanContext& ctx, int64_t dim, bool fused) {
+CaseResult FinalState(VulkanContext& ctx, int64_t dim, RolloutKernel kernel) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
   const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
   const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
-  PairedRun run = RunBoth(ctx, dim, a, z0, p, fused);
+  PairedRun run = RunBoth(ctx, dim, a, z0, p, kernel);
   if (!run.reference.ok()) return FailFromStatus(run.reference.status().WithPrefix("core_ref"));
   if (!run.device.ok()) return FailFromStatus(run.device.status());
   const std::vector<double>& got = run.device->final_state;
@@ -179,16 +198,18 @@ CaseResult FinalState(VulkanContext& ctx, int64_t dim, bool fused) {
 }
 
 const bool kParityCasesRegistered = [] {
-  for (const bool fused : {true, false}) {
-    const std::string path = fused ? "" : "two_kernel.";
+  for (const RolloutKernel kernel : kKernels) {
+    const std::string path = kernel == RolloutKernel::kFused      ? ""
+                             : kernel == RolloutKernel::kTwoKernels ? "two_kernel."
+                                                                    : "persistent.";
     for (int64_t dim : kParityDims) {
       const std::string d = path + "d" + std::to_string(dim);
       RegisterCase({"rollout.hash_parity." + d, "rollout",
                     "checkpoint links differing from core_ref", 0.0,
-                    [dim, fused](VulkanContext& ctx) { return HashParity(ctx, dim, fused); }});
+                    [dim, kernel](VulkanContext& ctx) { return HashParity(ctx, dim, kernel); }});
       RegisterCase({"rollout.final_state." + d, "rollout",
                     "final-state elements whose bits differ from core_ref", 0.0,
-                    [dim, fused](VulkanContext& ctx) { return FinalState(ctx, dim, fused); }});
+                    [dim, kernel](VulkanContext& ctx) { return FinalState(ctx, dim, kernel); }});
     }
   }
   return true;
@@ -312,13 +333,13 @@ CaseResult Subnormal(VulkanContext& ctx) {
   });
   if (!want.ok()) return FailFromStatus(want.status().WithPrefix("core_ref"));
 
-  // Both paths (fused, two-kernel); the counts below add up over them.
+  // All three kernels; the counts below add up over them.
   vk::Float64Controls fc;
   uint32_t variant = 0;
   int64_t states_differ = 0, first_state = -1, links_differ = 0;
-  for (const bool fused : {true, false}) {
+  for (const RolloutKernel kernel : kKernels) {
     StatusOr<std::unique_ptr<VulkanRollout>> r =
-        VulkanRollout::Create(ctx, dim, a, {.fused = fused});
+        VulkanRollout::Create(ctx, dim, a, {.kernel = kernel});
     if (!r.ok()) return FailFromStatus(r.status());
     fc = (*r)->device_float_controls();
     variant = (*r)->shader_variant();
@@ -332,7 +353,7 @@ CaseResult Subnormal(VulkanContext& ctx) {
     if (!got.ok()) return FailFromStatus(got.status());
     links_differ += CompareChains(got->chain, want->chain).first;
   }
-  std::string detail = "D=130, seed 0x5ab0a11, 24 steps, hash_every 4, fused and two-kernel "
+  std::string detail = "D=130, seed 0x5ab0a11, 24 steps, hash_every 4, fused, two-kernel and persistent "
                        "paths; reference states hold " +
                        std::to_string(subnormal_entries) + " subnormal and " +
                        std::to_string(zero_entries) + " zero entries; " +
@@ -382,12 +403,12 @@ CaseResult SignedZero(VulkanContext& ctx) {
     return OkStatus();
   });
   if (!want.ok()) return FailFromStatus(want.status().WithPrefix("core_ref"));
-  // Both paths (fused, two-kernel); the counts below add up over them.
+  // All three kernels; the counts below add up over them.
   uint32_t variant = 0;
   int64_t states_differ = 0, first_state = -1, links_differ = 0;
-  for (const bool fused : {true, false}) {
+  for (const RolloutKernel kernel : kKernels) {
     StatusOr<std::unique_ptr<VulkanRollout>> r =
-        VulkanRollout::Create(ctx, dim, a, {.fused = fused});
+        VulkanRollout::Create(ctx, dim, a, {.kernel = kernel});
     if (!r.ok()) return FailFromStatus(r.status());
     variant = (*r)->shader_variant();
     StatusOr<RolloutResult> got = (*r)->Run(z0, p, [&](int64_t step, std::span<const double> s) {
@@ -400,7 +421,7 @@ CaseResult SignedZero(VulkanContext& ctx) {
     if (!got.ok()) return FailFromStatus(got.status());
     links_differ += CompareChains(got->chain, want->chain).first;
   }
-  std::string detail = "D=200, seed 0x2e205, 12 steps, hash_every 3, fused and two-kernel "
+  std::string detail = "D=200, seed 0x2e205, 12 steps, hash_every 3, fused, two-kernel and persistent "
                        "paths; reference states hold " +
                        std::to_string(negative_zeros) + " -0 and " +
                        std::to_string(positive_zeros) + " +0 entries; " +
@@ -465,13 +486,13 @@ CaseResult GuardWords(VulkanContext& ctx) {
       "(1, 64), (64, 256), (65, 64), (129, 256), (1000, 64), (1000, 256)";
   const std::pair<int64_t, uint32_t> configs[] = {{1, 64}, {64, 256}, {65, 64}, {129, 256},
                                                   {1000, 64}, {1000, 256}};
-  detail += ", fused and two-kernel paths";
-  for (const bool fused : {true, false}) {
+  detail += ", fused, two-kernel and persistent kernels";
+  for (const RolloutKernel kernel : kKernels) {
     for (const auto& [dim, wg] : configs) {
       const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
       const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
       StatusOr<std::unique_ptr<VulkanRollout>> r =
-          VulkanRollout::Create(ctx, dim, a, {.workgroup_size = wg, .fused = fused});
+          VulkanRollout::Create(ctx, dim, a, {.workgroup_size = wg, .kernel = kernel});
       if (!r.ok()) return FailFromStatus(r.status());
       StatusOr<RolloutResult> got = (*r)->Run(z0, {.steps = 9, .hash_every = 4});
       if (!got.ok()) return FailFromStatus(got.status());
@@ -479,7 +500,7 @@ CaseResult GuardWords(VulkanContext& ctx) {
       if (!bad.ok()) return FailFromStatus(bad.status());
       corrupted += *bad;
       if (*bad > 0) {
-        detail += std::string(" [") + (fused ? "fused" : "two-kernel") + " D=" +
+        detail += std::string(" [") + KernelDetail(**r) + " D=" +
                   std::to_string(dim) + " wg=" + std::to_string(wg) + ": " +
                   std::to_string(*bad) + " overwritten]";
       }

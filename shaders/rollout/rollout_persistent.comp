@@ -1,0 +1,208 @@
+// Rollout, persistent: K steps y = z·A in ONE dispatch, bit for bit the contract of
+// core_ref/rollout/vecmat.h ("THE CONTRACT"; docs/MATH.md §9), with a device-wide barrier between
+// the steps instead of a dispatch + pipeline barrier per step.
+//
+// Work units. The (chunk c, output j) pairs of one step are grouped into units u = (c, t): chunk c
+// (rows i ∈ [64c, min(64c + 64, D))) and column tile t (outputs j ∈ [T·t, T·t + T), T = W·R, W the
+// workgroup size = specialization constant 0, R = columns per invocation = specialization constant
+// 1). There are m·ceil(D/T) units, numbered u = c·tiles + t; workgroup g takes u = g, g + G, …
+// (G = the number of workgroups dispatched). Per step and unit:
+//   1. the 64 entries z[64c .. 64c+63] of the current state go to shared memory: at step 0 from the
+//      input state, later rebuilt from the previous step's chunk partials by the contract's
+//      pairwise tree (shared memory part[c'·64 + k], level by level, exactly as
+//      rollout_fused.comp does with a tile of 64 outputs: the same additions, left operand the
+//      lower chunk, an odd last element carried);
+//   2. invocation l computes the chunk partial p_c[j] for j = T·t + l + r·W (r < R) in the
+//      contract's order (acc = z[i0]·A[i0][j], then acc = acc + z[i]·A[i][j] for i in order, every
+//      product rounded before the add: `precise` = NoContraction) and stores it in
+//      partials[s mod 2][c][j].
+// Then the device-wide barrier (below); after the last step workgroup g rebuilds the chunks
+// c ≡ g (mod G) of z_K and writes them to the output state.
+//
+// Device-wide barrier. Workgroup barrier; invocation 0 increments the dispatch's arrival counter
+// (sync[1 + slot], zeroed by the host before the submission) and spins until it reaches (s+1)·G;
+// workgroup barrier. The partials are `coherent` (device-scope visibility), written before a
+// memoryBarrierBuffer() and read after one. This needs all G workgroups resident at once, which
+// Vulkan does not promise: the host sizes G from the device's SM count (VK_NV_shader_sm_builtins)
+// or uses G = 1, and the spin is bounded: after spin_limit polls a workgroup sets sync[0] = 1 and
+// leaves, every other workgroup leaves as soon as it sees sync[0] ≠ 0, and the host reports the
+// dispatch as failed (never a hang, never a silently wrong state).
+//
+// Strided loops over invocations are written `for (k0 = 0; k0 < n; k0 += W) { k = k0 + l; … }`:
+// the form `for (k = l; k < n; k += W)` with W a specialization constant ran one iteration only
+// on lavapipe (Mesa 22.3) for W < 64 here, so it is avoided.
+//
+// Buffer double-buffering makes one barrier per step enough: step s writes partials[s mod 2] and
+// reads partials[(s−1) mod 2]; a workgroup can only write partials[s mod 2] again at step s + 2,
+// after barrier s + 1, by which time every workgroup has finished reading it (during step s + 1).
+//
+// The line below is replaced at build time by the float-controls execution modes of the variant.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_EXT_control_flow_attributes : require
+// @FLOAT_CONTROLS@
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint kCols = 1u;     // R: outputs per invocation in a unit
+layout(constant_id = 2) const uint kSlots = 64u;   // ≥ 64·m: shared doubles for the tree
+
+// kRolloutChunk of the contract; the host static_asserts that it is 64.
+const uint kChunk = 64u;
+
+layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   // D×D
+layout(std430, set = 0, binding = 1) readonly buffer StateIn { double z_in[]; };   // D
+layout(std430, set = 0, binding = 2) writeonly buffer StateOut { double z_out[]; }; // D
+layout(std430, set = 0, binding = 3) coherent buffer Partials { double partials[]; };  // 2·m·D
+layout(std430, set = 0, binding = 4) coherent buffer Sync { uint sync[]; };  // [0] error, [1+k]
+
+// Mirrored by dashi::vk::RolloutPersistentPushConstants (accel_vulkan/rollout/rollout_shader_params.h).
+layout(push_constant) uniform Params {
+  uint dim;         // D
+  uint chunks;      // m = ceil(D / 64)
+  uint steps;       // K ≥ 1: steps of this dispatch
+  uint tiles;       // ceil(D / T)
+  uint sync_slot;   // this dispatch's arrival counter: sync[1 + sync_slot]
+  uint spin_limit;  // polls before a workgroup gives up on the barrier
+} params;
+
+shared double part[kSlots];
+shared uint failed;  // 1: leave (uint, not bool: a shared bool is not portable)
+
+// part[0..63] ← the 64 entries of chunk c of the state after `step` steps of this dispatch
+// (step 0: the input state; otherwise the tree over partials[(step − 1) mod 2]). Ends with a
+// workgroup barrier, so part[0..63] may be read right away.
+void LoadChunkState(uint c, uint step) {
+  const uint dim = params.dim;
+  const uint chunks = params.chunks;
+  const uint l = gl_LocalInvocationID.x;
+  const uint wg = gl_WorkGroupSize.x;
+  const uint i0 = c * kChunk;
+  barrier();  // earlier readers of part[] are done
+  if (step == 0u) {
+    for (uint k0 = 0u; k0 < kChunk; k0 += wg) {
+      const uint k = k0 + l;
+      if (k < kChunk) part[k] = (i0 + k < dim) ? z_in[i0 + k] : 0.0LF;
+    }
+  } else {
+    const uint base = ((step - 1u) & 1u) * chunks * dim;
+    for (uint q0 = 0u; q0 < chunks * kChunk; q0 += wg) {
+      const uint q = q0 + l;
+      if (q < chunks * kChunk) {
+        const uint cc = q / kChunk;
+        const uint i = i0 + (q - cc * kChunk);
+        part[q] = (i < dim) ? partials[base + cc * dim + i] : 0.0LF;
+      }
+    }
+    for (uint s = 1u; s < chunks; s <<= 1u) {
+      memoryBarrierShared();
+      barrier();
+      const uint merges = (chunks - s + 2u * s - 1u) / (2u * s);
+      for (uint r0 = 0u; r0 < merges * kChunk; r0 += wg) {
+        const uint r = r0 + l;
+        if (r < merges * kChunk) {
+          const uint k = r / kChunk;
+          const uint kk = r - k * kChunk;
+          const uint left = (2u * s * k) * kChunk + kk;
+          const uint right = left + s * kChunk;
+          precise double merged = part[left] + part[right];
+          part[left] = merged;
+        }
+      }
+    }
+  }
+  memoryBarrierShared();
+  barrier();
+}
+
+// Device-wide barrier number `arrivals_target / G`; returns false when this workgroup must leave
+// (the spin limit was reached here or another workgroup reported failure).
+bool GridBarrier(uint arrivals_target) {
+  memoryBarrierBuffer();  // this invocation's partials are visible device-wide before arrival
+  barrier();
+  if (gl_LocalInvocationID.x == 0u) {
+    // One store to `failed` after the loop (lavapipe mis-handled stores to shared memory inside
+    // this loop for workgroups of ≤ 8 invocations).
+    uint leave = 0u;
+    atomicAdd(sync[1u + params.sync_slot], 1u);
+    for (uint polls = 0u; leave == 0u; ++polls) {
+      if (atomicOr(sync[1u + params.sync_slot], 0u) >= arrivals_target) break;
+      if (atomicOr(sync[0], 0u) != 0u) {
+        leave = 1u;
+      } else if (polls + 1u >= params.spin_limit) {
+        atomicOr(sync[0], 1u);
+        leave = 1u;
+      }
+    }
+    failed = leave;
+    memoryBarrierBuffer();
+  }
+  memoryBarrierShared();
+  barrier();
+  return failed == 0u;
+}
+
+void main() {
+  const uint dim = params.dim;
+  const uint chunks = params.chunks;
+  const uint tiles = params.tiles;
+  const uint units = chunks * tiles;
+  const uint groups = gl_NumWorkGroups.x;
+  const uint g = gl_WorkGroupID.x;
+  const uint l = gl_LocalInvocationID.x;
+  const uint wg = gl_WorkGroupSize.x;
+  const uint tile_cols = wg * kCols;
+
+  for (uint step = 0u; step < params.steps; ++step) {
+    const uint out_base = (step & 1u) * chunks * dim;
+    for (uint u = g; u < units; u += groups) {
+      const uint c = u / tiles;
+      const uint t = u - c * tiles;
+      LoadChunkState(c, step);
+      const uint i0 = c * kChunk;
+      const uint rows = min(kChunk, dim - i0);
+      const uint j_first = t * tile_cols + l;
+      double acc[kCols];
+      [[unroll]] for (uint r = 0u; r < kCols; ++r) {
+        const uint j = min(j_first + r * wg, dim - 1u);  // clamped loads; stores are guarded
+        acc[r] = part[0] * a[i0 * dim + j];
+      }
+      if (rows == kChunk) {
+        [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
+          const double zk = part[k];
+          [[unroll]] for (uint r = 0u; r < kCols; ++r) {
+            const uint j = min(j_first + r * wg, dim - 1u);
+            precise double product = zk * a[(i0 + k) * dim + j];
+            precise double sum = acc[r] + product;
+            acc[r] = sum;
+          }
+        }
+      } else {
+        for (uint k = 1u; k < rows; ++k) {
+          const double zk = part[k];
+          [[unroll]] for (uint r = 0u; r < kCols; ++r) {
+            const uint j = min(j_first + r * wg, dim - 1u);
+            precise double product = zk * a[(i0 + k) * dim + j];
+            precise double sum = acc[r] + product;
+            acc[r] = sum;
+          }
+        }
+      }
+      [[unroll]] for (uint r = 0u; r < kCols; ++r) {
+        const uint j = j_first + r * wg;
+        if (j < dim) partials[out_base + c * dim + j] = acc[r];
+      }
+    }
+    if (!GridBarrier((step + 1u) * groups)) break;
+  }
+  if (failed != 0u) return;  // uniform: every invocation read it after the last barrier
+
+  // z_K: workgroup g writes the chunks c ≡ g (mod G).
+  for (uint c = g; c < chunks; c += groups) {
+    LoadChunkState(c, params.steps);
+    const uint i0 = c * kChunk;
+    for (uint k0 = 0u; k0 < kChunk; k0 += wg) {
+      const uint k = k0 + l;
+      if (k < kChunk && i0 + k < dim) z_out[i0 + k] = part[k];
+    }
+  }
+}

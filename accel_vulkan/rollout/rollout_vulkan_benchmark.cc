@@ -2,7 +2,7 @@
 //
 //   bazel run -c opt //accel_vulkan/rollout:rollout_vulkan_benchmark --
 //       [--device SEL] [--dims 512,1024,2048] [--kernels persistent,fused,two-kernel]
-//       [--wg 64,128,256] [--tile 0] [--cols 0] [--groups 0] [--groups-per-sm 1]
+//       [--wg 64,128,256] [--tile 0] [--cols 0] [--groups 0] [--groups-per-sm 1] [--no-resident]
 //       [--steps 1000] [--reps 9] [--warmup 2] [--no-verify] [--validation]
 //
 // One row per (D, kernel, configuration): fused and two-kernel rows for each --wg (fused also for
@@ -56,6 +56,7 @@ struct Options {
   std::vector<int64_t> cols = {0};    // persistent_cols values (0 = automatic)
   std::vector<int64_t> groups = {0};  // persistent_groups values (0 = automatic)
   int64_t groups_per_sm = 1;
+  bool resident = true;  // persistent: A in registers where possible
 };
 
 void Usage() {
@@ -70,6 +71,8 @@ void Usage() {
       "  --tile     fused: outputs per workgroup (0 = automatic)\n"
       "  --cols     persistent: outputs per invocation (0 = automatic)\n"
       "  --groups   persistent: workgroups (0 = SM count x --groups-per-sm)\n"
+      "  --no-resident  persistent: read A from memory every step even where it fits in\n"
+      "             registers (one unit per workgroup, R = 1)\n"
       "  --steps    steps per run (one submission); --reps timed runs after --warmup runs\n"
       "  --no-verify  skip the bit-exact check against core_ref; --validation  layer on\n");
 }
@@ -99,6 +102,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     if (arg == "--help" || arg == "-h") {
       Usage();
       std::exit(0);
+    } else if (arg == "--no-resident") {
+      o->resident = false;
     } else if (arg == "--no-verify") {
       o->verify = false;
     } else if (arg == "--validation") {
@@ -199,7 +204,8 @@ Measurement Measure(dashi::vk::VulkanContext& ctx, int64_t dim, const std::vecto
     out.config += " tile " + std::to_string(ro_used.fused_tile());
   } else if (ro_used.kernel() == dashi::vk::RolloutKernel::kPersistent) {
     out.config = "G " + std::to_string(ro_used.persistent_groups()) + " " + out.config + " R " +
-                 std::to_string(ro_used.persistent_cols());
+                 std::to_string(ro_used.persistent_cols()) +
+                 (ro_used.persistent_resident_a() ? " regA" : "");
   }
   std::vector<double> per_step_us, host_ms;
   for (int rep = 0; rep < o.warmup + o.reps; ++rep) {
@@ -302,6 +308,7 @@ int main(int argc, char** argv) {
       ro.max_steps_per_submit = o.steps;
       ro.kernel = kernel;
       ro.persistent_groups_per_sm = static_cast<uint32_t>(o.groups_per_sm);
+      ro.persistent_resident_a = o.resident;
       for (int64_t wg : o.workgroups) {
         ro.workgroup_size = static_cast<uint32_t>(wg);
         if (kernel == dashi::vk::RolloutKernel::kFused) {

@@ -465,6 +465,8 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
                               std::to_string(lim.maxComputeWorkGroupCount[0]));
   }
   persistent_groups_ = static_cast<uint32_t>(groups);
+  persistent_resident_ =
+      options_.persistent_resident_a && cols == 1 && units(wg, cols) <= groups;
 
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
   DASHI_ASSIGN_OR_RETURN(
@@ -486,7 +488,9 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
       persistent_pipe_,
       ComputePipeline::Create(ctx_, {kPersistentSpirv[variant_], 5,
                                      sizeof(RolloutPersistentPushConstants),
-                                     {options_.workgroup_size, persistent_cols_, slots}, 2}));
+                                     {options_.workgroup_size, persistent_cols_, slots,
+                                      persistent_resident_ ? 1u : 0u},
+                                     2}));
   for (int src = 0; src < 2; ++src) {
     const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer(),
                              persistent_partials_->buffer(), sync_->buffer()};

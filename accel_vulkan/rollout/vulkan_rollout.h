@@ -147,6 +147,9 @@ struct VulkanRolloutOptions {
   // 0 = automatic (with workgroup_size = 0 also automatic): the smallest W ∈ {64, 128, 256},
   // then R ∈ {1, 2, 4, 8}, for which the m·ceil(D/T) units do not exceed G.
   uint32_t persistent_cols = 0;
+  // kPersistent only: keep each invocation's 64 entries of A in registers across the steps when
+  // every workgroup has at most one unit and R = 1 (otherwise A is read from memory each step).
+  bool persistent_resident_a = true;
   // kPersistent only: polls of the arrival counter before a workgroup gives up on a device-wide
   // barrier (the dispatch then fails with UNAVAILABLE instead of hanging).
   uint32_t persistent_spin_limit = 1u << 22;
@@ -202,6 +205,7 @@ class VulkanRollout {
   uint32_t fused_tile() const { return fused_tile_; }
   uint32_t persistent_groups() const { return persistent_groups_; }
   uint32_t persistent_cols() const { return persistent_cols_; }
+  bool persistent_resident_a() const { return persistent_resident_; }
 
   // Guard words: every state and scratch buffer the kernels write has kGuardBytes after its data
   // (inside the bound range), filled with kGuardWord at Create(). Returns how many 32-bit guard
@@ -254,6 +258,7 @@ class VulkanRollout {
   uint32_t persistent_groups_ = 0;
   uint32_t persistent_cols_ = 0;
   uint32_t persistent_tiles_ = 0;
+  bool persistent_resident_ = false;
   std::unique_ptr<CommandBatch> batch_;
   Status InitPersistent(const VkPhysicalDeviceLimits& lim);
   Status InitFused(const VkPhysicalDeviceLimits& lim);

@@ -45,6 +45,10 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kCols = 1u;     // R: outputs per invocation in a unit
 layout(constant_id = 2) const uint kSlots = 64u;   // ≥ 64·m: shared doubles for the tree
+// 1: each workgroup has at most one unit and R = 1 (the host checks both), so every invocation
+// keeps its column of the unit's A block (64 doubles) in registers for the whole dispatch and
+// the steps read A from memory never again.
+layout(constant_id = 3) const uint kResident = 0u;
 
 // kRolloutChunk of the contract; the host static_asserts that it is 64.
 const uint kChunk = 64u;
@@ -53,7 +57,8 @@ layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   
 layout(std430, set = 0, binding = 1) readonly buffer StateIn { double z_in[]; };   // D
 layout(std430, set = 0, binding = 2) writeonly buffer StateOut { double z_out[]; }; // D
 layout(std430, set = 0, binding = 3) coherent buffer Partials { double partials[]; };  // 2·m·D
-layout(std430, set = 0, binding = 4) coherent buffer Sync { uint sync[]; };  // [0] error, [1+k]
+// volatile: the polls are plain loads that always go to memory (cheaper than atomics).
+layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
 
 // Mirrored by dashi::vk::RolloutPersistentPushConstants (accel_vulkan/rollout/rollout_shader_params.h).
 layout(push_constant) uniform Params {
@@ -125,8 +130,8 @@ bool GridBarrier(uint arrivals_target) {
     uint leave = 0u;
     atomicAdd(sync[1u + params.sync_slot], 1u);
     for (uint polls = 0u; leave == 0u; ++polls) {
-      if (atomicOr(sync[1u + params.sync_slot], 0u) >= arrivals_target) break;
-      if (atomicOr(sync[0], 0u) != 0u) {
+      if (sync[1u + params.sync_slot] >= arrivals_target) break;
+      if (sync[0] != 0u) {
         leave = 1u;
       } else if (polls + 1u >= params.spin_limit) {
         atomicOr(sync[0], 1u);
@@ -152,47 +157,77 @@ void main() {
   const uint wg = gl_WorkGroupSize.x;
   const uint tile_cols = wg * kCols;
 
-  for (uint step = 0u; step < params.steps; ++step) {
-    const uint out_base = (step & 1u) * chunks * dim;
-    for (uint u = g; u < units; u += groups) {
-      const uint c = u / tiles;
-      const uint t = u - c * tiles;
-      LoadChunkState(c, step);
-      const uint i0 = c * kChunk;
-      const uint rows = min(kChunk, dim - i0);
-      const uint j_first = t * tile_cols + l;
-      double acc[kCols];
-      [[unroll]] for (uint r = 0u; r < kCols; ++r) {
-        const uint j = min(j_first + r * wg, dim - 1u);  // clamped loads; stores are guarded
-        acc[r] = part[0] * a[i0 * dim + j];
-      }
-      if (rows == kChunk) {
-        [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
-          const double zk = part[k];
-          [[unroll]] for (uint r = 0u; r < kCols; ++r) {
-            const uint j = min(j_first + r * wg, dim - 1u);
-            precise double product = zk * a[(i0 + k) * dim + j];
-            precise double sum = acc[r] + product;
-            acc[r] = sum;
-          }
-        }
-      } else {
-        for (uint k = 1u; k < rows; ++k) {
-          const double zk = part[k];
-          [[unroll]] for (uint r = 0u; r < kCols; ++r) {
-            const uint j = min(j_first + r * wg, dim - 1u);
-            precise double product = zk * a[(i0 + k) * dim + j];
-            precise double sum = acc[r] + product;
-            acc[r] = sum;
-          }
-        }
-      }
-      [[unroll]] for (uint r = 0u; r < kCols; ++r) {
-        const uint j = j_first + r * wg;
-        if (j < dim) partials[out_base + c * dim + j] = acc[r];
-      }
+  if (kResident != 0u) {
+    // At most one unit per workgroup (u = g), R = 1: A's column block stays in registers.
+    const bool has_unit = g < units;  // uniform in the workgroup
+    const uint c = has_unit ? g / tiles : 0u;
+    const uint t = has_unit ? g - c * tiles : 0u;
+    const uint i0 = c * kChunk;
+    const uint rows = has_unit ? min(kChunk, dim - i0) : 0u;
+    const uint j = t * wg + l;
+    const uint jl = min(j, dim - 1u);  // clamped loads; the store is guarded
+    double ar[kChunk];
+    [[unroll]] for (uint k = 0u; k < kChunk; ++k) {
+      ar[k] = (k < rows) ? a[(i0 + k) * dim + jl] : 0.0LF;
     }
-    if (!GridBarrier((step + 1u) * groups)) break;
+    for (uint step = 0u; step < params.steps; ++step) {
+      LoadChunkState(c, step);  // every workgroup: it contains barriers
+      if (has_unit) {
+        precise double acc = part[0] * ar[0];
+        [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
+          if (k < rows) {  // the contract's loop stops at the end of the chunk
+            precise double product = part[k] * ar[k];
+            precise double sum = acc + product;
+            acc = sum;
+          }
+        }
+        if (j < dim) partials[(step & 1u) * chunks * dim + c * dim + j] = acc;
+      }
+      if (!GridBarrier((step + 1u) * groups)) break;
+    }
+  } else {
+    for (uint step = 0u; step < params.steps; ++step) {
+      const uint out_base = (step & 1u) * chunks * dim;
+      for (uint u = g; u < units; u += groups) {
+        const uint c = u / tiles;
+        const uint t = u - c * tiles;
+        LoadChunkState(c, step);
+        const uint i0 = c * kChunk;
+        const uint rows = min(kChunk, dim - i0);
+        const uint j_first = t * tile_cols + l;
+        double acc[kCols];
+        [[unroll]] for (uint r = 0u; r < kCols; ++r) {
+          const uint j = min(j_first + r * wg, dim - 1u);  // clamped loads; stores are guarded
+          acc[r] = part[0] * a[i0 * dim + j];
+        }
+        if (rows == kChunk) {
+          [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
+            const double zk = part[k];
+            [[unroll]] for (uint r = 0u; r < kCols; ++r) {
+              const uint j = min(j_first + r * wg, dim - 1u);
+              precise double product = zk * a[(i0 + k) * dim + j];
+              precise double sum = acc[r] + product;
+              acc[r] = sum;
+            }
+          }
+        } else {
+          for (uint k = 1u; k < rows; ++k) {
+            const double zk = part[k];
+            [[unroll]] for (uint r = 0u; r < kCols; ++r) {
+              const uint j = min(j_first + r * wg, dim - 1u);
+              precise double product = zk * a[(i0 + k) * dim + j];
+              precise double sum = acc[r] + product;
+              acc[r] = sum;
+            }
+          }
+        }
+        [[unroll]] for (uint r = 0u; r < kCols; ++r) {
+          const uint j = j_first + r * wg;
+          if (j < dim) partials[out_base + c * dim + j] = acc[r];
+        }
+      }
+      if (!GridBarrier((step + 1u) * groups)) break;
+    }
   }
   if (failed != 0u) return;  // uniform: every invocation read it after the last barrier
 

@@ -57,6 +57,7 @@ struct Options {
   std::vector<int64_t> groups = {0};  // persistent_groups values (0 = automatic)
   int64_t groups_per_sm = 1;
   bool resident = true;  // persistent: A in registers where possible
+  int64_t steps_per_dispatch = 0;  // persistent: most steps per dispatch (0 = automatic)
 };
 
 void Usage() {
@@ -71,6 +72,7 @@ void Usage() {
       "  --tile     fused: outputs per workgroup (0 = automatic)\n"
       "  --cols     persistent: outputs per invocation (0 = automatic)\n"
       "  --groups   persistent: workgroups (0 = SM count x --groups-per-sm)\n"
+      "  --steps-per-dispatch N  persistent: at most N steps per dispatch (0 = automatic)\n"
       "  --no-resident  persistent: read A from memory every step even where it fits in\n"
       "             registers (one unit per workgroup, R = 1)\n"
       "  --steps    steps per run (one submission); --reps timed runs after --warmup runs\n"
@@ -121,6 +123,9 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       if (!ParseList(v, &o->cols, /*min_value=*/0)) return false;
     } else if (arg == "--groups") {
       if (!ParseList(v, &o->groups, /*min_value=*/0)) return false;
+    } else if (arg == "--steps-per-dispatch") {
+      o->steps_per_dispatch = std::atoll(v);
+      if (o->steps_per_dispatch < 0) return false;
     } else if (arg == "--groups-per-sm") {
       o->groups_per_sm = std::atoll(v);
       if (o->groups_per_sm < 1) return false;
@@ -309,6 +314,7 @@ int main(int argc, char** argv) {
       ro.kernel = kernel;
       ro.persistent_groups_per_sm = static_cast<uint32_t>(o.groups_per_sm);
       ro.persistent_resident_a = o.resident;
+      ro.persistent_max_steps_per_dispatch = o.steps_per_dispatch;
       for (int64_t wg : o.workgroups) {
         ro.workgroup_size = static_cast<uint32_t>(wg);
         if (kernel == dashi::vk::RolloutKernel::kFused) {

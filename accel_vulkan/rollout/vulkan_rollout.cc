@@ -79,6 +79,14 @@ constexpr VkDeviceSize kDoubleBytes = sizeof(double);
 // kernel is right at every size), so smaller workgroups are refused rather than trusted.
 constexpr uint64_t kMinPersistentWorkgroup = 16;
 
+// Automatic steps per dispatch of the persistent kernel, and on devices that do not report
+// their SM count (lavapipe) the barrier() calls one workgroup may make per dispatch: lavapipe
+// (Mesa 22.3.6) computed wrong states once one workgroup passed roughly 10^4 barriers in a
+// dispatch (found by bisecting D and the steps per dispatch; the cause inside the driver was not
+// investigated).
+constexpr int64_t kMaxStepsPerDispatch = 4096;
+constexpr int64_t kBarrierBudgetPerDispatch = 4096;
+
 // Arrival counters of the persistent kernel: one per dispatch until the host zeroes them again
 // (inside the same command buffer when a submission has more dispatches than counters).
 constexpr uint32_t kSyncCounters = 1024;
@@ -414,11 +422,11 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
                               "' maxComputeSharedMemorySize = " +
                               std::to_string(lim.maxComputeSharedMemorySize));
   }
-  if (options_.persistent_spin_limit == 0 || options_.persistent_max_steps_per_dispatch < 1 ||
+  if (options_.persistent_spin_limit == 0 || options_.persistent_max_steps_per_dispatch < 0 ||
       options_.persistent_groups_per_sm == 0) {
     return InvalidArgumentError(
         "vulkan rollout (persistent): persistent_spin_limit, persistent_groups_per_sm and "
-        "persistent_max_steps_per_dispatch must be >= 1");
+        "persistent_max_steps_per_dispatch >= 0 (0 = automatic)");
   }
   // G: resident workgroups.
   uint64_t groups = options_.persistent_groups;
@@ -437,13 +445,14 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
   uint64_t cols = options_.persistent_cols;
   if (wg == 0) {
     wg = std::min<uint64_t>(64, max_wg);
-    while (units(wg, cols == 0 ? 1 : cols) > groups && wg * 2 <= std::min<uint64_t>(256, max_wg)) {
+    while (groups > 1 && units(wg, cols == 0 ? 1 : cols) > groups &&
+           wg * 2 <= std::min<uint64_t>(256, max_wg)) {
       wg *= 2;
     }
   }
-  if (cols == 0) {
+  if (cols == 0) {  // one workgroup walks all units anyway: no reason to widen them
     cols = 1;
-    while (units(wg, cols) > groups && cols < 8) cols *= 2;
+    while (groups > 1 && units(wg, cols) > groups && cols < 8) cols *= 2;
   }
   if (wg < kMinPersistentWorkgroup) {
     return InvalidArgumentError(
@@ -465,6 +474,19 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
                               std::to_string(lim.maxComputeWorkGroupCount[0]));
   }
   persistent_groups_ = static_cast<uint32_t>(groups);
+  if (options_.persistent_max_steps_per_dispatch == 0) {
+    int64_t per_dispatch = kMaxStepsPerDispatch;
+    if (!QuerySmInfo(ctx_).has_value()) {
+      // barrier() calls of one workgroup per step: per unit the state load (2 + tree levels),
+      // plus the device-wide barrier (2).
+      const int64_t units_per_group = CeilDiv(static_cast<int64_t>(units(wg, cols)),
+                                              static_cast<int64_t>(groups));
+      const int64_t per_step =
+          units_per_group * (2 + std::bit_width(static_cast<uint64_t>(chunks_ - 1))) + 2;
+      per_dispatch = std::max<int64_t>(1, kBarrierBudgetPerDispatch / per_step);
+    }
+    options_.persistent_max_steps_per_dispatch = per_dispatch;
+  }
   persistent_resident_ =
       options_.persistent_resident_a && cols == 1 && units(wg, cols) <= groups;
 

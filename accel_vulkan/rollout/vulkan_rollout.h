@@ -145,7 +145,8 @@ struct VulkanRolloutOptions {
   // docs/PERF.md). kPersistent only: outputs per invocation R in a work unit (tile
   // T = workgroup_size·R).
   // 0 = automatic (with workgroup_size = 0 also automatic): the smallest W ∈ {64, 128, 256},
-  // then R ∈ {1, 2, 4, 8}, for which the m·ceil(D/T) units do not exceed G.
+  // then R ∈ {1, 2, 4, 8}, for which the m·ceil(D/T) units do not exceed G (W = 64, R = 1 when
+  // G = 1).
   uint32_t persistent_cols = 0;
   // kPersistent only: keep each invocation's 64 entries of A in registers across the steps when
   // every workgroup has at most one unit and R = 1 (otherwise A is read from memory each step).
@@ -153,8 +154,11 @@ struct VulkanRolloutOptions {
   // kPersistent only: polls of the arrival counter before a workgroup gives up on a device-wide
   // barrier (the dispatch then fails with UNAVAILABLE instead of hanging).
   uint32_t persistent_spin_limit = 1u << 22;
-  // kPersistent only: most steps in one dispatch (the arrival counter must not overflow).
-  int64_t persistent_max_steps_per_dispatch = 4096;
+  // kPersistent only: most steps in one dispatch. 0 = automatic: 4096 on a device that reports
+  // its SM count; elsewhere as many as keep a workgroup's barrier() calls per dispatch within
+  // 4096 (lavapipe, Mesa 22.3.6, gave wrong states once one workgroup ran more than about 10^4
+  // barriers in one dispatch; docs/PERF.md). Resolved by Create().
+  int64_t persistent_max_steps_per_dispatch = 0;
 };
 
 // Timings of the last Run() (also filled, as far as it got, when it failed).

@@ -55,6 +55,7 @@ Status CarrierClosure::RecordStart(CommandBatch& b, const DeviceBuffer& s0,
     RecordGuardFill(b, it, carrier_bytes);
   }
   b.CopyBuffer(s0.buffer(), iterates_[0].buffer(), carrier_bytes);
+  vkCmdFillBuffer(b.command_buffer(), stats_->buffer(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
   CarrierClosureControl init{};
   const auto args = recorder_.ClosureDispatchArgs();
   std::copy(args.begin(), args.end(), init.args);

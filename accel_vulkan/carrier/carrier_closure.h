@@ -91,6 +91,10 @@ class CarrierClosure {
 
   // The guard words after both iterates are intact (DATA_LOSS otherwise).
   Status CheckGuards() const;
+  // The device statistics slots (CarrierTotals): slot 0 level 0, slot i the segment's i-th step.
+  // RecordStart fills them with all-ones bits, so the slot of a step the device skipped keeps
+  // that pattern (tests check it).
+  const DeviceBuffer& statistics() const { return *stats_; }
 
  private:
   CarrierClosure(CarrierRecorder& recorder, const ClosureParams& params, int steps_per_submission)

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/vk_status.h"
 
 namespace dashi::vk {
@@ -31,17 +32,8 @@ Status DescriptorSetCache::Init() {
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(ctx_.physical_device(), &props);
   max_range_ = props.limits.maxStorageBufferRange;
-  const VkDevice dev = ctx_.device();
   for (uint32_t n = 1; n <= kMaxBindings; ++n) {
-    VkDescriptorSetLayoutBinding bindings[kMaxBindings];
-    for (uint32_t b = 0; b < n; ++b) {
-      bindings[b] = {b, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
-    }
-    VkDescriptorSetLayoutCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-    ci.bindingCount = n;
-    ci.pBindings = bindings;
-    DASHI_VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(dev, &ci, nullptr, &layouts_[n]),
-                             "vkCreateDescriptorSetLayout");
+    DASHI_ASSIGN_OR_RETURN(layouts_[n], CreateStorageBufferSetLayout(ctx_.device(), n));
   }
   return AddPool();
 }
@@ -83,22 +75,13 @@ StatusOr<VkDescriptorSet> DescriptorSetCache::Get(std::initializer_list<BufferRa
   ai.pSetLayouts = &layouts_[n];
   DASHI_VK_RETURN_IF_ERROR(vkAllocateDescriptorSets(ctx_.device(), &ai, &set),
                            "vkAllocateDescriptorSets");
-  VkDescriptorBufferInfo infos[kMaxBindings];
-  VkWriteDescriptorSet writes[kMaxBindings];
-  uint32_t b = 0;
+  std::vector<VkDescriptorBufferInfo> infos;
   for (const BufferRange& r : buffers) {
     // The whole buffer (payload and guard region, so an out-of-bounds write lands in the guard),
     // as far as maxStorageBufferRange allows; callers check that every payload fits.
-    infos[b] = {r.buffer, 0, std::min(r.size, max_range_)};
-    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[b].dstSet = set;
-    writes[b].dstBinding = b;
-    writes[b].descriptorCount = 1;
-    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[b].pBufferInfo = &infos[b];
-    ++b;
+    infos.push_back({r.buffer, 0, std::min(r.size, max_range_)});
   }
-  vkUpdateDescriptorSets(ctx_.device(), n, writes, 0, nullptr);
+  WriteStorageBufferSet(ctx_.device(), set, infos);
   sets_.emplace(std::move(key), set);
   return set;
 }

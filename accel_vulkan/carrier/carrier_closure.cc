@@ -52,15 +52,15 @@ Status CarrierClosure::RecordStart(CommandBatch& b, const DeviceBuffer& s0,
     if (it.buffer() == VK_NULL_HANDLE) {
       return FailedPreconditionError("closure recorded again after TakeFixedPoint()");
     }
-    RecordGuardFill(b, it, carrier_bytes);
   }
+  // Transfers only, then the one barrier RecordGuardFill ends with.
   b.CopyBuffer(s0.buffer(), iterates_[0].buffer(), carrier_bytes);
   vkCmdFillBuffer(b.command_buffer(), stats_->buffer(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
   CarrierClosureControl init{};
   const auto args = recorder_.ClosureDispatchArgs();
   std::copy(args.begin(), args.end(), init.args);
   vkCmdUpdateBuffer(b.command_buffer(), control_->buffer(), 0, sizeof(init), &init);
-  b.Barrier();
+  RecordGuardFill(b, {&iterates_[0], &iterates_[1]}, carrier_bytes);
   DASHI_RETURN_IF_ERROR(
       recorder_.LevelStats(b, iterates_[0], iterates_[0], field, *stats_, 0, nullptr));
   field_ = field;

@@ -116,7 +116,7 @@ StatusOr<DeviceCarrier> CarrierOps::Impl::Fuse(
   DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* staging, Grow(fuse_chunk, chunk * channel_bytes));
   DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, Begin(shape));
   rec->ClearRecord(*batch, CarrierRecorder::kRecordFusion);
-  RecordGuardFill(*batch, out, channel_bytes);
+  RecordGuardFill(*batch, {&out}, channel_bytes);
   for (uint64_t c0 = 0; c0 < k; c0 += chunk) {
     const uint64_t m = std::min(chunk, k - c0);
     for (uint64_t c = 0; c < m; ++c) {
@@ -226,7 +226,7 @@ StatusOr<DeviceCarrier> CarrierOps::PdaThreshold(const DeviceField& f,
   const uint64_t n = static_cast<uint64_t>(f.shape.size());
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 4));
   DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(f.shape));
-  RecordGuardFill(*m.batch, out, n * 4);
+  RecordGuardFill(*m.batch, {&out}, n * 4);
   DASHI_RETURN_IF_ERROR(rec->PdaThreshold(*m.batch, f.values, out, p));
   DASHI_RETURN_IF_ERROR(m.Submit());
   return DeviceCarrier{f.shape, std::move(out)};
@@ -240,7 +240,7 @@ StatusOr<DeviceCarrier> CarrierOps::Annihilate(const DeviceCarrier& s,
   const uint64_t n = static_cast<uint64_t>(s.shape.size());
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 4));
   DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(s.shape));
-  RecordGuardFill(*m.batch, out, n * 4);
+  RecordGuardFill(*m.batch, {&out}, n * 4);
   DASHI_RETURN_IF_ERROR(rec->Annihilate(*m.batch, s.cells, out, p));
   DASHI_RETURN_IF_ERROR(m.Submit());
   return DeviceCarrier{s.shape, std::move(out)};
@@ -253,7 +253,7 @@ StatusOr<DeviceCarrier> CarrierOps::Majority(const DeviceCarrier& s, const Major
   const uint64_t n = static_cast<uint64_t>(s.shape.size());
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 4));
   DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(s.shape));
-  RecordGuardFill(*m.batch, out, n * 4);
+  RecordGuardFill(*m.batch, {&out}, n * 4);
   DASHI_RETURN_IF_ERROR(rec->Majority(*m.batch, s.cells, out, p));
   DASHI_RETURN_IF_ERROR(m.Submit());
   return DeviceCarrier{s.shape, std::move(out)};
@@ -268,7 +268,7 @@ StatusOr<DeviceCarrier> CarrierOps::ClosureStep(const DeviceCarrier& s, const Cl
   const uint64_t n = static_cast<uint64_t>(s.shape.size());
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 4));
   DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(s.shape));
-  RecordGuardFill(*m.batch, out, n * 4);
+  RecordGuardFill(*m.batch, {&out}, n * 4);
   DASHI_RETURN_IF_ERROR(rec->ClosureStep(*m.batch, s.cells, out, p));
   DASHI_RETURN_IF_ERROR(m.Submit());
   return DeviceCarrier{s.shape, std::move(out)};
@@ -374,7 +374,7 @@ StatusOr<DeviceField> CarrierOps::Smooth(const DeviceField& f, const SmoothingPa
   const uint64_t n = static_cast<uint64_t>(f.shape.size());
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 8));
   DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(f.shape));
-  RecordGuardFill(*m.batch, out, n * 8);
+  RecordGuardFill(*m.batch, {&out}, n * 8);
   DASHI_RETURN_IF_ERROR(rec->Smooth(*m.batch, f.values, out, p));
   DASHI_RETURN_IF_ERROR(m.Submit());
   return DeviceField{f.shape, std::move(out)};
@@ -386,7 +386,7 @@ StatusOr<DeviceField> CarrierOps::NormalizeByMaxAbs(const DeviceField& f) {
   const uint64_t n = static_cast<uint64_t>(f.shape.size());
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 8));
   DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(f.shape));
-  RecordGuardFill(*m.batch, out, n * 8);
+  RecordGuardFill(*m.batch, {&out}, n * 8);
   DASHI_RETURN_IF_ERROR(rec->NormalizeByMaxAbs(*m.batch, f.values, out));
   DASHI_RETURN_IF_ERROR(m.Submit());
   return DeviceField{f.shape, std::move(out)};

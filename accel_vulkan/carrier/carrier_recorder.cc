@@ -29,9 +29,12 @@ BufferRange R(const DeviceBuffer& b) { return BufferRange::Of(b); }
 
 }  // namespace
 
-void RecordGuardFill(CommandBatch& batch, const DeviceBuffer& buffer, uint64_t payload_bytes) {
-  vkCmdFillBuffer(batch.command_buffer(), buffer.buffer(), payload_bytes, kCarrierGuardBytes,
-                  kCarrierGuardWord);
+void RecordGuardFill(CommandBatch& batch, std::initializer_list<const DeviceBuffer*> buffers,
+                     uint64_t payload_bytes) {
+  for (const DeviceBuffer* b : buffers) {
+    vkCmdFillBuffer(batch.command_buffer(), b->buffer(), payload_bytes, kCarrierGuardBytes,
+                    kCarrierGuardWord);
+  }
   batch.Barrier();
 }
 

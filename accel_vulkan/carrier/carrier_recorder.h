@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,8 +44,10 @@ namespace dashi::vk {
 // out-of-bounds writes land there (CarrierOps::CheckGuards, CarrierClosure::CheckGuards).
 inline constexpr uint64_t kCarrierGuardBytes = 256;
 inline constexpr uint32_t kCarrierGuardWord = 0xCAFEF00Du;
-// Records the fill of `buffer`'s guard region (after `payload_bytes`) and a barrier.
-void RecordGuardFill(CommandBatch& batch, const DeviceBuffer& buffer, uint64_t payload_bytes);
+// Records the fill of each buffer's guard region (after `payload_bytes`), then one barrier (so a
+// later out-of-bounds write lands after the fill and shows).
+void RecordGuardFill(CommandBatch& batch, std::initializer_list<const DeviceBuffer*> buffers,
+                     uint64_t payload_bytes);
 
 // INVALID_ARGUMENT naming `what` when `buffer` has no handle or fewer than `payload_bytes`;
 // RESOURCE_EXHAUSTED when the payload does not fit one storage binding.

@@ -414,7 +414,10 @@ Status VulkanDecoder::Impl::RecordMask(bool read_levels, int steps) {
   b.Timestamp("mask_normalise");
   DASHI_RETURN_IF_ERROR(recorder->PdaThreshold(b, *normalised, *s0, params.threshold));
   b.Timestamp("mask_threshold");
-  DASHI_RETURN_IF_ERROR(closure->RecordStart(b, *s0, normalised.get(), read_levels));
+  // Without levels to read back, the statistics pass only counts cells (the control record needs
+  // the changed count), skipping the Σ|field| the levels' means would need.
+  DASHI_RETURN_IF_ERROR(
+      closure->RecordStart(b, *s0, read_levels ? normalised.get() : nullptr, read_levels));
   DASHI_RETURN_IF_ERROR(closure->RecordSteps(b, steps).status());
   b.Timestamp("mask_closure");
   return OkStatus();

@@ -13,8 +13,9 @@ Status CreateBoundBuffer(const VulkanContext& ctx, VkDeviceSize bytes,
   const VkDevice dev = ctx.device();
   VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bci.size = bytes;
+  // Indirect too: a kernel may write the group counts of later dispatches (CarrierClosure).
   bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-              VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+              VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
   bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   DASHI_VK_RETURN_IF_ERROR(vkCreateBuffer(dev, &bci, nullptr, buffer), "vkCreateBuffer");
   VkMemoryRequirements req;

@@ -10,7 +10,8 @@
 
 namespace dashi::vk {
 
-// A storage + transfer-src/dst buffer of `bytes` bound to memory with all of `memory_flags`.
+// A storage + transfer-src/dst + indirect-argument buffer of `bytes` bound to memory with all of
+// `memory_flags`.
 Status CreateBoundBuffer(const VulkanContext& ctx, VkDeviceSize bytes,
                          VkMemoryPropertyFlags memory_flags, VkBuffer* buffer,
                          VkDeviceMemory* memory);

@@ -47,9 +47,8 @@ Status CommandBatch::Begin() {
   return OkStatus();
 }
 
-void CommandBatch::Dispatch(const ComputePipeline& pipeline, VkDescriptorSet set,
-                            const void* push_constants, uint32_t push_bytes, uint32_t groups_x,
-                            uint32_t groups_y, uint32_t groups_z) {
+void CommandBatch::BindForDispatch(const ComputePipeline& pipeline, VkDescriptorSet set,
+                                   const void* push_constants, uint32_t push_bytes) {
   vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.pipeline());
   vkCmdBindDescriptorSets(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1, &set, 0,
                           nullptr);
@@ -57,17 +56,40 @@ void CommandBatch::Dispatch(const ComputePipeline& pipeline, VkDescriptorSet set
     vkCmdPushConstants(cb_, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes,
                        push_constants);
   }
+}
+
+void CommandBatch::Dispatch(const ComputePipeline& pipeline, VkDescriptorSet set,
+                            const void* push_constants, uint32_t push_bytes, uint32_t groups_x,
+                            uint32_t groups_y, uint32_t groups_z) {
+  BindForDispatch(pipeline, set, push_constants, push_bytes);
   vkCmdDispatch(cb_, groups_x, groups_y, groups_z);
+}
+
+void CommandBatch::DispatchIndirect(const ComputePipeline& pipeline, VkDescriptorSet set,
+                                    const void* push_constants, uint32_t push_bytes,
+                                    VkBuffer args, VkDeviceSize offset) {
+  BindForDispatch(pipeline, set, push_constants, push_bytes);
+  vkCmdDispatchIndirect(cb_, args, offset);
 }
 
 void CommandBatch::Barrier() {
   VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   b.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
+                    VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
   vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1,
-                       &b, 0, nullptr, 0, nullptr);
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                           VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                       0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+void CommandBatch::HostReadBarrier() {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0, nullptr, 0, nullptr);
 }
 
 void CommandBatch::CopyBuffer(VkBuffer src, VkBuffer dst, VkDeviceSize bytes,

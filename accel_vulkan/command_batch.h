@@ -39,8 +39,16 @@ class CommandBatch {
   void Dispatch(const ComputePipeline& pipeline, VkDescriptorSet set, const void* push_constants,
                 uint32_t push_bytes, uint32_t groups_x, uint32_t groups_y = 1,
                 uint32_t groups_z = 1);
-  // Compute → compute (and transfer) memory dependency between dispatches.
+  // The same with the group counts read by the device from `args` at `offset` (a
+  // VkDispatchIndirectCommand) when the dispatch executes, so an earlier kernel in the batch can
+  // zero them and turn the dispatch into a no-op without a host round trip.
+  void DispatchIndirect(const ComputePipeline& pipeline, VkDescriptorSet set,
+                        const void* push_constants, uint32_t push_bytes, VkBuffer args,
+                        VkDeviceSize offset);
+  // Compute → compute (and transfer, and indirect-argument) memory dependency between dispatches.
   void Barrier();
+  // Transfer and compute writes → host reads (before reading mapped memory after the wait).
+  void HostReadBarrier();
   void CopyBuffer(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0,
                   VkDeviceSize dst_offset = 0);
   // vkCmdFillBuffer: `bytes` (a multiple of 4) at `offset` set to the 32-bit `value`.
@@ -57,6 +65,8 @@ class CommandBatch {
  private:
   explicit CommandBatch(const VulkanContext& ctx) : ctx_(ctx) {}
   Status Init(uint32_t max_timestamps);
+  void BindForDispatch(const ComputePipeline& pipeline, VkDescriptorSet set,
+                       const void* push_constants, uint32_t push_bytes);
 
   const VulkanContext& ctx_;
   VkCommandPool pool_ = VK_NULL_HANDLE;

@@ -1,10 +1,40 @@
 #include "accel_vulkan/compute_pipeline.h"
 
 #include <string>
+#include <vector>
 
 #include "accel_vulkan/vk_status.h"
 
 namespace dashi::vk {
+
+StatusOr<VkDescriptorSetLayout> CreateStorageBufferSetLayout(VkDevice device,
+                                                             uint32_t num_buffers) {
+  std::vector<VkDescriptorSetLayoutBinding> bindings(num_buffers);
+  for (uint32_t b = 0; b < num_buffers; ++b) {
+    bindings[b] = {b, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  }
+  VkDescriptorSetLayoutCreateInfo ci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  ci.bindingCount = num_buffers;
+  ci.pBindings = bindings.data();
+  VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+  DASHI_VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(device, &ci, nullptr, &layout),
+                           "vkCreateDescriptorSetLayout");
+  return layout;
+}
+
+void WriteStorageBufferSet(VkDevice device, VkDescriptorSet set,
+                           std::span<const VkDescriptorBufferInfo> infos) {
+  std::vector<VkWriteDescriptorSet> writes(infos.size());
+  for (uint32_t b = 0; b < infos.size(); ++b) {
+    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[b].dstSet = set;
+    writes[b].dstBinding = b;
+    writes[b].descriptorCount = 1;
+    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[b].pBufferInfo = &infos[b];
+  }
+  vkUpdateDescriptorSets(device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+}
 
 StatusOr<std::unique_ptr<ComputePipeline>> ComputePipeline::Create(
     const VulkanContext& ctx, const ComputePipelineSpec& spec) {
@@ -30,15 +60,7 @@ Status ComputePipeline::Init(const ComputePipelineSpec& spec) {
   DASHI_VK_RETURN_IF_ERROR(vkCreateShaderModule(dev, &smci, nullptr, &module_),
                            "vkCreateShaderModule");
 
-  std::vector<VkDescriptorSetLayoutBinding> bindings(spec.num_buffers);
-  for (uint32_t b = 0; b < spec.num_buffers; ++b) {
-    bindings[b] = {b, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
-  }
-  VkDescriptorSetLayoutCreateInfo dslci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dslci.bindingCount = spec.num_buffers;
-  dslci.pBindings = bindings.data();
-  DASHI_VK_RETURN_IF_ERROR(vkCreateDescriptorSetLayout(dev, &dslci, nullptr, &set_layout_),
-                           "vkCreateDescriptorSetLayout");
+  DASHI_ASSIGN_OR_RETURN(set_layout_, CreateStorageBufferSetLayout(dev, spec.num_buffers));
 
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, spec.push_constant_bytes};
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
@@ -89,18 +111,8 @@ StatusOr<VkDescriptorSet> ComputePipeline::Bindings(std::span<const VkBuffer> bu
   DASHI_VK_RETURN_IF_ERROR(vkAllocateDescriptorSets(ctx_.device(), &dsai, &set),
                            "vkAllocateDescriptorSets (raise max_binding_sets?)");
   std::vector<VkDescriptorBufferInfo> infos(buffers.size());
-  std::vector<VkWriteDescriptorSet> writes(buffers.size());
-  for (uint32_t b = 0; b < buffers.size(); ++b) {
-    infos[b] = {buffers[b], 0, VK_WHOLE_SIZE};
-    writes[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    writes[b].dstSet = set;
-    writes[b].dstBinding = b;
-    writes[b].descriptorCount = 1;
-    writes[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[b].pBufferInfo = &infos[b];
-  }
-  vkUpdateDescriptorSets(ctx_.device(), static_cast<uint32_t>(writes.size()), writes.data(), 0,
-                         nullptr);
+  for (uint32_t b = 0; b < buffers.size(); ++b) infos[b] = {buffers[b], 0, VK_WHOLE_SIZE};
+  WriteStorageBufferSet(ctx_.device(), set, infos);
   return set;
 }
 

@@ -27,6 +27,15 @@ struct ComputePipelineSpec {
   uint32_t max_binding_sets = 16;        // descriptor sets Bindings() may allocate
 };
 
+// The set layout of that convention: `num_buffers` storage buffers at bindings 0..n−1, compute
+// stage. Sets allocated with any layout made here are compatible with every pipeline of n buffers
+// (DescriptorSetCache relies on it). The caller destroys the layout.
+StatusOr<VkDescriptorSetLayout> CreateStorageBufferSetLayout(VkDevice device,
+                                                             uint32_t num_buffers);
+// Points binding b of `set` at infos[b], for every b.
+void WriteStorageBufferSet(VkDevice device, VkDescriptorSet set,
+                           std::span<const VkDescriptorBufferInfo> infos);
+
 class ComputePipeline {
  public:
   static StatusOr<std::unique_ptr<ComputePipeline>> Create(const VulkanContext& ctx,

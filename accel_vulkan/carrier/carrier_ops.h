@@ -1,8 +1,11 @@
-// The carrier kernels on the device — the twins of core_ref/carrier, taking the same parameter
-// structs and producing bit-identical results (integer kernels exactly; smoothing, normalisation
-// and the level statistics in the canonical fp64 orders of docs/MATH.md §1.2, every operation
-// `precise`). Carriers live on the device as one int32 per cell (values −1, 0, +1), real fields as
-// fp64, both row-major; host-side helpers convert to and from core_ref's Carrier and RealField.
+// The carrier kernels on the device, one op per call — the twins of core_ref/carrier, taking the
+// same parameter structs and producing bit-identical results (integer kernels exactly; smoothing,
+// normalisation and the level statistics in the canonical fp64 orders of docs/MATH.md §1.2, every
+// operation `precise`). Carriers live on the device as one int32 per cell (values −1, 0, +1), real
+// fields as fp64, both row-major; host-side helpers convert to and from core_ref's Carrier and
+// RealField. Every op records through CarrierRecorder (the kernels' one implementation), submits
+// once and waits; to chain ops into one submission, record them with CarrierRecorder and
+// CarrierClosure directly (as VulkanDecoder does).
 //
 //   StatusOr<std::unique_ptr<CarrierOps>> ops = CarrierOps::Create(ctx);
 //   DASHI_ASSIGN_OR_RETURN(DeviceCarrier s, (*ops)->Upload(carrier));
@@ -16,6 +19,7 @@
 #include <span>
 #include <vector>
 
+#include "accel_vulkan/carrier/carrier_recorder.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/device_buffer.h"
 #include "core_ref/carrier/annihilation.h"
@@ -47,14 +51,17 @@ class CarrierOps {
   struct Options {
     uint32_t workgroup_size = 64;  // specialization constant 0 of every per-cell / per-row shader
     uint32_t max_groups_x = 65535;  // x workgroup count cap; longer ranges spill into y
+    // Closure steps recorded into one submission (CarrierClosure); a deeper closure takes more
+    // submissions, never fewer steps.
+    int closure_steps_per_submission = 8;
   };
   static StatusOr<std::unique_ptr<CarrierOps>> Create(VulkanContext& ctx, const Options& options);
 
   // Every buffer CarrierOps allocates (Upload and every op's output) holds kGuardBytes after its
   // payload, filled with kGuardWord before the shaders run; CheckGuards() verifies that region
   // (DATA_LOSS when a shader wrote past the end). Not thread-safe: one CarrierOps per thread.
-  static constexpr uint64_t kGuardBytes = 256;
-  static constexpr uint32_t kGuardWord = 0xCAFEF00Du;
+  static constexpr uint64_t kGuardBytes = kCarrierGuardBytes;
+  static constexpr uint32_t kGuardWord = kCarrierGuardWord;
   Status CheckGuards(const DeviceCarrier& c);
   Status CheckGuards(const DeviceField& f);
   ~CarrierOps();
@@ -73,8 +80,10 @@ class CarrierOps {
   StatusOr<DeviceCarrier> Majority(const DeviceCarrier& s, const MajorityParams& p);
   // One C = K_ann ∘ M step.
   StatusOr<DeviceCarrier> ClosureStep(const DeviceCarrier& s, const ClosureParams& p);
-  // The whole closure on the device; only the per-level statistics (and a changed flag per
-  // iteration) are read back. `field` may be null. The fixed point stays on the device.
+  // The whole closure on the device (CarrierClosure: steps recorded ahead, submissions of
+  // Options::closure_steps_per_submission steps until it is finished); only the control record
+  // and the per-level statistics are read back. `field` may be null. The fixed point stays on
+  // the device.
   struct DeviceClosure {
     DeviceCarrier fixed_point;
     int depth = 0;
@@ -96,7 +105,7 @@ class CarrierOps {
   StatusOr<DeviceField> NormalizeByMaxAbs(const DeviceField& f);
 
  private:
-  struct Impl;  // pipelines and scratch buffers, defined in carrier_ops.cc
+  struct Impl;  // kernels, the recorder of the last shape, the batch; in carrier_ops.cc
   explicit CarrierOps(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -139,6 +139,44 @@ static_assert(offsetof(CarrierFuseParams, last) == 12);
 static_assert(offsetof(CarrierFuseParams, slot) == 16);
 static_assert(sizeof(CarrierFuseParams) == 24);
 
+// carrier_closure_control.comp: the device-side state of a closure run (CarrierClosure). The
+// step dispatches read their group counts from `args` (vkCmdDispatchIndirect); the control shader
+// zeroes every x count once the closure is finished, so the steps recorded after that are no-ops.
+inline constexpr uint32_t kClosureArgsCells = 0;  // one invocation per cell (window kernels)
+inline constexpr uint32_t kClosureArgsRows = 1;   // one invocation per row (level statistics)
+inline constexpr uint32_t kClosureArgsOne = 2;    // one workgroup (the row reduction)
+inline constexpr uint32_t kClosureArgsCount = 3;
+struct CarrierDispatchArgs {  // a VkDispatchIndirectCommand, padded to 16 bytes
+  uint32_t x;
+  uint32_t y;
+  uint32_t z;
+  uint32_t pad;
+};
+static_assert(sizeof(CarrierDispatchArgs) == 16);
+struct CarrierClosureControl {
+  uint32_t depth;      // steps that changed the carrier (the cap's check step never counts)
+  uint32_t converged;  // 1 once a step changed nothing
+  uint32_t steps;      // steps run so far (the converging step and the check step included)
+  uint32_t pad;
+  CarrierDispatchArgs args[kClosureArgsCount];
+};
+static_assert(offsetof(CarrierClosureControl, depth) == 0);
+static_assert(offsetof(CarrierClosureControl, converged) == 4);
+static_assert(offsetof(CarrierClosureControl, steps) == 8);
+static_assert(offsetof(CarrierClosureControl, args) == 16);
+static_assert(sizeof(CarrierClosureControl) == 64);
+
+struct CarrierClosureControlParams {
+  uint32_t step;            // s, counted from 0
+  uint32_t max_iterations;  // the cap: step s = max_iterations is the check step
+  uint32_t slot;            // the step's statistics are at levels[slot]
+  uint32_t pad;
+};
+static_assert(offsetof(CarrierClosureControlParams, step) == 0);
+static_assert(offsetof(CarrierClosureControlParams, max_iterations) == 4);
+static_assert(offsetof(CarrierClosureControlParams, slot) == 8);
+static_assert(sizeof(CarrierClosureControlParams) == 16);
+
 }  // namespace dashi::vk
 
 #endif  // DASHI_ACCEL_VULKAN_CARRIER_CARRIER_SHADER_PARAMS_H_

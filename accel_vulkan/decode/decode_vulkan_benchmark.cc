@@ -8,11 +8,13 @@
 // (Xoshiro256** seed 1: coefficients uniform in ±[0.5, 1), band scalars in [0.5, 1)). After
 // --warmup decodes, --reps decodes in mode `snapshots` (t = rep, so the phases change), each
 // timed: the wall-clock time of the whole Decode call (per snapshot, readback into host vectors
-// included) and the device stage times from its timestamps (scatter_lowk, ifft_lp, synth,
-// ifft_resid, combine, readback; mask is host wall time around the CarrierOps calls, which
-// submit on their own). "per snapshot" decodes with DecodeInto into one reused DecodedFrame (an
-// observer's steady state); "with a new frame" uses Decode, which allocates the frame's vectors
-// every call. Medians (and minima) are reported. --modes also times modes `none` and
+// included), the device time of the snapshot (first timestamp to last: every stage is recorded
+// into one command buffer, one submission unless the closure runs past the steps recorded) and
+// every stage's device time from its timestamps (scatter_lowk, ifft_lp, synth, ifft_resid, the
+// mask and its parts smooth / normalise / threshold / closure, combine, readback), with the
+// closure steps recorded and run and the submissions per decode. "per snapshot" decodes with
+// DecodeInto into one reused DecodedFrame (an observer's steady state); "with a new frame" uses
+// Decode, which allocates the frame's vectors every call. Medians (and minima) are reported. --modes also times modes `none` and
 // `metrics` per decode. Decoder creation (VkFFT plan compilation) is reported separately and not
 // counted. Unless --no-check, the first decode of each row is compared with core_ref's Decoder
 // (MAE / max|ω_ref| of ω_lp, ω_resid, ω and the mask's Hamming distance) and the guard words are
@@ -77,7 +79,9 @@ struct Row {
   Precision precision = Precision::kFp64;
   double create_ms = 0;
   Stats snapshot, device, scatter, ifft_lp, mask, synth, ifft_resid, combine, readback, unpack;
+  Stats mask_smooth, mask_normalise, mask_threshold, mask_closure;
   Stats snapshot_new, unpack_new, mode_none, mode_metrics;
+  Stats submissions, steps_recorded, steps_run;
 };
 
 }  // namespace
@@ -215,7 +219,7 @@ int main(int argc, char** argv) {
       }
       bool readback_cached = false;
       std::vector<double> snap, dev, sc, il, mk, sy, ir, cb, rb, up, none, metrics, snap_new,
-          up_new;
+          up_new, mk_smooth, mk_norm, mk_thr, mk_closure, subs, rec_steps, run_steps;
       // The steady state of an observer: DecodeInto a frame whose storage is reused.
       dashi::DecodedFrame frame{
           {}, {}, {}, dashi::ClosureResult{*dashi::Carrier::Zeros({1, 1}), 0, false, {}}, {}};
@@ -233,6 +237,13 @@ int main(int argc, char** argv) {
         sc.push_back(rep.stages.scatter_lowk_ms);
         il.push_back(rep.stages.ifft_lp_ms);
         mk.push_back(rep.stages.mask_ms);
+        mk_smooth.push_back(rep.mask.smooth_ms);
+        mk_norm.push_back(rep.mask.normalise_ms);
+        mk_thr.push_back(rep.mask.threshold_ms);
+        mk_closure.push_back(rep.mask.closure_ms);
+        subs.push_back(rep.submissions);
+        rec_steps.push_back(rep.closure_steps_recorded);
+        run_steps.push_back(rep.closure_steps_run);
         sy.push_back(rep.stages.synth_ms);
         ir.push_back(rep.stages.ifft_resid_ms);
         cb.push_back(rep.stages.combine_ms);
@@ -256,6 +267,13 @@ int main(int argc, char** argv) {
       row.scatter = Summarise(sc);
       row.ifft_lp = Summarise(il);
       row.mask = Summarise(mk);
+      row.mask_smooth = Summarise(mk_smooth);
+      row.mask_normalise = Summarise(mk_norm);
+      row.mask_threshold = Summarise(mk_thr);
+      row.mask_closure = Summarise(mk_closure);
+      row.submissions = Summarise(subs);
+      row.steps_recorded = Summarise(rec_steps);
+      row.steps_run = Summarise(run_steps);
       row.synth = Summarise(sy);
       row.ifft_resid = Summarise(ir);
       row.combine = Summarise(cb);
@@ -274,17 +292,25 @@ int main(int argc, char** argv) {
       };
       line("per snapshot (host)", row.snapshot);
       line("  with a new frame", row.snapshot_new);
-      line("stage sum (device*)", row.device);
+      line("per snapshot (device)", row.device);
       line("  scatter_lowk", row.scatter);
       line("  ifft_lp", row.ifft_lp);
-      line("  mask (host*)", row.mask);
       line("  synth", row.synth);
       line("  ifft_resid", row.ifft_resid);
+      line("  mask", row.mask);
+      line("    smooth", row.mask_smooth);
+      line("    normalise", row.mask_normalise);
+      line("    threshold", row.mask_threshold);
+      line("    closure", row.mask_closure);
       line("  combine", row.combine);
       line("  readback", row.readback);
       line("readback unpack (host)", row.unpack);
       line("  into a new frame", row.unpack_new);
       std::printf("  (readback memory %s)\n", readback_cached ? "host-cached" : "NOT host-cached");
+      std::printf("  closure steps recorded %.0f, run %.0f (depth + 1); submissions %.0f (max %s)\n",
+                  row.steps_recorded.median, row.steps_run.median, row.submissions.median,
+                  std::to_string(static_cast<int>(*std::max_element(subs.begin(), subs.end())))
+                      .c_str());
       if (modes) {
         line("mode none (host)", row.mode_none);
         line("mode metrics (host)", row.mode_metrics);
@@ -293,8 +319,9 @@ int main(int argc, char** argv) {
     }
   }
   std::printf(
-      "* mask is host wall time around the CarrierOps calls (each submits and waits); the "
-      "other stages are device timestamps.\n");
+      "Device times are timestamps written between the stages of the one command buffer per "
+      "snapshot (summed over submissions when the closure continues); per snapshot (device) is "
+      "first to last timestamp, host is the wall time of the Decode call.\n");
   if (validation) {
     const std::vector<std::string> msgs = (*ctx)->validation_messages();
     std::printf("validation messages: %zu\n", msgs.size());
@@ -307,19 +334,23 @@ int main(int argc, char** argv) {
         << "\",\n  \"reps\": " << reps << ",\n  \"warmup\": " << warmup << ",\n  \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); ++i) {
       const Row& r = rows[i];
-      auto kv = [&](const char* k, Stats s, bool last = false) {
+      auto kv = [&](const char* k, Stats s) {
         out << "      \"" << k << "_ms\": {\"median\": " << s.median << ", \"min\": " << s.min
-            << "}" << (last ? "\n" : ",\n");
+            << "},\n";
       };
       out << "    {\n      \"n\": " << r.n << ",\n      \"precision\": \""
           << dashi::vk::PrecisionName(r.precision) << "\",\n      \"create_ms\": " << r.create_ms
           << ",\n";
       kv("snapshot_host", r.snapshot);
       kv("snapshot_host_new_frame", r.snapshot_new);
-      kv("stage_sum", r.device);
+      kv("snapshot_device", r.device);
       kv("scatter_lowk", r.scatter);
       kv("ifft_lp", r.ifft_lp);
-      kv("mask_host", r.mask);
+      kv("mask", r.mask);
+      kv("mask_smooth", r.mask_smooth);
+      kv("mask_normalise", r.mask_normalise);
+      kv("mask_threshold", r.mask_threshold);
+      kv("mask_closure", r.mask_closure);
       kv("synth", r.synth);
       kv("ifft_resid", r.ifft_resid);
       kv("combine", r.combine);
@@ -327,7 +358,10 @@ int main(int argc, char** argv) {
       kv("readback_unpack_host", r.unpack);
       kv("readback_unpack_host_new_frame", r.unpack_new);
       kv("mode_none_host", r.mode_none);
-      kv("mode_metrics_host", r.mode_metrics, true);
+      kv("mode_metrics_host", r.mode_metrics);
+      out << "      \"closure_steps_recorded\": " << r.steps_recorded.median
+          << ",\n      \"closure_steps_run\": " << r.steps_run.median
+          << ",\n      \"submissions\": " << r.submissions.median << "\n";
       out << "    }" << (i + 1 < rows.size() ? ",\n" : "\n");
     }
     out << "  ]\n}\n";

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "accel_vulkan/buffer.h"
-#include "accel_vulkan/carrier/carrier_ops.h"
+#include "accel_vulkan/carrier/carrier_closure.h"
+#include "accel_vulkan/carrier/carrier_kernels.h"
+#include "accel_vulkan/carrier/carrier_recorder.h"
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/decode/decode_shader_params.h"
@@ -105,12 +107,24 @@ class ReadbackBuffer {
   bool cached_ = false;
 };
 
-void HostReadBarrier(VkCommandBuffer cb) {
-  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  b.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  b.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &b, 0,
-                       nullptr, 0, nullptr);
+// Adds one submission's stage times (CommandBatch::StageMilliseconds labels) to the report.
+void AddStageTimes(const std::vector<std::pair<std::string, double>>& stages,
+                   VulkanDecodeReport& r) {
+  for (const auto& [label, ms] : stages) {
+    r.device_ms += ms;
+    if (label == "scatter_lowk") r.stages.scatter_lowk_ms += ms;
+    if (label == "ifft_lp") r.stages.ifft_lp_ms += ms;
+    if (label == "synth") r.stages.synth_ms += ms;
+    if (label == "ifft_resid") r.stages.ifft_resid_ms += ms;
+    if (label == "mask_smooth") r.mask.smooth_ms += ms;
+    if (label == "mask_normalise") r.mask.normalise_ms += ms;
+    if (label == "mask_threshold") r.mask.threshold_ms += ms;
+    if (label == "mask_closure") r.mask.closure_ms += ms;
+    if (label == "combine") r.stages.combine_ms += ms;
+    if (label == "readback") r.readback_ms += ms;
+  }
+  r.stages.mask_ms = r.mask.smooth_ms + r.mask.normalise_ms + r.mask.threshold_ms +
+                     r.mask.closure_ms;
 }
 
 }  // namespace
@@ -139,14 +153,19 @@ struct VulkanDecoder::Impl {
   uint32_t resid_count = 0;   // mid + high residual modes
   uint32_t mid_count = 0;
 
-  std::unique_ptr<CarrierOps> ops;
+  // The mask: carrier kernels recorded for N×N, the closure with its two iterates (s* is
+  // closure->fixed_point(), bound by the combine).
+  std::unique_ptr<CarrierKernels> kernels;
+  std::unique_ptr<CarrierRecorder> recorder;
+  std::unique_ptr<CarrierClosure> closure;
+  int first_closure_steps = 0;  // steps the next decode records into its first submission
   std::unique_ptr<CommandBatch> batch;
   std::unique_ptr<ComputePipeline> scatter, synth, combine, to_f32, to_f64;
 
   // Device buffers (payload + guard words where a shader or FFT writes).
   std::unique_ptr<HostVisibleBuffer> z_staging;
-  std::unique_ptr<DeviceBuffer> z_dev, slots, resid_modes, spec_lp, spec_resid, resid, omega, mask;
-  std::unique_ptr<DeviceField> lp;  // ω_lp, the mask stage's input
+  std::unique_ptr<DeviceBuffer> z_dev, slots, resid_modes, spec_lp, spec_resid, lp, resid, omega;
+  std::unique_ptr<DeviceBuffer> smoothed, normalised, s0;  // the mask's intermediates
   // fp32 path: one fp32 spectrum + real pair, one plan, used for both transforms in turn.
   std::unique_ptr<DeviceBuffer> spec32, real32;
   std::unique_ptr<VkFftPlan> plan_lp, plan_resid, plan32;
@@ -168,6 +187,12 @@ struct VulkanDecoder::Impl {
   }
   // The inverse FFT of `spectrum` (fp64) into `out` (fp64), through fp32 when asked.
   Status RecordInverse(VkFftPlan* plan64, VkDescriptorSet to_f32_set, VkDescriptorSet to_f64_set);
+  // scatter_lowk, ifft_lp, synth, ifft_resid (each followed by its timestamp).
+  Status RecordFields(uint64_t z_bytes, uint64_t t, const double amps[2]);
+  // smooth, normalise, threshold, the closure's start and `steps` steps (timestamped).
+  Status RecordMask(bool read_levels, int steps);
+  // combine and the readback (the fields when `snapshots`, the closure's records), timestamped.
+  void RecordCombineAndReadback(bool snapshots);
 };
 
 VulkanDecoder::VulkanDecoder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -242,8 +267,12 @@ Status VulkanDecoder::Impl::Init() {
         std::to_string(props.limits.maxStorageBufferRange) + " (maxStorageBufferRange)");
   }
 
-  DASHI_ASSIGN_OR_RETURN(ops, CarrierOps::Create(ctx));
-  DASHI_ASSIGN_OR_RETURN(batch, CommandBatch::Create(ctx, 16));
+  DASHI_ASSIGN_OR_RETURN(kernels, CarrierKernels::Create(ctx, {}));
+  DASHI_ASSIGN_OR_RETURN(recorder, CarrierRecorder::Create(*kernels, {spec.n, spec.n}));
+  DASHI_ASSIGN_OR_RETURN(closure, CarrierClosure::Create(*recorder, params.closure,
+                                                         options.closure_steps_per_submission));
+  first_closure_steps = options.closure_steps_per_submission;
+  DASHI_ASSIGN_OR_RETURN(batch, CommandBatch::Create(ctx, 32));
   auto pipeline = [&](std::span<const uint32_t> spirv, uint32_t buffers, uint32_t push,
                       std::unique_ptr<ComputePipeline>& out) -> Status {
     DASHI_ASSIGN_OR_RETURN(
@@ -289,24 +318,24 @@ Status VulkanDecoder::Impl::Init() {
   const uint64_t real_buffer_bytes = VkFftPlan::RealBufferBytes(n, Precision::kFp64);
   DASHI_RETURN_IF_ERROR(make(spec_bytes, spec_lp));
   DASHI_RETURN_IF_ERROR(make(spec_bytes, spec_resid));
-  std::unique_ptr<DeviceBuffer> lp_values;
-  DASHI_RETURN_IF_ERROR(make(real_buffer_bytes, lp_values));
-  lp = std::make_unique<DeviceField>(DeviceField{GridShape{spec.n, spec.n}, std::move(*lp_values)});
+  DASHI_RETURN_IF_ERROR(make(real_buffer_bytes, lp));
   DASHI_RETURN_IF_ERROR(make(real_buffer_bytes, resid));
   DASHI_RETURN_IF_ERROR(make(cells * 8, omega));
-  DASHI_RETURN_IF_ERROR(make(cells * 4, mask));
+  DASHI_RETURN_IF_ERROR(make(cells * 8, smoothed));
+  DASHI_RETURN_IF_ERROR(make(cells * 8, normalised));
+  DASHI_RETURN_IF_ERROR(make(cells * 4, s0));
 
   const VkBuffer scatter_bufs[] = {z_dev->buffer(), slots->buffer(), spec_lp->buffer()};
   DASHI_ASSIGN_OR_RETURN(set_scatter, scatter->Bindings(scatter_bufs));
   const VkBuffer synth_bufs[] = {resid_modes->buffer(), spec_resid->buffer()};
   DASHI_ASSIGN_OR_RETURN(set_synth, synth->Bindings(synth_bufs));
-  const VkBuffer combine_bufs[] = {lp->values.buffer(), resid->buffer(), mask->buffer(),
-                                   omega->buffer()};
+  const VkBuffer combine_bufs[] = {lp->buffer(), resid->buffer(),
+                                   closure->fixed_point().buffer(), omega->buffer()};
   DASHI_ASSIGN_OR_RETURN(set_combine, combine->Bindings(combine_bufs));
 
   if (precision == Precision::kFp64) {
     DASHI_ASSIGN_OR_RETURN(plan_lp,
-                           VkFftPlan::Create(ctx, n, Precision::kFp64, *spec_lp, lp->values));
+                           VkFftPlan::Create(ctx, n, Precision::kFp64, *spec_lp, *lp));
     DASHI_ASSIGN_OR_RETURN(plan_resid,
                            VkFftPlan::Create(ctx, n, Precision::kFp64, *spec_resid, *resid));
   } else {
@@ -319,7 +348,7 @@ Status VulkanDecoder::Impl::Init() {
     DASHI_ASSIGN_OR_RETURN(set_lp_to_f32, to_f32->Bindings(a));
     const VkBuffer b[] = {spec_resid->buffer(), spec32->buffer()};
     DASHI_ASSIGN_OR_RETURN(set_resid_to_f32, to_f32->Bindings(b));
-    const VkBuffer c[] = {real32->buffer(), lp->values.buffer()};
+    const VkBuffer c[] = {real32->buffer(), lp->buffer()};
     DASHI_ASSIGN_OR_RETURN(set_f64_lp, to_f64->Bindings(c));
     const VkBuffer d[] = {real32->buffer(), resid->buffer()};
     DASHI_ASSIGN_OR_RETURN(set_f64_resid, to_f64->Bindings(d));
@@ -354,6 +383,64 @@ StatusOr<DecodedFrame> VulkanDecoder::Decode(std::span<const double> z, uint64_t
   return frame;
 }
 
+Status VulkanDecoder::Impl::RecordFields(uint64_t z_bytes, uint64_t t, const double amps[2]) {
+  const VkCommandBuffer cb = batch->command_buffer();
+  const double n2 = static_cast<double>(spec.n) * static_cast<double>(spec.n);
+  batch->CopyBuffer(z_staging->buffer(), z_dev->buffer(), z_bytes);
+  vkCmdFillBuffer(cb, spec_lp->buffer(), 0, half_complex * 16, 0);
+  batch->Barrier();
+  const ScatterLowKParams sp{n2, lowk_count, 0};
+  if (lowk_count > 0) batch->Dispatch(*scatter, set_scatter, &sp, sizeof(sp), Groups(lowk_count));
+  batch->Barrier();
+  batch->Timestamp("scatter_lowk");
+  DASHI_RETURN_IF_ERROR(RecordInverse(plan_lp.get(), set_lp_to_f32, set_f64_lp));
+  batch->Timestamp("ifft_lp");
+  vkCmdFillBuffer(cb, spec_resid->buffer(), 0, half_complex * 16, 0);
+  batch->Barrier();
+  const SynthResidualParams rp{params.seed, t, amps[0], amps[1], mid_count, resid_count};
+  if (resid_count > 0) batch->Dispatch(*synth, set_synth, &rp, sizeof(rp), Groups(resid_count));
+  batch->Barrier();
+  batch->Timestamp("synth");
+  DASHI_RETURN_IF_ERROR(RecordInverse(plan_resid.get(), set_resid_to_f32, set_f64_resid));
+  batch->Timestamp("ifft_resid");
+  return OkStatus();
+}
+
+Status VulkanDecoder::Impl::RecordMask(bool read_levels, int steps) {
+  CommandBatch& b = *batch;
+  DASHI_RETURN_IF_ERROR(recorder->Smooth(b, *lp, *smoothed, params.smoothing));
+  b.Timestamp("mask_smooth");
+  DASHI_RETURN_IF_ERROR(recorder->NormalizeByMaxAbs(b, *smoothed, *normalised));
+  b.Timestamp("mask_normalise");
+  DASHI_RETURN_IF_ERROR(recorder->PdaThreshold(b, *normalised, *s0, params.threshold));
+  b.Timestamp("mask_threshold");
+  // Without levels to read back, the statistics pass only counts cells (the control record needs
+  // the changed count), skipping the Σ|field| the levels' means would need.
+  DASHI_RETURN_IF_ERROR(
+      closure->RecordStart(b, *s0, read_levels ? normalised.get() : nullptr, read_levels));
+  DASHI_RETURN_IF_ERROR(closure->RecordSteps(b, steps).status());
+  b.Timestamp("mask_closure");
+  return OkStatus();
+}
+
+void VulkanDecoder::Impl::RecordCombineAndReadback(bool snapshots) {
+  CommandBatch& b = *batch;
+  const CountParams cp{static_cast<uint32_t>(cells)};
+  b.Dispatch(*combine, set_combine, &cp, sizeof(cp), Groups(cells));
+  b.Barrier();
+  b.Timestamp("combine");
+  if (snapshots) {
+    const uint64_t f64_bytes = cells * 8;
+    const VkBuffer rb = readback->buffer();
+    b.CopyBuffer(omega->buffer(), rb, f64_bytes, 0, 0);
+    b.CopyBuffer(lp->buffer(), rb, f64_bytes, 0, f64_bytes);
+    b.CopyBuffer(resid->buffer(), rb, f64_bytes, 0, 2 * f64_bytes);
+    b.CopyBuffer(closure->fixed_point().buffer(), rb, cells * 4, 0, 3 * f64_bytes);
+  }
+  closure->RecordReadback(b);  // ends with the host-read barrier for both
+  b.Timestamp("readback");
+}
+
 Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, ObserverMode mode,
                                  DecodedFrame& frame) {
   Impl& m = *impl_;
@@ -382,83 +469,50 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
   }
   std::memcpy(m.z_staging->data(), z.data(), z.size_bytes());
 
-  // Batch A: scatter, ifft_lp, synth, ifft_resid.
+  const bool snapshots = mode == ObserverMode::kSnapshots;
+  const uint64_t f64_bytes = m.cells * 8, mask_bytes = m.cells * 4;
+  if (snapshots && m.readback == nullptr) {
+    DASHI_ASSIGN_OR_RETURN(m.readback, ReadbackBuffer::Create(m.ctx, 3 * f64_bytes + mask_bytes));
+  }
+
+  // One submission: every stage, then one wait.
   CommandBatch& batch = *m.batch;
-  const VkCommandBuffer cb = batch.command_buffer();
   DASHI_RETURN_IF_ERROR(batch.Begin());
   batch.Barrier();  // earlier submissions' writes before this one's
   batch.Timestamp("begin");
-  batch.CopyBuffer(m.z_staging->buffer(), m.z_dev->buffer(), z.size_bytes());
-  vkCmdFillBuffer(cb, m.spec_lp->buffer(), 0, m.half_complex * 16, 0);
-  batch.Barrier();
-  const ScatterLowKParams sp{n2, m.lowk_count, 0};
-  if (m.lowk_count > 0) {
-    batch.Dispatch(*m.scatter, m.set_scatter, &sp, sizeof(sp), m.Groups(m.lowk_count));
-  }
-  batch.Barrier();
-  batch.Timestamp("scatter_lowk");
-  DASHI_RETURN_IF_ERROR(m.RecordInverse(m.plan_lp.get(), m.set_lp_to_f32, m.set_f64_lp));
-  batch.Timestamp("ifft_lp");
-  vkCmdFillBuffer(cb, m.spec_resid->buffer(), 0, m.half_complex * 16, 0);
-  batch.Barrier();
-  const SynthResidualParams rp{m.params.seed, t, amps[0], amps[1], m.mid_count, m.resid_count};
-  if (m.resid_count > 0) {
-    batch.Dispatch(*m.synth, m.set_synth, &rp, sizeof(rp), m.Groups(m.resid_count));
-  }
-  batch.Barrier();
-  batch.Timestamp("synth");
-  DASHI_RETURN_IF_ERROR(m.RecordInverse(m.plan_resid.get(), m.set_resid_to_f32, m.set_f64_resid));
-  batch.Timestamp("ifft_resid");
+  DASHI_RETURN_IF_ERROR(m.RecordFields(z.size_bytes(), t, amps));
+  DASHI_RETURN_IF_ERROR(m.RecordMask(/*read_levels=*/mode != ObserverMode::kNone,
+                                     m.first_closure_steps));
+  m.RecordCombineAndReadback(snapshots);
   DASHI_RETURN_IF_ERROR(batch.SubmitAndWait());
-  for (const auto& [label, ms] : batch.StageMilliseconds()) {
-    if (label == "scatter_lowk") report.stages.scatter_lowk_ms = ms;
-    if (label == "ifft_lp") report.stages.ifft_lp_ms = ms;
-    if (label == "synth") report.stages.synth_ms = ms;
-    if (label == "ifft_resid") report.stages.ifft_resid_ms = ms;
-  }
+  AddStageTimes(batch.StageMilliseconds(), report);
+  report.submissions = 1;
+  report.closure_readback_bytes = m.closure->last_readback_bytes();
+  DASHI_ASSIGN_OR_RETURN(CarrierClosure::Progress progress, m.closure->ReadSubmission());
 
-  // Mask: CarrierOps on ω_lp (each call submits and waits; only the closure statistics come
-  // back to the host).
-  const auto mask_start = Clock::now();
-  DASHI_ASSIGN_OR_RETURN(DeviceField smooth, m.ops->Smooth(*m.lp, m.params.smoothing));
-  DASHI_ASSIGN_OR_RETURN(DeviceField normalised, m.ops->NormalizeByMaxAbs(smooth));
-  DASHI_ASSIGN_OR_RETURN(DeviceCarrier s0, m.ops->PdaThreshold(normalised, m.params.threshold));
-  DASHI_ASSIGN_OR_RETURN(CarrierOps::DeviceClosure closure,
-                         m.ops->Closure(s0, &normalised, m.params.closure));
-  report.stages.mask_ms = MsSince(mask_start);
-
-  // Batch B: combine (s* copied into the decoder's own buffer first), then the readback.
-  const bool snapshots = mode == ObserverMode::kSnapshots;
-  const uint64_t f64_bytes = m.cells * 8, mask_bytes = m.cells * 4;
-  const uint64_t readback_bytes = 3 * f64_bytes + mask_bytes;
-  if (snapshots && m.readback == nullptr) {
-    DASHI_ASSIGN_OR_RETURN(m.readback, ReadbackBuffer::Create(m.ctx, readback_bytes));
+  // A closure deeper than the steps recorded: more steps, and the combine and readback again.
+  while (!progress.finished) {
+    DASHI_RETURN_IF_ERROR(batch.Begin());
+    batch.Barrier();
+    batch.Timestamp("begin");
+    DASHI_ASSIGN_OR_RETURN(
+        int recorded, m.closure->RecordSteps(batch, m.options.closure_steps_per_submission));
+    if (recorded == 0) {
+      return InternalError("closure not finished after all " +
+                           std::to_string(m.closure->steps_recorded()) + " steps");
+    }
+    batch.Timestamp("mask_closure");
+    m.RecordCombineAndReadback(snapshots);
+    DASHI_RETURN_IF_ERROR(batch.SubmitAndWait());
+    AddStageTimes(batch.StageMilliseconds(), report);
+    ++report.submissions;
+    report.closure_readback_bytes += m.closure->last_readback_bytes();
+    DASHI_ASSIGN_OR_RETURN(progress, m.closure->ReadSubmission());
   }
-  DASHI_RETURN_IF_ERROR(batch.Begin());
-  batch.Barrier();
-  batch.Timestamp("begin");
-  batch.CopyBuffer(closure.fixed_point.cells.buffer(), m.mask->buffer(), mask_bytes);
-  batch.Barrier();
-  const CountParams cp{static_cast<uint32_t>(m.cells)};
-  batch.Dispatch(*m.combine, m.set_combine, &cp, sizeof(cp), m.Groups(m.cells));
-  batch.Barrier();
-  batch.Timestamp("combine");
-  if (snapshots) {
-    const VkBuffer rb = m.readback->buffer();
-    batch.CopyBuffer(m.omega->buffer(), rb, f64_bytes, 0, 0);
-    batch.CopyBuffer(m.lp->values.buffer(), rb, f64_bytes, 0, f64_bytes);
-    batch.CopyBuffer(m.resid->buffer(), rb, f64_bytes, 0, 2 * f64_bytes);
-    batch.CopyBuffer(m.mask->buffer(), rb, mask_bytes, 0, 3 * f64_bytes);
-    HostReadBarrier(cb);
-    report.readback_bytes = readback_bytes;
-    report.readback_host_cached = m.readback->cached();
-  }
-  batch.Timestamp("readback");
-  DASHI_RETURN_IF_ERROR(batch.SubmitAndWait());
-  for (const auto& [label, ms] : batch.StageMilliseconds()) {
-    if (label == "combine") report.stages.combine_ms = ms;
-    if (label == "readback") report.readback_ms = snapshots ? ms : 0.0;
-  }
+  report.closure_steps_recorded = static_cast<int>(m.closure->steps_recorded());
+  report.closure_steps_run = progress.steps;
+  // Snapshots change slowly: the next decode records one step more than this one ran.
+  m.first_closure_steps = std::clamp(progress.steps + 1, 1, m.options.closure_steps_per_submission);
 
   frame.omega.clear();  // clear() keeps the capacity for the next snapshot
   frame.omega_lp.clear();
@@ -470,11 +524,13 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
     DASHI_ASSIGN_OR_RETURN(frame.closure.fixed_point, Carrier::Zeros({1, 1}));
   }
   if (mode != ObserverMode::kNone) {
-    frame.closure.depth = closure.depth;
-    frame.closure.reached_fixed_point = closure.reached_fixed_point;
-    frame.closure.levels = closure.levels;
+    frame.closure.depth = progress.depth;
+    frame.closure.reached_fixed_point = progress.reached_fixed_point;
+    frame.closure.levels = m.closure->levels();
   }
   if (snapshots) {
+    report.readback_bytes = 3 * f64_bytes + mask_bytes;
+    report.readback_host_cached = m.readback->cached();
     const auto unpack_start = Clock::now();
     const auto* base = static_cast<const uint8_t*>(m.readback->data());
     const auto* f64 = reinterpret_cast<const double*>(base);
@@ -494,9 +550,6 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
                            Carrier::FromValues({m.spec.n, m.spec.n}, std::move(values)));
     report.readback_host_ms = MsSince(unpack_start);
   }
-  report.device_ms = report.stages.scatter_lowk_ms + report.stages.ifft_lp_ms +
-                     report.stages.mask_ms + report.stages.synth_ms + report.stages.ifft_resid_ms +
-                     report.stages.combine_ms + report.readback_ms;
   report.host_ms = MsSince(host_start);
   frame.times = report.stages;
   m.report = report;
@@ -519,26 +572,22 @@ Status VulkanDecoder::CheckGuards() const {
       {"z", m.z_dev.get(), static_cast<uint64_t>(m.spec.dim()) * 8},
       {"spectrum_lp", m.spec_lp.get(), m.half_complex * 16},
       {"spectrum_resid", m.spec_resid.get(), m.half_complex * 16},
-      {"omega_lp", &m.lp->values, m.cells * 8},
+      {"omega_lp", m.lp.get(), m.cells * 8},
       {"omega_resid", m.resid.get(), m.cells * 8},
       {"omega", m.omega.get(), m.cells * 8},
-      {"mask", m.mask.get(), m.cells * 4},
+      {"mask_smoothed", m.smoothed.get(), m.cells * 8},
+      {"mask_normalised", m.normalised.get(), m.cells * 8},
+      {"mask_s0", m.s0.get(), m.cells * 4},
   };
   if (m.precision == Precision::kFp32) {
     items.push_back({"spectrum_fp32", m.spec32.get(), m.half_complex * 8});
     items.push_back({"real_fp32", m.real32.get(), m.cells * 4});
   }
   for (const Item& it : items) {
-    DASHI_ASSIGN_OR_RETURN(std::vector<uint32_t> g,
-                           it.buffer->DownloadValues<uint32_t>(m.ctx, kGuardBytes / 4, it.payload));
-    for (size_t i = 0; i < g.size(); ++i) {
-      if (g[i] != kGuardWord) {
-        return DataLossError(std::string("guard word ") + std::to_string(i) + " after the " +
-                             it.name + " buffer was overwritten (out-of-bounds device write)");
-      }
-    }
+    DASHI_RETURN_IF_ERROR(CheckGuardWords(m.ctx, *it.buffer, it.payload, kGuardBytes, kGuardWord,
+                                          std::string(it.name) + " buffer"));
   }
-  return OkStatus();
+  return m.closure->CheckGuards();  // the iterates, s* among them
 }
 
 }  // namespace dashi::vk

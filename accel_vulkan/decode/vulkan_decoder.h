@@ -1,21 +1,25 @@
 // VulkanDecoder: the decoder on the device, the twin of core_ref's Decoder (core_ref/decode):
 //   ω̂ = ω_lp + s*·ω_resid
-// Stages, all on the device, hot data never leaving it:
+// Stages, all on the device, recorded into ONE command buffer per snapshot, hot data never leaving
+// the device:
 //   scatter_lowk  z (uploaded) and the mode table → half spectrum (fp64)    shaders/decode
 //   ifft_lp       VkFFT C2R (1/N²) → ω_lp                                     VkFftPlan
-//   mask          smooth, normalise by max|·|, PDA threshold, closure → s*    CarrierOps
 //   synth         residual modes, phases 2π·CounterUniform(seed, t, kx, ky, 0) (exact uint64
 //                 PRNG, our fp64 sin/cos) → half spectrum                      shaders/decode
 //   ifft_resid    VkFFT C2R → ω_resid
+//   mask          smooth, normalise by max|·|, PDA threshold, closure → s*    CarrierRecorder,
+//                 (the closure's steps recorded ahead; past the fixed point    CarrierClosure
+//                 the device turns them into empty dispatches)
 //   combine       ω = ω_lp + s*·ω_resid (`precise`)
 //   readback      only what the observer mode asks for
+// Every stage, and each part of the mask, is timed by device timestamps. The host waits once per
+// snapshot, then reads the closure's control record: in the rare case that the closure needed
+// more steps than were recorded, it records the remaining steps, the combine and the readback
+// into another submission (the result is the same; report().submissions says how many).
 // Precision::kFp64 does everything in fp64. Precision::kFp32 runs the two inverse FFTs in fp32
 // (the fp64 spectra are rounded to fp32 before, the fp32 fields widened exactly after, both
 // inside the ifft stages); everything else stays fp64. An fp32 decode must say so in its output
 // (precision() / last_report().precision).
-//
-// Per-stage times come from device timestamps (CommandBatch) except `mask`, which is host wall
-// time around the CarrierOps calls (they submit and wait on their own).
 //
 //   DASHI_ASSIGN_OR_RETURN(auto dec, VulkanDecoder::Create(ctx, spec, DecodeParams{},
 //                                                           Precision::kFp64));
@@ -43,18 +47,29 @@ enum class ObserverMode {
 };
 const char* ObserverModeName(ObserverMode m);  // "none", "metrics", "snapshots"
 
-// About the last Decode call.
+// Device times of the mask's parts (their sum is DecodeStageTimes::mask_ms).
+struct MaskStageTimes {
+  double smooth_ms = 0, normalise_ms = 0, threshold_ms = 0, closure_ms = 0;
+};
+
+// About the last Decode call. Stage times are device timestamps, summed over the submissions.
 struct VulkanDecodeReport {
   Precision precision = Precision::kFp64;
   ObserverMode mode = ObserverMode::kNone;
   DecodeStageTimes stages;      // the same numbers as the returned DecodedFrame::times
-  double readback_ms = 0;       // device time of the copies into host-visible memory (0 unless
-                                // snapshots)
+  MaskStageTimes mask;          // the parts of stages.mask_ms
+  double readback_ms = 0;       // device time of the copies into host-visible memory (the fields
+                                // in snapshots mode, the closure's records in every mode)
   double readback_host_ms = 0;  // host time copying out of the mapped readback buffer
   bool readback_host_cached = false;  // that buffer is in HOST_CACHED memory (fast CPU reads)
-  double device_ms = 0;  // sum of the timestamped stages, readback included (mask: host time)
+  double device_ms = 0;  // from the first timestamp to the last, summed over the submissions
   double host_ms = 0;    // wall-clock time of the whole Decode call
-  uint64_t readback_bytes = 0;  // bytes copied device → host by the decoder itself
+  uint64_t readback_bytes = 0;  // field bytes copied device → host (ω, ω_lp, ω_resid, s*)
+  // The closure's control record (every mode) and level statistics (metrics, snapshots).
+  uint64_t closure_readback_bytes = 0;
+  int submissions = 0;             // command buffers submitted (1 unless the closure ran long)
+  int closure_steps_recorded = 0;  // closure steps recorded, the empty ones included
+  int closure_steps_run = 0;       // steps the device ran: depth + 1 once converged
 };
 
 class VulkanDecoder {
@@ -71,6 +86,10 @@ class VulkanDecoder {
   struct Options {
     uint32_t workgroup_size = 128;  // specialization constant 0 of every decode shader
     uint32_t max_groups_x = 65535;  // x workgroup count cap (Vulkan's guaranteed minimum limit)
+    // The most closure steps recorded into one submission. The first submission of a decode
+    // records one step more than the previous decode ran (snapshots change slowly), at most this
+    // many; a closure that needs more continues in further submissions of up to this many.
+    int closure_steps_per_submission = 8;
   };
   static StatusOr<std::unique_ptr<VulkanDecoder>> Create(VulkanContext& ctx, const ProxySpec& spec,
                                                          const DecodeParams& params,
@@ -96,7 +115,7 @@ class VulkanDecoder {
   const DecodeParams& params() const;
 
   // The guard words (256 bytes of 0xCAFEF00D) after the payload of every buffer the decoder's
-  // shaders and FFTs write are unchanged; DATA_LOSS naming the buffer otherwise.
+  // shaders, FFTs and mask kernels write are unchanged; DATA_LOSS naming the buffer otherwise.
   Status CheckGuards() const;
 
   static constexpr uint64_t kGuardBytes = 256;

@@ -138,6 +138,70 @@ TEST_F(VulkanDecoderTest, ObserverModesReadBackOnlyWhatTheyAskFor) {
   ASSERT_EQ(metrics->closure.levels.size(), ref->closure.levels.size());
   EXPECT_EQ(metrics->closure.levels[0].active_cells, ref->closure.levels[0].active_cells);
   EXPECT_EQ((*dec)->last_report().readback_bytes, 0u);
+  // The closure's statistics come back in metrics mode only; none reads its control record
+  // alone (64 bytes: whether the closure finished, for the host to go on if it did not).
+  EXPECT_GT((*dec)->last_report().closure_readback_bytes, 64u);
+  ASSERT_TRUE((*dec)->Decode(f.z, 1, ObserverMode::kNone).ok());
+  EXPECT_EQ((*dec)->last_report().closure_readback_bytes, 64u);
+}
+
+// With one closure step per submission the decoder goes on submitting until the closure is
+// finished, with the same result as one submission; by default a decode is one submission, and
+// the next one records one step more than the last one ran.
+TEST_F(VulkanDecoderTest, ClosureContinuesInFurtherSubmissions) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 5);
+  StatusOr<DecodedFrame> ref = Decoder::Create(f.spec, DecodeParams{})->Decode(f.z, 2);
+  ASSERT_TRUE(ref.ok());
+  ASSERT_TRUE(ref->closure.reached_fixed_point);
+  ASSERT_GE(ref->closure.depth, 1);  // else one step per submission would prove nothing
+  const int steps = ref->closure.depth + 1;
+  VulkanDecoder::Options one_step;
+  one_step.closure_steps_per_submission = 1;
+  StatusOr<std::unique_ptr<VulkanDecoder>> a =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, one_step);
+  StatusOr<std::unique_ptr<VulkanDecoder>> b =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64);
+  ASSERT_TRUE(a.ok() && b.ok());
+  StatusOr<DecodedFrame> fa = (*a)->Decode(f.z, 2, ObserverMode::kSnapshots);
+  ASSERT_TRUE(fa.ok()) << fa.status().ToString();
+  const VulkanDecodeReport ra = (*a)->last_report();
+  EXPECT_EQ(ra.submissions, steps);
+  EXPECT_EQ(ra.closure_steps_recorded, steps);
+  EXPECT_EQ(ra.closure_steps_run, steps);
+  EXPECT_EQ(ra.stages.mask_ms,
+            ra.mask.smooth_ms + ra.mask.normalise_ms + ra.mask.threshold_ms + ra.mask.closure_ms);
+  EXPECT_TRUE(fa->closure.fixed_point == ref->closure.fixed_point);
+  EXPECT_EQ(fa->closure.depth, ref->closure.depth);
+  ASSERT_EQ(fa->closure.levels.size(), ref->closure.levels.size());
+  for (size_t l = 0; l < ref->closure.levels.size(); ++l) {
+    // (mean |field| is of the device's own ω_lp, which differs from core_ref's in the last bits)
+    EXPECT_EQ(fa->closure.levels[l].active_cells, ref->closure.levels[l].active_cells);
+  }
+
+  const VulkanDecoder::Options defaults;
+  for (int rep = 0; rep < 2; ++rep) {
+    SCOPED_TRACE(rep);
+    StatusOr<DecodedFrame> fb = (*b)->Decode(f.z, 2, ObserverMode::kSnapshots);
+    ASSERT_TRUE(fb.ok()) << fb.status().ToString();
+    const VulkanDecodeReport& rb = (*b)->last_report();
+    EXPECT_EQ(rb.submissions, 1);
+    EXPECT_EQ(rb.closure_steps_run, steps);
+    EXPECT_EQ(rb.closure_steps_recorded,
+              rep == 0 ? defaults.closure_steps_per_submission
+                       : std::min(steps + 1, defaults.closure_steps_per_submission));
+    EXPECT_EQ(0, std::memcmp(fa->omega.data(), fb->omega.data(), fa->omega.size() * 8));
+    EXPECT_TRUE(fa->closure.fixed_point == fb->closure.fixed_point);
+    ASSERT_EQ(fb->closure.levels.size(), fa->closure.levels.size());
+    for (size_t l = 0; l < fa->closure.levels.size(); ++l) {
+      EXPECT_EQ(fb->closure.levels[l].mean_abs_field, fa->closure.levels[l].mean_abs_field);
+    }
+  }
+  EXPECT_TRUE((*a)->CheckGuards().ok()) << (*a)->CheckGuards().ToString();
+  one_step.closure_steps_per_submission = 0;
+  EXPECT_EQ(VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, one_step)
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST_F(VulkanDecoderTest, DecodeIntoReusesTheFrameAcrossModes) {

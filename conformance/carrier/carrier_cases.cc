@@ -4,6 +4,7 @@
 //                             w, w+1 and k·w+r for the workgroup size w, non-square grids), several
 //                             radii (0, 1, 2, one larger than the grid) and η; tolerance 0.
 //   carrier.dispatch.*        the same ops with a tiny workgroup and x-group cap (2-D dispatch).
+//   carrier.closure.parity_3_steps_per_submission  the closure continued over submissions.
 //   carrier.invariant.*       MATH §2 on the device's OWN outputs: mask property, defect
 //                             monotonicity along the device closure levels, K_ann idempotence,
 //                             closure fixed point, fusion tie rule.
@@ -213,10 +214,12 @@ int64_t CompareClosure(const Carrier& gpu_fp, const CarrierOps::DeviceClosure& g
 }
 
 StatusOr<std::unique_ptr<CarrierOps>> MakeOps(vk::VulkanContext& ctx, uint32_t w = kW,
-                                              uint32_t max_groups_x = 65535) {
+                                              uint32_t max_groups_x = 65535,
+                                              int closure_steps_per_submission = 8) {
   CarrierOps::Options o;
   o.workgroup_size = w;
   o.max_groups_x = max_groups_x;
+  o.closure_steps_per_submission = closure_steps_per_submission;
   return CarrierOps::Create(ctx, o);
 }
 
@@ -318,10 +321,12 @@ CaseResult ClosureStepParity(vk::VulkanContext& ctx) {
 }
 
 // The whole closure: fixed point, depth, flag and per-level statistics, with and without a field,
-// and with caps that stop it early (0, 1, 2 iterations).
-CaseResult ClosureParity(vk::VulkanContext& ctx) {
+// and with caps that stop it early (0, 1, 2 iterations). `steps_per_submission` closure steps are
+// recorded per submission (CarrierClosure): 8 by default (steps past the fixed point skipped by
+// the device), 3 to take the continuation path on every deeper closure.
+CaseResult ClosureParity(vk::VulkanContext& ctx, int steps_per_submission) {
   constexpr uint64_t kSeed = 5005;
-  CASE_ASSIGN(auto ops, MakeOps(ctx));
+  CASE_ASSIGN(auto ops, MakeOps(ctx, kW, 65535, steps_per_submission));
   Tally t;
   int max_depth = 0;
   const std::vector<GridShape> shapes = SweepShapes(kW);
@@ -879,7 +884,11 @@ DASHI_CONFORMANCE_CASE("carrier.closure_step.parity", "carrier.closure_step", kC
 DASHI_CONFORMANCE_CASE("carrier.closure.parity", "carrier.closure",
                        "mismatching fixed-point cells + depth/flag/level-count differences + "
                        "level stats not bit-identical (active cells, mean |field|) (tolerance 0)",
-                       0.0, ClosureParity);
+                       0.0, [](vk::VulkanContext& ctx) { return ClosureParity(ctx, 8); });
+DASHI_CONFORMANCE_CASE("carrier.closure.parity_3_steps_per_submission", "carrier.closure",
+                       "as carrier.closure.parity, the closure recorded 3 steps per submission "
+                       "(tolerance 0)",
+                       0.0, [](vk::VulkanContext& ctx) { return ClosureParity(ctx, 3); });
 DASHI_CONFORMANCE_CASE("carrier.fuse.parity", "carrier.fuse", kCells, 0.0, FusionParity);
 DASHI_CONFORMANCE_CASE("carrier.defect.parity", "carrier.defect",
                        "sum of |D_gpu - D_ref| over grids, 4- and 8-neighbourhood (tolerance 0)",

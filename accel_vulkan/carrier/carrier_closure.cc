@@ -1,0 +1,164 @@
+#include "accel_vulkan/carrier/carrier_closure.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "accel_vulkan/carrier/carrier_shader_params.h"
+
+namespace dashi::vk {
+
+StatusOr<std::unique_ptr<CarrierClosure>> CarrierClosure::Create(CarrierRecorder& recorder,
+                                                                 const ClosureParams& params,
+                                                                 int steps_per_submission) {
+  DASHI_RETURN_IF_ERROR(ValidateClosureParams(params));
+  if (steps_per_submission < 1) {
+    return InvalidArgumentError("closure steps per submission " +
+                                std::to_string(steps_per_submission) + " must be at least 1");
+  }
+  const CarrierKernels& k = recorder.kernels();
+  const uint64_t carrier_bytes = recorder.cells() * 4;
+  const uint64_t stats_bytes =
+      (static_cast<uint64_t>(steps_per_submission) + 1) * sizeof(CarrierTotals);
+  DASHI_RETURN_IF_ERROR(k.CheckBinding(carrier_bytes, "a closure iterate"));
+  DASHI_RETURN_IF_ERROR(k.CheckBinding(stats_bytes, "the closure statistics"));
+  std::unique_ptr<CarrierClosure> c(new CarrierClosure(recorder, params, steps_per_submission));
+  for (int i = 0; i < 2; ++i) {
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
+                           DeviceBuffer::Create(k.ctx(), carrier_bytes + kCarrierGuardBytes));
+    c->iterates_.push_back(std::move(b));
+  }
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer stats, DeviceBuffer::Create(k.ctx(), stats_bytes));
+  c->stats_.emplace(std::move(stats));
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer control,
+                         DeviceBuffer::Create(k.ctx(), sizeof(CarrierClosureControl)));
+  c->control_.emplace(std::move(control));
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer host, HostVisibleBuffer::Create(
+                                                     k.ctx(), sizeof(CarrierClosureControl) +
+                                                                  stats_bytes));
+  c->host_.emplace(std::move(host));
+  return c;
+}
+
+Status CarrierClosure::RecordStart(CommandBatch& b, const DeviceBuffer& s0,
+                                   const DeviceBuffer* field, bool read_levels) {
+  const uint64_t carrier_bytes = recorder_.cells() * 4;
+  DASHI_RETURN_IF_ERROR(
+      CheckOperand(recorder_.kernels(), s0, carrier_bytes, "closure input " +
+                                                               ToString(recorder_.shape())));
+  for (const DeviceBuffer& it : iterates_) {
+    if (it.buffer() == VK_NULL_HANDLE) {
+      return FailedPreconditionError("closure recorded again after TakeFixedPoint()");
+    }
+  }
+  // Transfers only, then the one barrier RecordGuardFill ends with.
+  b.CopyBuffer(s0.buffer(), iterates_[0].buffer(), carrier_bytes);
+  vkCmdFillBuffer(b.command_buffer(), stats_->buffer(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
+  CarrierClosureControl init{};
+  const auto args = recorder_.ClosureDispatchArgs();
+  std::copy(args.begin(), args.end(), init.args);
+  vkCmdUpdateBuffer(b.command_buffer(), control_->buffer(), 0, sizeof(init), &init);
+  RecordGuardFill(b, {&iterates_[0], &iterates_[1]}, carrier_bytes);
+  DASHI_RETURN_IF_ERROR(
+      recorder_.LevelStats(b, iterates_[0], iterates_[0], field, *stats_, 0, nullptr));
+  field_ = field;
+  read_levels_ = read_levels;
+  started_ = true;
+  steps_recorded_ = 0;
+  segment_steps_ = 0;
+  segment_has_level0_ = true;
+  segment_read_has_level0_ = false;
+  depth_seen_ = 0;
+  levels_.clear();
+  return OkStatus();
+}
+
+StatusOr<int> CarrierClosure::RecordSteps(CommandBatch& b, int max_steps) {
+  if (!started_) return FailedPreconditionError("closure steps recorded before RecordStart");
+  const int64_t n = std::min<int64_t>({max_steps, steps_per_submission_ - segment_steps_,
+                                       this->max_steps() - steps_recorded_});
+  const DeviceBuffer& control = *control_;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t s = steps_recorded_;
+    const DeviceBuffer& in = iterates_[s % 2];
+    const DeviceBuffer& out = iterates_[(s + 1) % 2];
+    const uint32_t slot = static_cast<uint32_t>(segment_steps_ + 1);
+    DASHI_RETURN_IF_ERROR(recorder_.ClosureStep(b, in, out, params_, &control));
+    DASHI_RETURN_IF_ERROR(recorder_.LevelStats(b, in, out, field_, *stats_, slot, &control));
+    DASHI_RETURN_IF_ERROR(recorder_.ClosureControl(b, *stats_, control, static_cast<uint32_t>(s),
+                                                   static_cast<uint32_t>(params_.max_iterations),
+                                                   slot));
+    ++steps_recorded_;
+    ++segment_steps_;
+  }
+  return static_cast<int>(std::max<int64_t>(n, 0));
+}
+
+void CarrierClosure::RecordReadback(CommandBatch& b) {
+  b.CopyBuffer(control_->buffer(), host_->buffer(), sizeof(CarrierClosureControl));
+  last_readback_bytes_ = sizeof(CarrierClosureControl);
+  if (read_levels_) {
+    const uint64_t bytes = (static_cast<uint64_t>(segment_steps_) + 1) * sizeof(CarrierTotals);
+    b.CopyBuffer(stats_->buffer(), host_->buffer(), bytes, 0, sizeof(CarrierClosureControl));
+    last_readback_bytes_ += bytes;
+  }
+  b.HostReadBarrier();
+  segment_read_has_level0_ = segment_has_level0_;
+  segment_steps_ = 0;
+  segment_has_level0_ = false;
+}
+
+StatusOr<CarrierClosure::Progress> CarrierClosure::ReadSubmission() {
+  const auto* bytes = static_cast<const std::byte*>(host_->data());
+  CarrierClosureControl ctl;
+  std::memcpy(&ctl, bytes, sizeof(ctl));
+  const int64_t steps = ctl.steps, depth = ctl.depth;
+  const int64_t cap = params_.max_iterations;
+  const std::string seen = "closure control record: steps " + std::to_string(steps) + ", depth " +
+                           std::to_string(depth) + ", converged " +
+                           std::to_string(ctl.converged) + " after " +
+                           std::to_string(steps_recorded_) + " steps recorded";
+  bool consistent = steps <= steps_recorded_ && depth >= depth_seen_ && ctl.converged <= 1;
+  if (ctl.converged != 0) {
+    consistent = consistent && depth + 1 == steps;
+  } else {
+    consistent = consistent && steps == steps_recorded_ && depth == std::min(steps, cap);
+  }
+  if (!consistent) return DataLossError("inconsistent " + seen);
+
+  if (read_levels_) {
+    auto stat = [&](int64_t slot) {
+      CarrierTotals t;
+      std::memcpy(&t, bytes + sizeof(CarrierClosureControl) + slot * sizeof(CarrierTotals),
+                  sizeof(t));
+      return ClosureLevelStats{static_cast<int64_t>(t.c0), t.mean};
+    };
+    if (segment_read_has_level0_) levels_.push_back(stat(0));
+    // The steps that changed the carrier are the segment's first depth − depth_seen_ ones (a step
+    // that changes nothing ends the closure; the check step never counts).
+    for (int64_t i = 0; i < depth - depth_seen_; ++i) levels_.push_back(stat(i + 1));
+  }
+  segment_read_has_level0_ = false;
+  depth_seen_ = depth;
+  Progress p;
+  p.reached_fixed_point = ctl.converged != 0;
+  p.finished = p.reached_fixed_point || steps == cap + 1;
+  p.depth = static_cast<int>(depth);
+  p.steps = static_cast<int>(steps);
+  return p;
+}
+
+Status CarrierClosure::CheckGuards() const {
+  const uint64_t carrier_bytes = recorder_.cells() * 4;
+  for (size_t i = 0; i < iterates_.size(); ++i) {
+    if (iterates_[i].buffer() == VK_NULL_HANDLE) continue;  // taken
+    DASHI_RETURN_IF_ERROR(CheckGuardWords(recorder_.kernels().ctx(), iterates_[i], carrier_bytes,
+                                          kCarrierGuardBytes, kCarrierGuardWord,
+                                          "closure iterate " + std::to_string(i)));
+  }
+  return OkStatus();
+}
+
+}  // namespace dashi::vk

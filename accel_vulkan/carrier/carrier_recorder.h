@@ -1,0 +1,147 @@
+// CarrierRecorder: records the carrier kernels (CarrierKernels) for carriers and fields of ONE
+// grid shape into a caller's CommandBatch — no submission, no wait — so a chain of ops (the
+// decoder's mask: smooth, normalise, threshold, closure) runs in one submission with device
+// timestamps between the stages. Every kernel invocation is written here once; CarrierOps (the
+// submit-and-wait API) and VulkanDecoder both record through it.
+//
+// Operands are whole DeviceBuffers holding at least the shape's payload (int32 cells in
+// {−1, 0, +1} or fp64 values, row-major). Every op ends with a barrier, so the next op recorded may
+// read its output. The recorder owns the shape's scratch buffers (made on first use, never
+// replaced), a device-local records buffer and a DescriptorSetCache: recorded work refers to
+// them, so the recorder must outlive every submission it recorded into, and ops recorded into
+// several batches must run in recording order (scratch is shared). Not thread-safe.
+//
+//   DASHI_ASSIGN_OR_RETURN(auto rec, CarrierRecorder::Create(*kernels, {n, n}));
+//   DASHI_RETURN_IF_ERROR(rec->Smooth(batch, field, smoothed, params.smoothing));
+//   batch.Timestamp("smooth");
+#ifndef DASHI_ACCEL_VULKAN_CARRIER_CARRIER_RECORDER_H_
+#define DASHI_ACCEL_VULKAN_CARRIER_CARRIER_RECORDER_H_
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "accel_vulkan/carrier/carrier_kernels.h"
+#include "accel_vulkan/carrier/carrier_shader_params.h"
+#include "accel_vulkan/command_batch.h"
+#include "accel_vulkan/descriptor_set_cache.h"
+#include "accel_vulkan/device_buffer.h"
+#include "core_ref/carrier/annihilation.h"
+#include "core_ref/carrier/carrier.h"
+#include "core_ref/carrier/closure.h"
+#include "core_ref/carrier/defect.h"
+#include "core_ref/carrier/majority.h"
+#include "core_ref/carrier/pda_threshold.h"
+#include "core_ref/carrier/smoothing.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::vk {
+
+// The guard region after the payload of every carrier/field buffer the carrier code allocates:
+// out-of-bounds writes land there (CarrierOps::CheckGuards, CarrierClosure::CheckGuards).
+inline constexpr uint64_t kCarrierGuardBytes = 256;
+inline constexpr uint32_t kCarrierGuardWord = 0xCAFEF00Du;
+// Records the fill of each buffer's guard region (after `payload_bytes`), then one barrier (so a
+// later out-of-bounds write lands after the fill and shows).
+void RecordGuardFill(CommandBatch& batch, std::initializer_list<const DeviceBuffer*> buffers,
+                     uint64_t payload_bytes);
+
+// INVALID_ARGUMENT naming `what` when `buffer` has no handle or fewer than `payload_bytes`;
+// RESOURCE_EXHAUSTED when the payload does not fit one storage binding.
+Status CheckOperand(const CarrierKernels& kernels, const DeviceBuffer& buffer,
+                    uint64_t payload_bytes, const std::string& what);
+
+class CarrierRecorder {
+ public:
+  // The shape must be valid (ValidateGridShape).
+  static StatusOr<std::unique_ptr<CarrierRecorder>> Create(const CarrierKernels& kernels,
+                                                           GridShape shape);
+  CarrierRecorder(const CarrierRecorder&) = delete;
+  CarrierRecorder& operator=(const CarrierRecorder&) = delete;
+  ~CarrierRecorder();
+
+  const GridShape& shape() const { return shape_; }
+  const CarrierKernels& kernels() const { return kernels_; }
+  uint64_t cells() const { return static_cast<uint64_t>(shape_.size()); }
+
+  // records(): one CarrierTotals per slot, device-local, written by the ops below.
+  static constexpr uint32_t kRecordMaxAbs = 0;  // NormalizeByMaxAbs: maxabs
+  static constexpr uint32_t kRecordDefect = 1;  // Defect: c0
+  static constexpr uint32_t kRecordFusion = 2;  // FuseChunk: flags (kTotalsFlagBadFusionValue)
+  static constexpr uint32_t kRecordSlots = 3;
+  const DeviceBuffer& records() const { return records_; }
+
+  // Forgets the descriptor sets of operand buffers (call before recording ops on buffers that
+  // replaced destroyed ones; never while a batch recorded with this recorder is pending).
+  Status ForgetOperands();
+
+  // Closure steps may be gated: their dispatches then take their group counts from the control
+  // record `gate` (a CarrierClosureControl whose args hold ClosureDispatchArgs()), so the device
+  // can turn them into no-ops. Null: direct dispatches.
+  std::array<CarrierDispatchArgs, kClosureArgsCount> ClosureDispatchArgs() const {
+    return closure_args_;
+  }
+
+  Status PdaThreshold(CommandBatch& b, const DeviceBuffer& field, const DeviceBuffer& out,
+                      const PdaThresholdParams& p);
+  Status Majority(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
+                  const MajorityParams& p);
+  Status Annihilate(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
+                    const AnnihilationParams& p);
+  // C = K_ann ∘ M, M's output in a scratch carrier.
+  Status ClosureStep(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
+                     const ClosureParams& p, const DeviceBuffer* gate = nullptr);
+  // The closure level statistics of `cur` (active cells c0, cells differing from `prev` c1, and
+  // Σ|field| / c0 over the support when `field` is given) into slot `slot` of `stats`.
+  Status LevelStats(CommandBatch& b, const DeviceBuffer& prev, const DeviceBuffer& cur,
+                    const DeviceBuffer* field, const DeviceBuffer& stats, uint32_t slot,
+                    const DeviceBuffer* gate = nullptr);
+  // carrier_closure_control after closure step `step`, whose statistics are at levels[slot].
+  Status ClosureControl(CommandBatch& b, const DeviceBuffer& levels, const DeviceBuffer& control,
+                        uint32_t step, uint32_t max_iterations, uint32_t slot);
+  Status Smooth(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
+                const SmoothingParams& p);
+  // max|x| into records()[kRecordMaxAbs], then out = x / max|x| (x when the max is 0).
+  Status NormalizeByMaxAbs(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out);
+  // D(s) into records()[kRecordDefect].c0; n must be kFour or kEight.
+  Status Defect(CommandBatch& b, const DeviceBuffer& in, Neighbourhood n);
+  // Zeroes records()[slot].
+  void ClearRecord(CommandBatch& b, uint32_t slot);
+  // One chunk of K-channel fusion: `channels` carriers channel-major in `chunk`, summed into
+  // `sum` (from 0 when `first`), sign(sum) written to `out` when `last`; a value outside
+  // {−1, 0, +1} sets kTotalsFlagBadFusionValue in records()[kRecordFusion].
+  Status FuseChunk(CommandBatch& b, const DeviceBuffer& chunk, uint32_t channels, bool first,
+                   bool last, const DeviceBuffer& sum, const DeviceBuffer& out);
+
+ private:
+  enum ScratchId { kWindowTmp, kCarrierTmp, kRowPartials, kFieldTmp, kNumScratch };
+
+  CarrierRecorder(const CarrierKernels& kernels, GridShape shape, DeviceBuffer records)
+      : kernels_(kernels), shape_(shape), records_(std::move(records)) {}
+  StatusOr<const DeviceBuffer*> Scratch(ScratchId id);
+  Status Dispatch(CommandBatch& b, const ComputePipeline& p, VkDescriptorSet set,
+                  const void* push, uint32_t push_bytes, uint64_t invocations, uint32_t workgroup,
+                  const DeviceBuffer* gate, uint32_t gate_args);
+  // Rows + columns window passes and the M / K decision: in → out.
+  Status Window(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out, int radius,
+                uint32_t mode, int eta, const DeviceBuffer* gate);
+  // carrier_reduce_rows over the row partials into dst[slot].
+  Status Reduce(CommandBatch& b, const DeviceBuffer& dst, uint32_t flag, uint32_t slot,
+                const DeviceBuffer* gate);
+  Status CheckCarrierOperand(const DeviceBuffer& b, const char* what) const;
+  Status CheckFieldOperand(const DeviceBuffer& b, const char* what) const;
+
+  const CarrierKernels& kernels_;
+  GridShape shape_;
+  DeviceBuffer records_;
+  std::unique_ptr<DescriptorSetCache> sets_;
+  std::optional<DeviceBuffer> scratch_[kNumScratch];
+  std::array<CarrierDispatchArgs, kClosureArgsCount> closure_args_{};
+};
+
+}  // namespace dashi::vk
+
+#endif  // DASHI_ACCEL_VULKAN_CARRIER_CARRIER_RECORDER_H_

@@ -1,0 +1,403 @@
+#include "accel_vulkan/batched/vulkan_batched_rollout.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "accel_vulkan/batched/batched_shader_params.h"
+#include "shaders/batched/batched_rollout_fc0.h"
+#include "shaders/batched/batched_rollout_fc1.h"
+#include "shaders/batched/batched_rollout_fc2.h"
+#include "shaders/batched/batched_rollout_fc3.h"
+#include "shaders/batched/batched_rollout_fc4.h"
+#include "shaders/batched/batched_rollout_fc5.h"
+#include "shaders/batched/batched_rollout_fc6.h"
+#include "shaders/batched/batched_rollout_fc7.h"
+
+namespace dashi::vk {
+namespace {
+
+// Indexed by the variant bits (kVariant* of vulkan_rollout.h).
+constexpr std::span<const uint32_t> kBatchedSpirv[8] = {
+    spirv::kBatchedRolloutFc0, spirv::kBatchedRolloutFc1, spirv::kBatchedRolloutFc2,
+    spirv::kBatchedRolloutFc3, spirv::kBatchedRolloutFc4, spirv::kBatchedRolloutFc5,
+    spirv::kBatchedRolloutFc6, spirv::kBatchedRolloutFc7,
+};
+
+// Two growths of the state buffers per descriptor-set pair; capacity doubles, so 32 pairs cover
+// every batch a 4 GiB storage buffer can hold.
+constexpr uint32_t kMaxBindingSets = 64;
+
+// How core_ref prints a value in its messages (nan, inf, -inf, else std::to_string).
+std::string ValueText(double v) {
+  if (std::isfinite(v)) return std::to_string(v);
+  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+}
+
+int64_t FirstNonFiniteIndex(std::span<const double> v) {
+  const auto it = std::find_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); });
+  return it == v.end() ? -1 : static_cast<int64_t>(it - v.begin());
+}
+
+// The first trajectory (row of `states`, dim wide) holding a non-finite value, with the index and
+// the value: {-1, -1, 0} when all are finite.
+struct NonFinite {
+  int64_t row = -1;
+  int64_t index = -1;
+  double value = 0;
+};
+NonFinite FindNonFinite(std::span<const double> states, int64_t dim) {
+  const int64_t k = FirstNonFiniteIndex(states);
+  if (k < 0) return {};
+  return {k / dim, k % dim, states[static_cast<size_t>(k)]};
+}
+
+// core_ref's error for trajectory `row`'s state that became non-finite (rollout.cc), prefixed.
+Status TrajectoryBlewUp(const NonFinite& bad, int64_t step) {
+  return OutOfRangeError("rollout: the state became non-finite at step " + std::to_string(step) +
+                         " (z[" + std::to_string(bad.index) + "] = " + ValueText(bad.value) +
+                         "); A amplifies the state (spectral radius above 1?)")
+      .WithPrefix("trajectory " + std::to_string(bad.row));
+}
+
+uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
+
+// The variant with every 64-bit float control the device reports.
+uint32_t SupportedVariant(const Float64Controls& fc) {
+  return (fc.denorm_preserve ? kVariantDenormPreserve : 0u) |
+         (fc.signed_zero_inf_nan_preserve ? kVariantSignedZeroInfNanPreserve : 0u) |
+         (fc.rounding_mode_rte ? kVariantRoundingModeRte : 0u);
+}
+
+}  // namespace
+
+VulkanBatchedRollout::VulkanBatchedRollout(VulkanContext& ctx, int64_t dim,
+                                           const VulkanBatchedRolloutOptions& o)
+    : ctx_(ctx), dim_(dim), chunks_((dim + kRolloutChunk - 1) / kRolloutChunk), options_(o) {}
+
+VulkanBatchedRollout::~VulkanBatchedRollout() = default;
+
+StatusOr<std::unique_ptr<VulkanBatchedRollout>> VulkanBatchedRollout::Create(
+    VulkanContext& ctx, int64_t dim, std::span<const double> a,
+    const VulkanBatchedRolloutOptions& options) {
+  if (dim < 1) {
+    return InvalidArgumentError("batched rollout: D = " + std::to_string(dim) + " must be >= 1");
+  }
+  if (dim > kMaxDim) {
+    return UnimplementedError("batched rollout: D = " + std::to_string(dim) +
+                              " exceeds the supported maximum " + std::to_string(kMaxDim) +
+                              " (32-bit indexing in the shader)");
+  }
+  if (a.size() != static_cast<size_t>(dim * dim)) {
+    return InvalidArgumentError("batched rollout: A has " + std::to_string(a.size()) +
+                                " entries but D = " + std::to_string(dim) + " needs D x D = " +
+                                std::to_string(dim * dim));
+  }
+  if (const int64_t k = FirstNonFiniteIndex(a); k >= 0) {
+    return InvalidArgumentError("batched rollout: A[" + std::to_string(k / dim) + "][" +
+                                std::to_string(k % dim) + "] (flat index " + std::to_string(k) +
+                                ") = " + ValueText(a[static_cast<size_t>(k)]) +
+                                " is not finite");
+  }
+  if (options.max_steps_per_submit < 1 || options.max_snapshots_per_submit < 1) {
+    return InvalidArgumentError(
+        "batched rollout: max_steps_per_submit and max_snapshots_per_submit must be >= 1");
+  }
+  std::unique_ptr<VulkanBatchedRollout> r(new VulkanBatchedRollout(ctx, dim, options));
+  DASHI_RETURN_IF_ERROR(r->Init(a));
+  return r;
+}
+
+Status VulkanBatchedRollout::Init(std::span<const double> a) {
+  const DeviceInfo& info = ctx_.info();
+  if (!info.shader_float64) {
+    return UnimplementedError("batched rollout: device '" + info.name +
+                              "' lacks shaderFloat64, which the fp64 rollout needs");
+  }
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(ctx_.physical_device(), &props);
+  if (props.apiVersion < VK_API_VERSION_1_2) {
+    return UnimplementedError("batched rollout: device '" + info.name + "' supports Vulkan " +
+                              info.api_version + "; the shader is SPIR-V 1.5 (Vulkan 1.2)");
+  }
+  limits_ = props.limits;
+  const uint64_t a_bytes = static_cast<uint64_t>(dim_ * dim_) * sizeof(double);
+  if (a_bytes > limits_.maxStorageBufferRange) {
+    return UnimplementedError("batched rollout: A (D = " + std::to_string(dim_) + ") needs " +
+                              std::to_string(a_bytes) + " bytes in one storage buffer but device '" +
+                              info.name + "' allows maxStorageBufferRange = " +
+                              std::to_string(limits_.maxStorageBufferRange));
+  }
+  DASHI_ASSIGN_OR_RETURN(tile_, ResolveBatchedTile(options_.tile, limits_));
+  if (CeilDiv(dim_, tile_.cols()) > limits_.maxComputeWorkGroupCount[0]) {
+    return UnimplementedError("batched rollout: D = " + std::to_string(dim_) + " with tile " +
+                              tile_.ToString() + " needs more than maxComputeWorkGroupCount[0] = " +
+                              std::to_string(limits_.maxComputeWorkGroupCount[0]) +
+                              " workgroups");
+  }
+  float_controls_ = QueryFloat64Controls(ctx_);
+  variant_ = options_.use_float_controls ? SupportedVariant(float_controls_) : 0u;
+
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer a_buf, DeviceBuffer::Create(ctx_, a_bytes));
+  DASHI_RETURN_IF_ERROR(a_buf.UploadValues<double>(ctx_, a));
+  a_.emplace(std::move(a_buf));
+  DASHI_ASSIGN_OR_RETURN(
+      pipe_, ComputePipeline::Create(ctx_, {kBatchedSpirv[variant_], 3,
+                                            sizeof(BatchedRolloutPushConstants),
+                                            BatchedSpecialization(tile_, chunks_),
+                                            kMaxBindingSets}));
+  DASHI_ASSIGN_OR_RETURN(batch_cmd_, CommandBatch::Create(ctx_, 4));
+  return OkStatus();
+}
+
+Status VulkanBatchedRollout::Reserve(int64_t batch) {
+  const uint64_t row_bytes = static_cast<uint64_t>(dim_) * sizeof(double);
+  const uint64_t state_bytes = static_cast<uint64_t>(batch) * row_bytes;
+  if (state_bytes + kGuardBytes > limits_.maxStorageBufferRange) {
+    return UnimplementedError("batched rollout: B x D = " + std::to_string(batch) + " x " +
+                              std::to_string(dim_) + " states need " +
+                              std::to_string(state_bytes + kGuardBytes) +
+                              " bytes (with guards) in one storage buffer, beyond "
+                              "maxStorageBufferRange = " +
+                              std::to_string(limits_.maxStorageBufferRange));
+  }
+  if (CeilDiv(batch, tile_.rows()) > limits_.maxComputeWorkGroupCount[1]) {
+    return UnimplementedError("batched rollout: B = " + std::to_string(batch) + " with tile " +
+                              tile_.ToString() + " needs more than maxComputeWorkGroupCount[1] = " +
+                              std::to_string(limits_.maxComputeWorkGroupCount[1]) +
+                              " workgroups");
+  }
+  if (batch > capacity_) {
+    // Doubling keeps the number of regrowths (each spends two descriptor sets) logarithmic.
+    const int64_t max_rows =
+        static_cast<int64_t>((limits_.maxStorageBufferRange - kGuardBytes) / row_bytes);
+    const int64_t capacity = std::max(batch, std::min(2 * capacity_, max_rows));
+    const VkDeviceSize bytes = static_cast<VkDeviceSize>(capacity) * row_bytes + kGuardBytes;
+    for (auto& z : z_) {
+      z.reset();
+      DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Create(ctx_, bytes));
+      z.emplace(std::move(b));
+    }
+    for (int src = 0; src < 2; ++src) {
+      const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer()};
+      DASHI_ASSIGN_OR_RETURN(sets_[src], pipe_->Bindings(bufs));
+    }
+    capacity_ = capacity;
+  }
+  const int64_t by_budget = static_cast<int64_t>(options_.max_staging_bytes / state_bytes);
+  slots_ = std::clamp<int64_t>(by_budget, 1, options_.max_snapshots_per_submit);
+  const VkDeviceSize staging_bytes = static_cast<VkDeviceSize>(slots_) * state_bytes;
+  if (!staging_.has_value() || staging_->size() < staging_bytes) {
+    staging_.reset();
+    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer s, HostVisibleBuffer::Create(ctx_, staging_bytes));
+    staging_.emplace(std::move(s));
+  }
+  batch_ = batch;
+  const std::vector<uint32_t> guards(kGuardBytes / sizeof(uint32_t), kGuardWord);
+  for (auto& z : z_) {
+    DASHI_RETURN_IF_ERROR(z->UploadValues<uint32_t>(ctx_, guards, state_bytes));
+  }
+  return OkStatus();
+}
+
+std::span<const double> VulkanBatchedRollout::StagingSlot(size_t slot) const {
+  const size_t n = static_cast<size_t>(batch_ * dim_);
+  return staging_->as<const double>().subspan(slot * n, n);
+}
+
+Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
+                                     std::span<const int64_t> snapshot_steps, int* parity) {
+  if (static_cast<int64_t>(snapshot_steps.size()) > slots_) {
+    return InternalError("batched rollout: more snapshots than staging slots");
+  }
+  const BatchedRolloutPushConstants push{static_cast<uint32_t>(dim_),
+                                         static_cast<uint32_t>(chunks_),
+                                         static_cast<uint32_t>(batch_)};
+  const uint32_t groups_x = CeilDiv(dim_, tile_.cols());
+  const uint32_t groups_y = CeilDiv(batch_, tile_.rows());
+  const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
+  DASHI_RETURN_IF_ERROR(batch_cmd_->Begin());
+  batch_cmd_->Timestamp("start");
+  size_t next_snapshot = 0;
+  int p = *parity;
+  for (int64_t step = first_step + 1; step <= last_step; ++step) {
+    batch_cmd_->Dispatch(*pipe_, sets_[p], &push, sizeof(push), groups_x, groups_y);
+    batch_cmd_->Barrier();  // orders the next step and the copy below after this step
+    p = 1 - p;
+    if (next_snapshot < snapshot_steps.size() && snapshot_steps[next_snapshot] == step) {
+      batch_cmd_->CopyBuffer(z_[p]->buffer(), staging_->buffer(), state_bytes, 0,
+                             static_cast<VkDeviceSize>(next_snapshot) * state_bytes);
+      ++next_snapshot;
+    }
+  }
+  if (next_snapshot != snapshot_steps.size()) {
+    return InternalError("batched rollout: a snapshot step lies outside the submitted steps");
+  }
+  batch_cmd_->Timestamp("steps");
+  if (!snapshot_steps.empty()) {
+    VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+    vkCmdPipelineBarrier(batch_cmd_->command_buffer(), VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0, nullptr);
+  }
+  DASHI_RETURN_IF_ERROR(batch_cmd_->SubmitAndWait());
+  *parity = p;
+  timings_.steps += last_step - first_step;
+  timings_.submissions += 1;
+  timings_.snapshots += static_cast<int64_t>(snapshot_steps.size());
+  for (const auto& [label, ms] : batch_cmd_->StageMilliseconds()) {
+    timings_.timestamps = true;
+    timings_.device_ms += ms;
+  }
+  return OkStatus();
+}
+
+Status VulkanBatchedRollout::LocateNonFinite(int64_t from_step,
+                                             std::span<const double> from_states,
+                                             int64_t bad_step) {
+  DASHI_RETURN_IF_ERROR(z_[0]->UploadValues<double>(ctx_, from_states));
+  int parity = 0;
+  std::vector<int64_t> snaps;
+  for (int64_t t = from_step; t < bad_step;) {
+    const int64_t end = std::min(bad_step, t + slots_);
+    snaps.clear();
+    for (int64_t s = t + 1; s <= end; ++s) snaps.push_back(s);
+    DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
+    for (size_t k = 0; k < snaps.size(); ++k) {
+      const NonFinite bad = FindNonFinite(StagingSlot(k), dim_);
+      if (bad.row >= 0) return TrajectoryBlewUp(bad, snaps[k]);
+    }
+    t = end;
+  }
+  return InternalError("batched rollout: the device states at step " + std::to_string(bad_step) +
+                       " were not all finite, but replaying steps " +
+                       std::to_string(from_step + 1) + ".." + std::to_string(bad_step) +
+                       " from the finite states at step " + std::to_string(from_step) +
+                       " stayed finite: the device is not deterministic");
+}
+
+StatusOr<BatchedRolloutResult> VulkanBatchedRollout::Run(std::span<const double> z0,
+                                                         int64_t batch,
+                                                         const RolloutParams& params) {
+  const auto start = std::chrono::steady_clock::now();
+  timings_ = {};
+  timings_.batch = batch;
+  StatusOr<BatchedRolloutResult> out = InternalError("batched rollout: not run");
+  try {
+    out = RunImpl(z0, batch, params);
+  } catch (const std::bad_alloc&) {
+    out = ResourceExhaustedError("batched rollout: out of memory");
+  } catch (const std::exception& e) {
+    out = InternalError(std::string("batched rollout: unexpected exception: ") + e.what());
+  }
+  timings_.host_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (timings_.device_ms > 0 && timings_.steps > 0) {
+    const double seconds = timings_.device_ms * 1e-3;
+    const double steps = static_cast<double>(timings_.steps);
+    const double b = static_cast<double>(batch), d = static_cast<double>(dim_);
+    timings_.device_us_per_step = timings_.device_ms * 1e3 / steps;
+    timings_.trajectory_steps_per_second = b * steps / seconds;
+    timings_.gflops = 2.0 * b * d * d * steps / seconds * 1e-9;
+  }
+  return out;
+}
+
+StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const double> z0,
+                                                             int64_t batch,
+                                                             const RolloutParams& params) {
+  DASHI_RETURN_IF_ERROR(ValidateRolloutParams(params, /*has_observer=*/false));
+  if (batch < 1) {
+    return InvalidArgumentError("batched rollout: B = " + std::to_string(batch) +
+                                " must be >= 1");
+  }
+  if (z0.size() != static_cast<size_t>(batch * dim_)) {
+    return InvalidArgumentError("batched rollout: z0 has " + std::to_string(z0.size()) +
+                                " entries but B x D = " + std::to_string(batch) + " x " +
+                                std::to_string(dim_) + " = " + std::to_string(batch * dim_));
+  }
+  if (const NonFinite bad = FindNonFinite(z0, dim_); bad.row >= 0) {
+    return InvalidArgumentError("rollout: z0[" + std::to_string(bad.index) + "] = " +
+                                ValueText(bad.value) + " is not finite")
+        .WithPrefix("trajectory " + std::to_string(bad.row));
+  }
+  DASHI_RETURN_IF_ERROR(Reserve(batch));
+
+  const int64_t steps = params.steps;
+  // The next checkpoint after `step` (the final step at the latest).
+  auto next_checkpoint = [&](int64_t step) {
+    const int64_t to_next = params.hash_every - step % params.hash_every;  // ≥ 1, no overflow
+    return to_next > steps - step ? steps : step + to_next;
+  };
+
+  BatchedRolloutResult result;
+  result.batch = batch;
+  result.dim = dim_;
+  result.chains.resize(static_cast<size_t>(batch));
+  const size_t width = static_cast<size_t>(dim_);
+  // The checkpoint of every trajectory at `step` (core_ref's chain, trajectory by trajectory).
+  auto checkpoint = [&](int64_t step, std::span<const double> states) {
+    for (size_t b = 0; b < result.chains.size(); ++b) {
+      std::vector<ChainCheckpoint>& chain = result.chains[b];
+      ChainCheckpoint cp;
+      cp.step = step;
+      cp.state_hash = StateHash(states.subspan(b * width, width));
+      cp.link = NextChainLink(chain.empty() ? Hash128{} : chain.back().link, cp.state_hash);
+      chain.push_back(cp);
+    }
+  };
+
+  DASHI_RETURN_IF_ERROR(z_[0]->UploadValues<double>(ctx_, z0));
+  checkpoint(0, z0);
+  std::vector<double> last_good(z0.begin(), z0.end());  // the last finite states read back
+  int64_t last_good_step = 0;
+  int parity = 0;
+  std::vector<int64_t> snaps;
+  for (int64_t t = 0; t < steps;) {
+    // One submission: up to max_steps_per_submit steps, ending early at the checkpoint that
+    // fills the last staging slot.
+    int64_t end = t + std::min(options_.max_steps_per_submit, steps - t);
+    snaps.clear();
+    for (int64_t s = next_checkpoint(t); s <= end; s = next_checkpoint(s)) {
+      snaps.push_back(s);
+      if (s == steps) break;
+      if (static_cast<int64_t>(snaps.size()) == slots_) {
+        end = s;
+        break;
+      }
+    }
+    DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
+    for (size_t k = 0; k < snaps.size(); ++k) {
+      const std::span<const double> states = StagingSlot(k);
+      if (FindNonFinite(states, dim_).row >= 0) {
+        return LocateNonFinite(last_good_step, last_good, snaps[k]);
+      }
+      // Hash a host copy: the staging memory may be uncached on discrete GPUs.
+      std::copy(states.begin(), states.end(), last_good.begin());
+      last_good_step = snaps[k];
+      checkpoint(snaps[k], last_good);
+    }
+    t = end;
+  }
+  // `steps` is always a checkpoint, so last_good holds z_steps (z0 when steps = 0).
+  result.final_states = std::move(last_good);
+  return result;
+}
+
+Status VulkanBatchedRollout::CheckGuardWords() const {
+  const uint64_t payload = static_cast<uint64_t>(batch_ * dim_) * sizeof(double);
+  for (int k = 0; k < 2; ++k) {
+    if (!z_[k].has_value()) continue;
+    DASHI_RETURN_IF_ERROR(vk::CheckGuardWords(ctx_, *z_[k], payload, kGuardBytes, kGuardWord,
+                                              "batched rollout state buffer " +
+                                                  std::to_string(k)));
+  }
+  return OkStatus();
+}
+
+}  // namespace dashi::vk

@@ -60,6 +60,36 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
   return out;
 }
 
+Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
+                          uint64_t guard_bytes, const VkPhysicalDeviceLimits& limits) {
+  const uint64_t b = static_cast<uint64_t>(batch), d = static_cast<uint64_t>(dim);
+  const std::string shape =
+      "batched rollout: B x D = " + std::to_string(batch) + " x " + std::to_string(dim) + ": ";
+  const std::string range =
+      " in one storage buffer, beyond maxStorageBufferRange = " +
+      std::to_string(limits.maxStorageBufferRange);
+  if (d * d * sizeof(double) > limits.maxStorageBufferRange) {
+    return UnimplementedError(shape + "A needs " + std::to_string(d * d * sizeof(double)) +
+                              " bytes" + range);
+  }
+  if (b * d * sizeof(double) + guard_bytes > limits.maxStorageBufferRange) {
+    return UnimplementedError(shape + "the states need " +
+                              std::to_string(b * d * sizeof(double) + guard_bytes) +
+                              " bytes (with guard words)" + range);
+  }
+  const uint64_t groups_x = (d + tile.cols() - 1) / tile.cols();
+  const uint64_t groups_y = (b + tile.rows() - 1) / tile.rows();
+  if (groups_x > limits.maxComputeWorkGroupCount[0] ||
+      groups_y > limits.maxComputeWorkGroupCount[1]) {
+    return UnimplementedError(shape + "tile " + tile.ToString() + " needs " +
+                              std::to_string(groups_x) + " x " + std::to_string(groups_y) +
+                              " workgroups, beyond maxComputeWorkGroupCount = (" +
+                              std::to_string(limits.maxComputeWorkGroupCount[0]) + ", " +
+                              std::to_string(limits.maxComputeWorkGroupCount[1]) + ")");
+  }
+  return OkStatus();
+}
+
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks) {
   return {tile.threads_x,       tile.threads_y, tile.rows_per_thread,
           tile.cols_per_thread, tile.slice_k,   BatchedTreeSlots(chunks)};

@@ -57,6 +57,13 @@ uint32_t BatchedTreeSlots(int64_t chunks);
 StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
                                          const VkPhysicalDeviceLimits& limits);
 
+// Whether B trajectories of dimension D fit one dispatch of a resolved tile on the device:
+// UNIMPLEMENTED naming the limit when A (D²·8 bytes) or the states plus `guard_bytes`
+// (B·D·8 + guard_bytes) exceed maxStorageBufferRange, or ceil(D / cols) or ceil(B / rows)
+// workgroups exceed maxComputeWorkGroupCount[0] or [1].
+Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
+                          uint64_t guard_bytes, const VkPhysicalDeviceLimits& limits);
+
 // The specialization constants 0..5 of the kernel for a resolved tile and m chunks.
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks);
 

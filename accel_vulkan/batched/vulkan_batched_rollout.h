@@ -83,10 +83,14 @@ struct BatchedRolloutTimings {
   int64_t snapshots = 0;    // batch states read back (checkpoints, replays)
   bool timestamps = false;  // false when the queue has no timestamps (device figures are 0)
   double device_ms = 0;     // device time of all submissions, snapshot copies included
+  // Device time of the steps: each submission up to its last step, i.e. device_ms without the
+  // copy of a snapshot taken at a submission's last step (with hash_every ≥ steps, the final
+  // state's copy: then steps_ms is the products alone). The per-step figures below use it.
+  double steps_ms = 0;
   double host_ms = 0;       // wall-clock time of Run() (upload, hashing and waits included)
-  double device_us_per_step = 0;           // device time / steps
-  double trajectory_steps_per_second = 0;  // batch · steps / device time
-  double gflops = 0;                       // 2·B·D² · steps / device time, in 1e9 per second
+  double device_us_per_step = 0;           // steps_ms / steps
+  double trajectory_steps_per_second = 0;  // batch · steps / steps_ms
+  double gflops = 0;                       // 2·B·D² · steps / steps_ms, in 1e9 per second
 };
 
 class VulkanBatchedRollout {

@@ -3,7 +3,7 @@
 //
 //   bazel run -c opt //accel_vulkan/batched:batched_rollout_vulkan_benchmark --
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
-//       [--warmup 2] [--tiles 16x16x4x4,16x16x4x4x8] [--verify-rows 3] [--no-verify]
+//       [--warmup 2] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3] [--no-verify]
 //       [--validation]
 //
 // Inputs: A = DecayingMatrix(D, seed 1) and Z0 = NonZeroUniform(B·D, seed 2, 1.0)
@@ -17,8 +17,9 @@
 // Before timing, the first run is checked bit for bit against core_ref's Rollout for sample
 // trajectories (the first, the last and evenly spaced ones between: --verify-rows): the hash chain
 // and the final state. A mismatch is printed in the row and makes the exit status 1.
-// A tile is TXxTYxRMxRN[xK] (BatchedTile: threads x, threads y, rows and columns per thread,
-// slice depth; K omitted or 0 = automatic).
+// A tile is TYxTXxRMxRN[xK], rows (trajectories) before columns as BatchedTile::ToString prints
+// it: threads_y, threads_x, rows_per_thread, cols_per_thread and slice_k (omitted or 0 =
+// automatic). The default 16x16x4x4 is the 64x64 tile.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -54,7 +55,7 @@ struct Flags {
 constexpr const char* kUsage =
     "usage: batched_rollout_vulkan_benchmark [--device SEL] [--dims 512,1024]\n"
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
-    "         [--tiles TXxTYxRMxRN[xK],...] [--verify-rows 3] [--no-verify] [--validation]\n";
+    "         [--tiles TYxTXxRMxRN[xK],...] [--verify-rows 3] [--no-verify] [--validation]\n";
 
 // Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
 bool ParseIntegers(const std::string& text, char sep, int64_t min_value,
@@ -78,8 +79,8 @@ bool ParseTiles(const std::string& text, std::vector<BatchedTile>* out) {
   while (std::getline(in, item, ',')) {
     std::vector<int64_t> v;
     if (!ParseIntegers(item, 'x', 0, &v) || v.size() < 4 || v.size() > 5) return false;
-    out->push_back({.threads_x = static_cast<uint32_t>(v[0]),
-                    .threads_y = static_cast<uint32_t>(v[1]),
+    out->push_back({.threads_x = static_cast<uint32_t>(v[1]),
+                    .threads_y = static_cast<uint32_t>(v[0]),
                     .rows_per_thread = static_cast<uint32_t>(v[2]),
                     .cols_per_thread = static_cast<uint32_t>(v[3]),
                     .slice_k = v.size() == 5 ? static_cast<uint32_t>(v[4]) : 0u});
@@ -241,7 +242,7 @@ int main(int argc, char** argv) {
               "2*B*D^2 per step (a multiply and an add, never fused)\n\n",
               static_cast<long long>(f.steps), static_cast<long long>(f.warmup),
               static_cast<long long>(f.reps));
-  std::printf("%6s %6s  %-38s | %11s %11s | %14s %9s | %9s  %s\n", "D", "B", "tile", "us/step",
+  std::printf("%6s %6s  %-50s | %11s %11s | %14s %9s | %9s  %s\n", "D", "B", "tile", "us/step",
               "min us", "traj-steps/s", "GFLOP/s", "host ms", "verified");
 
   int failures = 0;
@@ -253,7 +254,7 @@ int main(int argc, char** argv) {
       for (const BatchedTile& tile : f.tiles) {
         const Row row = Measure(**ctx, dim, batch, tile, a, z0, f);
         if (!row.error.empty()) {
-          std::printf("%6lld %6lld  %-38s | error: %s\n", static_cast<long long>(dim),
+          std::printf("%6lld %6lld  %-50s | error: %s\n", static_cast<long long>(dim),
                       static_cast<long long>(batch), tile.ToString().c_str(), row.error.c_str());
           ++failures;
           continue;
@@ -261,7 +262,7 @@ int main(int argc, char** argv) {
         if (row.verified.rfind("bit-exact", 0) != 0 && row.verified != "skipped") ++failures;
         const double b = static_cast<double>(batch), dd = static_cast<double>(dim);
         const double med = row.median_us;
-        std::printf("%6lld %6lld  %-38s | %11.2f %11.2f | %14.4g %9.1f | %9.1f  %s\n",
+        std::printf("%6lld %6lld  %-50s | %11.2f %11.2f | %14.4g %9.1f | %9.1f  %s\n",
                     static_cast<long long>(dim), static_cast<long long>(batch),
                     row.tile.ToString().c_str(), med, row.min_us, med > 0 ? b * 1e6 / med : 0.0,
                     med > 0 ? 2.0 * b * dd * dd / (med * 1e3) : 0.0, row.host_ms,

@@ -7,9 +7,9 @@ namespace dashi::vk {
 
 std::string BatchedTile::ToString() const {
   return std::to_string(rows()) + "x" + std::to_string(cols()) + " (" +
-         std::to_string(threads_y) + "x" + std::to_string(threads_x) + " threads, " +
+         std::to_string(threads_y) + "x" + std::to_string(threads_x) + " threads x " +
          std::to_string(rows_per_thread) + "x" + std::to_string(cols_per_thread) +
-         " each), k " + std::to_string(slice_k);
+         " outputs; rows x cols), k " + std::to_string(slice_k);
 }
 
 uint64_t BatchedSharedBytes(const BatchedTile& tile) {

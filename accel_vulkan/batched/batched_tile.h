@@ -37,7 +37,7 @@ struct BatchedTile {
   uint32_t threads() const { return threads_x * threads_y; }
   uint32_t rows() const { return threads_y * rows_per_thread; }
   uint32_t cols() const { return threads_x * cols_per_thread; }
-  // "64x64 (16x16 threads, 4x4 each), k 16".
+  // "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16": every pair rows (B) first.
   std::string ToString() const;
 };
 

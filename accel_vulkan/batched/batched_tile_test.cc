@@ -33,7 +33,7 @@ TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
   EXPECT_EQ(t->slice_k, 16u);
   EXPECT_EQ(t->rows(), 64u);
   EXPECT_EQ(t->cols(), 64u);
-  EXPECT_EQ(t->ToString(), "64x64 (16x16 threads, 4x4 each), k 16");
+  EXPECT_EQ(t->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16");
 }
 
 TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {

@@ -47,7 +47,8 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
   EXPECT_EQ(code({.slice_k = 128}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 16}), StatusCode::kInvalidArgument);  // 33024 > 32768 bytes
   const Status st = ResolveBatchedTile({.slice_k = 16}, l).status();
-  EXPECT_NE(st.message().find("maxComputeSharedMemorySize = 32768"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("maxComputeSharedMemorySize = 32768"), std::string::npos)
+      << st.ToString();
   EXPECT_TRUE(ResolveBatchedTile({.threads_x = 1, .threads_y = 1, .rows_per_thread = 1,
                                   .cols_per_thread = 1, .slice_k = 64},
                                  l)

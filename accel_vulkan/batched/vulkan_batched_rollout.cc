@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <exception>
-#include <new>
 #include <string>
 #include <utility>
 
 #include "accel_vulkan/batched/batched_shader_params.h"
+#include "accel_vulkan/rollout/rollout_driver.h"
 #include "shaders/batched/batched_rollout_fc0.h"
 #include "shaders/batched/batched_rollout_fc1.h"
 #include "shaders/batched/batched_rollout_fc2.h"
@@ -32,17 +30,6 @@ constexpr std::span<const uint32_t> kBatchedSpirv[8] = {
 // every batch a 4 GiB storage buffer can hold.
 constexpr uint32_t kMaxBindingSets = 64;
 
-// How core_ref prints a value in its messages (nan, inf, -inf, else std::to_string).
-std::string ValueText(double v) {
-  if (std::isfinite(v)) return std::to_string(v);
-  return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
-}
-
-int64_t FirstNonFiniteIndex(std::span<const double> v) {
-  const auto it = std::find_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); });
-  return it == v.end() ? -1 : static_cast<int64_t>(it - v.begin());
-}
-
 // The first trajectory (row of `states`, dim wide) holding a non-finite value, with the index and
 // the value: {-1, -1, 0} when all are finite.
 struct NonFinite {
@@ -56,22 +43,13 @@ NonFinite FindNonFinite(std::span<const double> states, int64_t dim) {
   return {k / dim, k % dim, states[static_cast<size_t>(k)]};
 }
 
-// core_ref's error for trajectory `row`'s state that became non-finite (rollout.cc), prefixed.
+// core_ref's error for trajectory `row`'s state that became non-finite, prefixed.
 Status TrajectoryBlewUp(const NonFinite& bad, int64_t step) {
-  return OutOfRangeError("rollout: the state became non-finite at step " + std::to_string(step) +
-                         " (z[" + std::to_string(bad.index) + "] = " + ValueText(bad.value) +
-                         "); A amplifies the state (spectral radius above 1?)")
+  return NonFiniteStateError(step, bad.index, bad.value)
       .WithPrefix("trajectory " + std::to_string(bad.row));
 }
 
 uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
-
-// The variant with every 64-bit float control the device reports.
-uint32_t SupportedVariant(const Float64Controls& fc) {
-  return (fc.denorm_preserve ? kVariantDenormPreserve : 0u) |
-         (fc.signed_zero_inf_nan_preserve ? kVariantSignedZeroInfNanPreserve : 0u) |
-         (fc.rounding_mode_rte ? kVariantRoundingModeRte : 0u);
-}
 
 }  // namespace
 
@@ -84,25 +62,7 @@ VulkanBatchedRollout::~VulkanBatchedRollout() = default;
 StatusOr<std::unique_ptr<VulkanBatchedRollout>> VulkanBatchedRollout::Create(
     VulkanContext& ctx, int64_t dim, std::span<const double> a,
     const VulkanBatchedRolloutOptions& options) {
-  if (dim < 1) {
-    return InvalidArgumentError("batched rollout: D = " + std::to_string(dim) + " must be >= 1");
-  }
-  if (dim > kMaxDim) {
-    return UnimplementedError("batched rollout: D = " + std::to_string(dim) +
-                              " exceeds the supported maximum " + std::to_string(kMaxDim) +
-                              " (32-bit indexing in the shader)");
-  }
-  if (a.size() != static_cast<size_t>(dim * dim)) {
-    return InvalidArgumentError("batched rollout: A has " + std::to_string(a.size()) +
-                                " entries but D = " + std::to_string(dim) + " needs D x D = " +
-                                std::to_string(dim * dim));
-  }
-  if (const int64_t k = FirstNonFiniteIndex(a); k >= 0) {
-    return InvalidArgumentError("batched rollout: A[" + std::to_string(k / dim) + "][" +
-                                std::to_string(k % dim) + "] (flat index " + std::to_string(k) +
-                                ") = " + ValueText(a[static_cast<size_t>(k)]) +
-                                " is not finite");
-  }
+  DASHI_RETURN_IF_ERROR(ValidateRolloutMatrix("batched rollout", dim, kMaxDim, a));
   if (options.max_steps_per_submit < 1 || options.max_snapshots_per_submit < 1) {
     return InvalidArgumentError(
         "batched rollout: max_steps_per_submit and max_snapshots_per_submit must be >= 1");
@@ -113,23 +73,14 @@ StatusOr<std::unique_ptr<VulkanBatchedRollout>> VulkanBatchedRollout::Create(
 }
 
 Status VulkanBatchedRollout::Init(std::span<const double> a) {
-  const DeviceInfo& info = ctx_.info();
-  if (!info.shader_float64) {
-    return UnimplementedError("batched rollout: device '" + info.name +
-                              "' lacks shaderFloat64, which the fp64 rollout needs");
-  }
-  VkPhysicalDeviceProperties props;
-  vkGetPhysicalDeviceProperties(ctx_.physical_device(), &props);
-  if (props.apiVersion < VK_API_VERSION_1_2) {
-    return UnimplementedError("batched rollout: device '" + info.name + "' supports Vulkan " +
-                              info.api_version + "; the shader is SPIR-V 1.5 (Vulkan 1.2)");
-  }
+  DASHI_ASSIGN_OR_RETURN(const VkPhysicalDeviceProperties props,
+                         RolloutDeviceProperties(ctx_, "batched rollout"));
   limits_ = props.limits;
   DASHI_ASSIGN_OR_RETURN(tile_, ResolveBatchedTile(options_.tile, limits_));
   // A's size and the workgroups along D (B = 1 always fits them); Run() checks its B.
   DASHI_RETURN_IF_ERROR(CheckBatchedLimits(1, dim_, tile_, kGuardBytes, limits_));
   float_controls_ = QueryFloat64Controls(ctx_);
-  variant_ = options_.use_float_controls ? SupportedVariant(float_controls_) : 0u;
+  variant_ = options_.use_float_controls ? SupportedFloatControlsVariant(float_controls_) : 0u;
 
   const VkDeviceSize a_bytes = static_cast<VkDeviceSize>(dim_ * dim_) * sizeof(double);
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer a_buf, DeviceBuffer::Create(ctx_, a_bytes));
@@ -198,45 +149,16 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
   const uint32_t groups_x = CeilDiv(dim_, tile_.cols());
   const uint32_t groups_y = CeilDiv(batch_, tile_.rows());
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
-  DASHI_RETURN_IF_ERROR(batch_cmd_->Begin());
-  batch_cmd_->Timestamp("start");
-  size_t next_snapshot = 0;
-  int p = *parity;
-  for (int64_t step = first_step + 1; step <= last_step; ++step) {
-    batch_cmd_->Dispatch(*pipe_, sets_[p], &push, sizeof(push), groups_x, groups_y);
-    batch_cmd_->Barrier();  // orders the next step and the copy below after this step
-    p = 1 - p;
-    // The last step's snapshot copy (the only one when hash_every ≥ the steps of a submission)
-    // falls after this timestamp: steps_ms is the products and the copies of earlier snapshots.
-    if (step == last_step) batch_cmd_->Timestamp("steps");
-    if (next_snapshot < snapshot_steps.size() && snapshot_steps[next_snapshot] == step) {
-      batch_cmd_->CopyBuffer(z_[p]->buffer(), staging_->buffer(), state_bytes, 0,
-                             static_cast<VkDeviceSize>(next_snapshot) * state_bytes);
-      ++next_snapshot;
-    }
-  }
-  if (next_snapshot != snapshot_steps.size()) {
-    return InternalError("batched rollout: a snapshot step lies outside the submitted steps");
-  }
-  batch_cmd_->Timestamp("last copy");
-  if (!snapshot_steps.empty()) {
-    VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(batch_cmd_->command_buffer(), VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0, nullptr);
-  }
-  DASHI_RETURN_IF_ERROR(batch_cmd_->SubmitAndWait());
-  *parity = p;
-  timings_.steps += last_step - first_step;
-  timings_.submissions += 1;
-  timings_.snapshots += static_cast<int64_t>(snapshot_steps.size());
-  for (const auto& [label, ms] : batch_cmd_->StageMilliseconds()) {
-    timings_.timestamps = true;
-    timings_.device_ms += ms;
-    if (label == "steps") timings_.steps_ms += ms;
-  }
-  return OkStatus();
+  return SubmitSteps(
+      *batch_cmd_, first_step, last_step, snapshot_steps,
+      [&](int src) {
+        batch_cmd_->Dispatch(*pipe_, sets_[src], &push, sizeof(push), groups_x, groups_y);
+      },
+      [&](int state, size_t slot) {
+        batch_cmd_->CopyBuffer(z_[state]->buffer(), staging_->buffer(), state_bytes, 0,
+                               static_cast<VkDeviceSize>(slot) * state_bytes);
+      },
+      parity, &tally_);
 }
 
 Status VulkanBatchedRollout::LocateNonFinite(int64_t from_step,
@@ -244,39 +166,32 @@ Status VulkanBatchedRollout::LocateNonFinite(int64_t from_step,
                                              int64_t bad_step) {
   DASHI_RETURN_IF_ERROR(z_[0]->UploadValues<double>(ctx_, from_states));
   int parity = 0;
-  std::vector<int64_t> snaps;
-  for (int64_t t = from_step; t < bad_step;) {
-    const int64_t end = std::min(bad_step, t + slots_);
-    snaps.clear();
-    for (int64_t s = t + 1; s <= end; ++s) snaps.push_back(s);
-    DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
-    for (size_t k = 0; k < snaps.size(); ++k) {
-      const NonFinite bad = FindNonFinite(StagingSlot(k), dim_);
-      if (bad.row >= 0) return TrajectoryBlewUp(bad, snaps[k]);
-    }
-    t = end;
-  }
-  return InternalError("batched rollout: the device states at step " + std::to_string(bad_step) +
-                       " were not all finite, but replaying steps " +
-                       std::to_string(from_step + 1) + ".." + std::to_string(bad_step) +
-                       " from the finite states at step " + std::to_string(from_step) +
-                       " stayed finite: the device is not deterministic");
+  return ReplayToFirstNonFinite(
+      from_step, bad_step, slots_,
+      [&](int64_t first, int64_t last, std::span<const int64_t> snaps) {
+        return Advance(first, last, snaps, &parity);
+      },
+      [&](size_t slot, int64_t step) {
+        const NonFinite bad = FindNonFinite(StagingSlot(slot), dim_);
+        return bad.row < 0 ? OkStatus() : TrajectoryBlewUp(bad, step);
+      },
+      "batched rollout");
 }
 
 StatusOr<BatchedRolloutResult> VulkanBatchedRollout::Run(std::span<const double> z0,
                                                          int64_t batch,
                                                          const RolloutParams& params) {
   const auto start = std::chrono::steady_clock::now();
-  timings_ = {};
-  timings_.batch = batch;
-  StatusOr<BatchedRolloutResult> out = InternalError("batched rollout: not run");
-  try {
-    out = RunImpl(z0, batch, params);
-  } catch (const std::bad_alloc&) {
-    out = ResourceExhaustedError("batched rollout: out of memory");
-  } catch (const std::exception& e) {
-    out = InternalError(std::string("batched rollout: unexpected exception: ") + e.what());
-  }
+  tally_ = {};
+  StatusOr<BatchedRolloutResult> out = CatchRolloutExceptions<BatchedRolloutResult>(
+      "batched rollout", [&] { return RunImpl(z0, batch, params); });
+  timings_ = {.batch = batch,
+              .steps = tally_.steps,
+              .submissions = tally_.submissions,
+              .snapshots = tally_.snapshots,
+              .timestamps = tally_.timestamps,
+              .device_ms = tally_.device_ms,
+              .steps_ms = tally_.steps_ms};
   timings_.host_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (timings_.steps_ms > 0 && timings_.steps > 0) {
@@ -305,17 +220,14 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
   }
   if (const NonFinite bad = FindNonFinite(z0, dim_); bad.row >= 0) {
     return InvalidArgumentError("rollout: z0[" + std::to_string(bad.index) + "] = " +
-                                ValueText(bad.value) + " is not finite")
+                                RolloutValueText(bad.value) + " is not finite")
         .WithPrefix("trajectory " + std::to_string(bad.row));
   }
   DASHI_RETURN_IF_ERROR(Reserve(batch));
 
   const int64_t steps = params.steps;
   // The next checkpoint after `step` (the final step at the latest).
-  auto next_checkpoint = [&](int64_t step) {
-    const int64_t to_next = params.hash_every - step % params.hash_every;  // ≥ 1, no overflow
-    return to_next > steps - step ? steps : step + to_next;
-  };
+  auto next_checkpoint = [&](int64_t step) { return NextMultiple(step, params.hash_every, steps); };
 
   BatchedRolloutResult result;
   result.batch = batch;
@@ -343,16 +255,8 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
   for (int64_t t = 0; t < steps;) {
     // One submission: up to max_steps_per_submit steps, ending early at the checkpoint that
     // fills the last staging slot.
-    int64_t end = t + std::min(options_.max_steps_per_submit, steps - t);
-    snaps.clear();
-    for (int64_t s = next_checkpoint(t); s <= end; s = next_checkpoint(s)) {
-      snaps.push_back(s);
-      if (s == steps) break;
-      if (static_cast<int64_t>(snaps.size()) == slots_) {
-        end = s;
-        break;
-      }
-    }
+    const int64_t end =
+        PlanSubmission(t, steps, options_.max_steps_per_submit, slots_, next_checkpoint, &snaps);
     DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
     for (size_t k = 0; k < snaps.size(); ++k) {
       const std::span<const double> states = StagingSlot(k);

@@ -47,6 +47,7 @@
 #include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/device_buffer.h"
+#include "accel_vulkan/rollout/rollout_driver.h"
 #include "accel_vulkan/rollout/vulkan_rollout.h"
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/status/status.h"
@@ -156,6 +157,7 @@ class VulkanBatchedRollout {
   Float64Controls float_controls_;
   uint32_t variant_ = 0;
   BatchedRolloutTimings timings_;
+  SubmissionTally tally_;  // of the current Run(), copied into timings_ at its end
 
   int64_t batch_ = 0;     // B of the current / last Run()
   int64_t capacity_ = 0;  // rows the state buffers hold

@@ -1,5 +1,5 @@
-// VulkanBatchedRollout against core_ref's single-trajectory Rollout (the oracle), row by row, on the
-// default device (lavapipe in CI) with the validation layer on: bit-exact chains and final states
+// VulkanBatchedRollout against core_ref's single-trajectory Rollout (the oracle), row by row, on
+// the default device (lavapipe in CI) with the validation layer on: bit-exact chains and final states
 // at the sizes where tiling bugs live (B and D of 1, below / at / above a tile or a 64-chunk,
 // partial tiles and slices, odd chunk counts), tile shapes, submission splits, guard words, and
 // core_ref's errors per trajectory.
@@ -129,8 +129,8 @@ TEST_F(VulkanBatchedRolloutTest, TileShapesAndSliceDepthsAgree) {
 }
 
 // docs/MATH.md §9's pairwise-tree examples in every row (z = s at the first row of each chunk, 0
-// elsewhere; s differs per row): D = 256 with partials (1e16, 1, −1e16, 1)·s gives 0 (a flat sum gives s), D = 192
-// with (1, 1e16, −1e16)·s gives 0 (left to right gives s).
+// elsewhere; s differs per row): D = 256 with partials (1e16, 1, −1e16, 1)·s gives 0 (a flat sum
+// gives s), D = 192 with (1, 1e16, −1e16)·s gives 0 (left to right gives s).
 TEST_F(VulkanBatchedRolloutTest, PairwiseTreeExamples) {
   const std::vector<std::vector<double>> cases = {{1e16, 1, -1e16, 1}, {1, 1e16, -1e16}};
   for (const std::vector<double>& partials : cases) {
@@ -216,7 +216,8 @@ TEST_F(VulkanBatchedRolloutTest, BatchSizeChangesBetweenRuns) {
   ASSERT_NE(r, nullptr);
   for (int64_t batch : {2, 70, 5, 129, 1}) {
     SCOPED_TRACE("B=" + std::to_string(batch));
-    const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 52 + batch, 1.0);
+    const std::vector<double> z0 =
+        NonZeroUniform(static_cast<size_t>(batch * dim), 52 + batch, 1.0);
     ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
   }
 }

@@ -135,8 +135,9 @@ const bool kParityRegistered = [] {
   for (const auto& [batch, dim] : {std::pair<int64_t, int64_t>{1, 1}, {7, 65}, {70, 130},
                                    {65, 200}}) {
     RegisterCase({"batched_rollout.parity.b" + std::to_string(batch) + "_d" + std::to_string(dim),
-                  "batched_rollout", "trajectories whose chain or final state differs from core_ref",
-                  0.0, [batch, dim](VulkanContext& ctx) { return Parity(ctx, batch, dim); }});
+                  "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [batch, dim](VulkanContext& ctx) { return Parity(ctx, batch, dim); }});
   }
   return true;
 }();
@@ -341,9 +342,10 @@ CaseResult NonFiniteStateError(VulkanContext& ctx) {
   CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r, VulkanBatchedRollout::Create(ctx, dim, a));
   const Status got = r->Run(z0, batch, p).status();
   const bool same = got == want;
+  const std::string device = same ? "identical" : got.ToString();
   return Judge(same ? 0.0 : 1.0, 0,
                "A = 1e25 x DecayingMatrix, B=6, 60 steps, hash_every 25; expected: " +
-                   want.ToString() + (same ? "; device: identical" : "; device: " + got.ToString()));
+                   want.ToString() + "; device: " + device);
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.nonfinite_state_error", "batched_rollout",

@@ -1,5 +1,6 @@
 #include "accel_vulkan/batched/batched_tile.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
 
@@ -17,7 +18,8 @@ uint64_t BatchedSharedBytes(const BatchedTile& tile) {
 }
 
 uint32_t BatchedTreeSlots(int64_t chunks) {
-  return static_cast<uint32_t>(std::bit_width(static_cast<uint64_t>(chunks)));
+  return std::max<uint32_t>(
+      1, static_cast<uint32_t>(std::bit_width(static_cast<uint64_t>(chunks - 1))));
 }
 
 StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,

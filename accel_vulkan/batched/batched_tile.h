@@ -19,8 +19,8 @@ namespace dashi::vk {
 
 // A workgroup of threads_x × threads_y invocations owns rows() = threads_y·rows_per_thread
 // trajectories × cols() = threads_x·cols_per_thread outputs; each invocation keeps
-// rows_per_thread × cols_per_thread accumulators (and bit_width(m) tree slots of as many) in
-// registers. The defaults (a 64 × 64 tile, 4 × 4 outputs per invocation) read 8 doubles from
+// rows_per_thread × cols_per_thread accumulators (and BatchedTreeSlots(m) tree slots of as many)
+// in registers. The defaults (a 64 × 64 tile, 4 × 4 outputs per invocation) read 8 doubles from
 // shared memory per 16 multiply–add pairs, the least ratio at which an H100 SM's fp64 units, not
 // its shared-memory bandwidth, set the pace; tune with the benchmark's --tile.
 struct BatchedTile {
@@ -47,7 +47,8 @@ inline constexpr uint32_t kMaxOutputsPerThread = 64;
 // Shared memory of the kernel: two stages of slice_k · (rows() + 1 + cols()) doubles.
 uint64_t BatchedSharedBytes(const BatchedTile& tile);
 
-// Tree slots of the kernel's binary counter (specialization constant 5): bit_width(m) for m ≥ 1.
+// Tree slots of the kernel's binary counter (specialization constant 5) for m ≥ 1 chunks:
+// max(1, bit_width(m − 1)); the last chunk's carry stays in the accumulators.
 uint32_t BatchedTreeSlots(int64_t chunks);
 
 // Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the

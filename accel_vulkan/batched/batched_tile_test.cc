@@ -55,12 +55,13 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
                   .ok());
 }
 
-TEST(BatchedTileTest, TreeSlotsAreTheBitWidthOfTheChunkCount) {
-  EXPECT_EQ(BatchedTreeSlots(1), 1u);
-  EXPECT_EQ(BatchedTreeSlots(2), 2u);
+TEST(BatchedTileTest, TreeSlotsAreTheBitWidthOfTheChunkCountMinusOne) {
+  EXPECT_EQ(BatchedTreeSlots(1), 1u);   // no slot is used; the array needs one
+  EXPECT_EQ(BatchedTreeSlots(2), 1u);
   EXPECT_EQ(BatchedTreeSlots(3), 2u);
-  EXPECT_EQ(BatchedTreeSlots(8), 4u);   // D = 512
-  EXPECT_EQ(BatchedTreeSlots(16), 5u);  // D = 1024
+  EXPECT_EQ(BatchedTreeSlots(8), 3u);   // D = 512
+  EXPECT_EQ(BatchedTreeSlots(9), 4u);
+  EXPECT_EQ(BatchedTreeSlots(16), 4u);  // D = 1024
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8}, 5),
             (std::vector<uint32_t>{16, 16, 4, 4, 8, 3}));
 }

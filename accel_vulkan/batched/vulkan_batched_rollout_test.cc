@@ -86,9 +86,11 @@ TEST_F(VulkanBatchedRolloutTest, PicksTheSupportedFloatControlsVariant) {
 // The default tile (64 × 64): B and D of 1, partial tiles in both directions, D at and around the
 // chunk size, several chunks with a partial last one and odd chunk counts (3, 5).
 TEST_F(VulkanBatchedRolloutTest, DefaultTileMatchesCoreRefRowByRow) {
-  // D = 420: m = 7 chunks, three blocks (4, 2, 1) in the final right-to-left fold.
-  const std::pair<int64_t, int64_t> shapes[] = {{1, 1},    {3, 1},    {1, 64},   {2, 63}, {5, 65},
-                                                {65, 130}, {70, 200}, {64, 257}, {3, 420}};
+  // Chunk counts m = 1 .. 8 and 16: D = 420 (m = 7) folds three blocks (4, 2, 1) right to left,
+  // D = 330 (m = 6) two, D = 449 (m = 8) and 1000 (m = 16) end with one carry through all slots.
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {1, 1},    {3, 1},   {1, 64},  {2, 63},  {5, 65},  {65, 130},
+      {70, 200}, {64, 257}, {4, 330}, {3, 420}, {2, 449}, {2, 1000}};
   for (const auto& [batch, dim] : shapes) {
     const uint64_t a_seed = 100 + dim, z_seed = 200 + batch;
     SCOPED_TRACE("B=" + std::to_string(batch) + " D=" + std::to_string(dim) + " " +

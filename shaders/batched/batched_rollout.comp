@@ -21,12 +21,15 @@
 //   the sum of an aligned block of 2^k chunks while bit k of the number of chunks finished so far
 //   is set. A new partial p_c (c chunks finished before it) is carried upwards: at each level k
 //   where bit k of c is set, carry = slot[k] + carry (the earlier, lower-indexed block on the
-//   left); at the first clear bit it is stored. At the end the slots of the set bits of m hold
-//   the blocks of m's binary expansion, earliest in the highest slot, and the contract's tree adds
-//   them right to left: y = slot[k_top] + (… + (slot[k_1] + slot[k_0])). The level loops are
-//   unrolled over the kTreeSlots = bit_width(m) slots (constant 5), so every slot index is a
-//   compile-time constant and the slots stay in registers; the bits tested depend only on c and
-//   m, uniform across the workgroup.
+//   left); at the first clear bit it is stored. After all m chunks the slots of the set bits of m
+//   hold the blocks of m's binary expansion, earliest in the highest slot, and the contract's tree
+//   adds them right to left: y = slot[k_top] + (… + (slot[k_1] + slot[k_0])). The last chunk's
+//   carry stops at bit k_0 (the lowest set bit of m: m−1's trailing ones are the merges) and is
+//   kept in the accumulators instead of being stored, so it starts that fold directly; every other
+//   store lands below bit_width(m − 1), which is the number of slots kept (constant 5, at least
+//   1): 4 for D = 1024 instead of 5, i.e. RM·RN fewer live doubles. The level loops are unrolled
+//   over the slots, so every slot index is a compile-time constant and the slots stay in
+//   registers; the bits tested depend only on c and m, uniform across the workgroup.
 // Rows b ≥ B and columns j ≥ D of a partial tile are staged as zeros and never written.
 // Every barrier() is reached in uniform control flow (the loops depend only on push and
 // specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles (the +1 pads the Z stage
@@ -45,7 +48,7 @@ layout(constant_id = 1) const uint kThreadsY = 16u;      // TY
 layout(constant_id = 2) const uint kRowsPerThread = 4u;  // RM
 layout(constant_id = 3) const uint kColsPerThread = 4u;  // RN
 layout(constant_id = 4) const uint kSliceK = 8u;         // TK, divides 64
-layout(constant_id = 5) const uint kTreeSlots = 1u;      // bit_width(m)
+layout(constant_id = 5) const uint kTreeSlots = 1u;      // max(1, bit_width(m − 1))
 
 // kRolloutChunk of the contract; the host static_asserts that it is 64.
 const uint kChunk = 64u;
@@ -154,7 +157,8 @@ void AccumulateSlice(uint stage, uint tx, uint ty, uint begin, uint count) {
 }
 
 // Adds the finished partial p_c (in acc; c chunks were finished before it) to the tree counter.
-void PushChunk(uint c) {
+// The last chunk's carry stays in acc (see the file comment).
+void PushChunk(uint c, bool last) {
   bool carrying = true;
   [[unroll]] for (uint k = 0u; k < kTreeSlots; ++k) {
     if (carrying) {
@@ -164,27 +168,25 @@ void PushChunk(uint c) {
           acc[e] = merged;
         }
       } else {
-        [[unroll]] for (uint e = 0u; e < kOutputs; ++e) slot[k * kOutputs + e] = acc[e];
+        if (!last) {
+          [[unroll]] for (uint e = 0u; e < kOutputs; ++e) slot[k * kOutputs + e] = acc[e];
+        }
         carrying = false;
       }
     }
   }
 }
 
-// Folds the blocks of m's binary expansion right to left into acc: the finished y of the tile.
+// acc holds the block of m's lowest set bit k_0 (the last carry); adds the blocks of the higher
+// set bits right to left: the finished y of the tile.
 void FoldTree(uint chunks) {
-  bool have = false;
+  const uint low = uint(findLSB(chunks));
   [[unroll]] for (uint k = 0u; k < kTreeSlots; ++k) {
-    if (((chunks >> k) & 1u) != 0u) {
+    if (k > low && ((chunks >> k) & 1u) != 0u) {
       [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
-        if (have) {
-          precise double merged = slot[k * kOutputs + e] + acc[e];
-          acc[e] = merged;
-        } else {
-          acc[e] = slot[k * kOutputs + e];
-        }
+        precise double merged = slot[k * kOutputs + e] + acc[e];
+        acc[e] = merged;
       }
-      have = true;
     }
   }
 }
@@ -213,7 +215,11 @@ void main() {
     const bool chunk_start = t == c * slices_per_chunk;
     if (chunk_start) Products(stage * kZStage + ty, stage * kAStage + tx, true);
     AccumulateSlice(stage, tx, ty, chunk_start ? 1u : 0u, count);
-    if (t + 1u == slices || t + 1u == (c + 1u) * slices_per_chunk) PushChunk(c);
+    if (t + 1u == slices) {
+      PushChunk(c, true);
+    } else if (t + 1u == (c + 1u) * slices_per_chunk) {
+      PushChunk(c, false);
+    }
     if (t + 1u < slices) StoreSlice(stage ^ 1u, l);
     memoryBarrierShared();
     barrier();

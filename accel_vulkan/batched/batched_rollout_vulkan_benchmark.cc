@@ -195,7 +195,9 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
   const dashi::RolloutParams params{.steps = f.steps, .hash_every = f.steps};
   StatusOr<std::unique_ptr<dashi::vk::VulkanBatchedRollout>> r =
       dashi::vk::VulkanBatchedRollout::Create(
-          ctx, dim, a, {.tile = tile, .max_steps_per_submit = f.steps});
+          ctx, dim, a,
+          // One submission of all steps, one staging slot (its only snapshot is the final state).
+          {.tile = tile, .max_steps_per_submit = f.steps, .max_snapshots_per_submit = 1});
   if (!r.ok()) {
     row.error = r.status().ToString();
     return row;
@@ -247,7 +249,7 @@ int main(int argc, char** argv) {
               "2*B*D^2 per step (a multiply and an add, never fused)\n\n",
               static_cast<long long>(f.steps), static_cast<long long>(f.warmup),
               static_cast<long long>(f.reps));
-  std::printf("%6s %6s  %-50s | %11s %11s | %14s %9s | %9s  %s\n", "D", "B", "tile", "us/step",
+  std::printf("%6s %6s  %-56s | %11s %11s | %14s %9s | %9s  %s\n", "D", "B", "tile", "us/step",
               "min us", "traj-steps/s", "GFLOP/s", "host ms", "verified");
 
   int failures = 0;
@@ -259,7 +261,7 @@ int main(int argc, char** argv) {
       for (const BatchedTile& tile : f.tiles) {
         const Row row = Measure(**ctx, dim, batch, tile, a, z0, f);
         if (!row.error.empty()) {
-          std::printf("%6lld %6lld  %-50s | error: %s\n", static_cast<long long>(dim),
+          std::printf("%6lld %6lld  %-56s | error: %s\n", static_cast<long long>(dim),
                       static_cast<long long>(batch), tile.ToString().c_str(), row.error.c_str());
           ++failures;
           continue;
@@ -269,7 +271,7 @@ int main(int argc, char** argv) {
         const double med = row.us_per_step.median;
         const double per_second = med > 0 ? b * 1e6 / med : 0.0;
         const double gflops = med > 0 ? 2.0 * b * dd * dd / (med * 1e3) : 0.0;
-        std::printf("%6lld %6lld  %-50s | %11.2f %11.2f | %14.4g %9.1f | %9.1f  %s\n",
+        std::printf("%6lld %6lld  %-56s | %11.2f %11.2f | %14.4g %9.1f | %9.1f  %s\n",
                     static_cast<long long>(dim), static_cast<long long>(batch),
                     row.tile.ToString().c_str(), med, row.us_per_step.min, per_second, gflops,
                     row.host_ms.median, row.verified.c_str());

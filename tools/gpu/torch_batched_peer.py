@@ -61,8 +61,7 @@ def main():
     args = parser.parse_args()
 
     dev = torch.device("cuda")
-    print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}, "
-          f"TF32 allowed: {torch.backends.cuda.matmul.allow_tf32} (irrelevant to fp64)")
+    print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.get_device_name(0)}")
     print(f"{'D':>6} {'B':>6} {'eager us/step':>14} {'graph us/step':>14} "
           f"{'eager GFLOP/s':>14} {'graph GFLOP/s':>14}")
     for d in parse_list(args.dims):

@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "accel_vulkan/rollout/rollout_driver.h"
 #include "accel_vulkan/rollout/rollout_shader_params.h"
 #include "accel_vulkan/vk_status.h"
 #include "shaders/rollout/rollout_combine_fc0.h"
@@ -91,35 +92,6 @@ constexpr int64_t kBarrierBudgetPerDispatch = 4096;
 // (inside the same command buffer when a submission has more dispatches than counters).
 constexpr uint32_t kSyncCounters = 1024;
 
-std::string DoubleText(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return std::to_string(v);
-}
-
-// First index of a non-finite value, or -1.
-int64_t FirstNonFinite(std::span<const double> v) {
-  for (size_t k = 0; k < v.size(); ++k) {
-    if (!std::isfinite(v[k])) return static_cast<int64_t>(k);
-  }
-  return -1;
-}
-
-// core_ref's error for a state that became non-finite (rollout.cc), word for word.
-Status NonFiniteStateError(int64_t step, int64_t index, double value) {
-  return OutOfRangeError("rollout: the state became non-finite at step " + std::to_string(step) +
-                         " (z[" + std::to_string(index) + "] = " + DoubleText(value) +
-                         "); A amplifies the state (spectral radius above 1?)");
-}
-
-// The smallest multiple of `every` (≥ 1) above `step` (≥ 0), or `cap` when that is smaller
-// (also when the multiple would overflow).
-int64_t NextMultiple(int64_t step, int64_t every, int64_t cap) {
-  const int64_t base = step - step % every;
-  if (every > cap - base) return cap;
-  return std::min(cap, base + every);
-}
-
 // Number of tree-stack slots kernel 2 needs: bit_width(m − 1) + 1.
 uint32_t TreeSlots(int64_t chunks) {
   return static_cast<uint32_t>(std::bit_width(static_cast<uint64_t>(chunks - 1))) + 1;
@@ -160,6 +132,12 @@ Float64Controls QueryFloat64Controls(const VulkanContext& ctx) {
   out.rounding_mode_rte = fc.shaderRoundingModeRTEFloat64 == VK_TRUE;
   out.rounding_mode_rtz = fc.shaderRoundingModeRTZFloat64 == VK_TRUE;
   return out;
+}
+
+uint32_t SupportedFloatControlsVariant(const Float64Controls& fc) {
+  return (fc.denorm_preserve ? kVariantDenormPreserve : 0u) |
+         (fc.signed_zero_inf_nan_preserve ? kVariantSignedZeroInfNanPreserve : 0u) |
+         (fc.rounding_mode_rte ? kVariantRoundingModeRte : 0u);
 }
 
 std::string FloatControlsVariantName(uint32_t variant) {
@@ -224,25 +202,7 @@ VulkanRollout::~VulkanRollout() = default;
 StatusOr<std::unique_ptr<VulkanRollout>> VulkanRollout::Create(
     VulkanContext& ctx, int64_t dim, std::span<const double> a,
     const VulkanRolloutOptions& options) {
-  if (dim < 1) {
-    return InvalidArgumentError("vulkan rollout: D = " + std::to_string(dim) + " must be >= 1");
-  }
-  if (dim > kMaxDim) {
-    return UnimplementedError("vulkan rollout: D = " + std::to_string(dim) +
-                              " exceeds the supported maximum " + std::to_string(kMaxDim) +
-                              " (32-bit indexing in the shaders)");
-  }
-  if (a.size() != static_cast<size_t>(dim * dim)) {
-    return InvalidArgumentError("vulkan rollout: A has " + std::to_string(a.size()) +
-                                " entries but D = " + std::to_string(dim) +
-                                ", so A must be D x D = " + std::to_string(dim) + " x " +
-                                std::to_string(dim));
-  }
-  if (const int64_t k = FirstNonFinite(a); k >= 0) {
-    return InvalidArgumentError("vulkan rollout: A[" + std::to_string(k / dim) + "][" +
-                                std::to_string(k % dim) + "] (flat index " + std::to_string(k) +
-                                ") = " + DoubleText(a[k]) + " is not finite");
-  }
+  DASHI_RETURN_IF_ERROR(ValidateRolloutMatrix("vulkan rollout", dim, kMaxDim, a));
   if (options.max_steps_per_submit < 1 || options.max_snapshots_per_submit < 1) {
     return InvalidArgumentError(
         "vulkan rollout: max_steps_per_submit and max_snapshots_per_submit must be >= 1");
@@ -254,17 +214,8 @@ StatusOr<std::unique_ptr<VulkanRollout>> VulkanRollout::Create(
 
 Status VulkanRollout::Init(std::span<const double> a) {
   const DeviceInfo& info = ctx_.info();
-  if (!info.shader_float64) {
-    return UnimplementedError("vulkan rollout: device '" + info.name +
-                              "' lacks shaderFloat64, which the fp64 rollout needs");
-  }
-  VkPhysicalDeviceProperties props;
-  vkGetPhysicalDeviceProperties(ctx_.physical_device(), &props);
-  if (props.apiVersion < VK_API_VERSION_1_2) {
-    return UnimplementedError("vulkan rollout: device '" + info.name + "' supports Vulkan " +
-                              info.api_version +
-                              "; the rollout shaders are SPIR-V 1.5 and need Vulkan 1.2");
-  }
+  DASHI_ASSIGN_OR_RETURN(const VkPhysicalDeviceProperties props,
+                         RolloutDeviceProperties(ctx_, "vulkan rollout"));
   const VkPhysicalDeviceLimits& lim = props.limits;
   const uint64_t a_bytes = static_cast<uint64_t>(dim_) * static_cast<uint64_t>(dim_) * kDoubleBytes;
   if (a_bytes > lim.maxStorageBufferRange) {
@@ -294,12 +245,7 @@ Status VulkanRollout::Init(std::span<const double> a) {
   }
 
   float_controls_ = QueryFloat64Controls(ctx_);
-  variant_ = 0;
-  if (options_.use_float_controls) {
-    if (float_controls_.denorm_preserve) variant_ |= kVariantDenormPreserve;
-    if (float_controls_.signed_zero_inf_nan_preserve) variant_ |= kVariantSignedZeroInfNanPreserve;
-    if (float_controls_.rounding_mode_rte) variant_ |= kVariantRoundingModeRte;
-  }
+  variant_ = options_.use_float_controls ? SupportedFloatControlsVariant(float_controls_) : 0u;
 
   // Buffers. Everything the kernels write carries a guard region inside its bound range.
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
@@ -535,33 +481,25 @@ Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
   const uint32_t groups_x =
       CeilDiv(dim_, fused_pipe_ ? fused_tile_ : options_.workgroup_size);
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
-  DASHI_RETURN_IF_ERROR(batch_->Begin());
-  batch_->Timestamp("start");
-  if (persistent_pipe_) {  // fresh arrival counters and error flag
-    batch_->FillBuffer(sync_->buffer(), 0, VK_WHOLE_SIZE, 0);
-    batch_->Barrier();
-  }
   uint32_t sync_slot = 0;
-  size_t next_snapshot = 0;
-  int p = *parity;
-  // Segments (step, end]: one step each, or for the persistent kernel up to the next snapshot.
-  for (int64_t step = first_step; step < last_step;) {
-    int64_t end = step + 1;
+  StepRecorder recorder;
+  recorder.record_steps = [&](int p, int64_t step, int64_t limit) -> int64_t {
     if (persistent_pipe_) {
-      end = std::min(last_step, step + options_.persistent_max_steps_per_dispatch);
-      if (next_snapshot < snapshot_steps.size()) end = std::min(end, snapshot_steps[next_snapshot]);
+      const int64_t end = std::min(limit, step + options_.persistent_max_steps_per_dispatch);
       if (sync_slot == kSyncCounters) {  // reuse the counters (the error flag stays)
         batch_->FillBuffer(sync_->buffer(), sizeof(uint32_t), kSyncCounters * sizeof(uint32_t), 0);
         batch_->Barrier();
         sync_slot = 0;
       }
       const RolloutPersistentPushConstants pp{
-          static_cast<uint32_t>(dim_),         static_cast<uint32_t>(chunks_),
-          static_cast<uint32_t>(end - step),   persistent_tiles_,
-          sync_slot++,                         options_.persistent_spin_limit};
+          static_cast<uint32_t>(dim_),        static_cast<uint32_t>(chunks_),
+          static_cast<uint32_t>(end - step),  persistent_tiles_,
+          sync_slot++,                        options_.persistent_spin_limit};
       batch_->Dispatch(*persistent_pipe_, persistent_sets_[p], &pp, sizeof(pp),
                        persistent_groups_);
-    } else if (fused_pipe_) {
+      return end;
+    }
+    if (fused_pipe_) {
       batch_->Dispatch(*fused_pipe_, fused_sets_[p], &push, sizeof(push), groups_x, 1);
     } else if (chunks_ > 1) {
       batch_->Dispatch(*partials_pipe_, partials_sets_[p], &push, sizeof(push), groups_x,
@@ -571,34 +509,30 @@ Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
     } else {
       batch_->Dispatch(*partials_pipe_, partials_sets_[p], &push, sizeof(push), groups_x, 1);
     }
-    batch_->Barrier();  // also orders the copy below after the step, and later writes after it
-    p = 1 - p;
-    step = end;
-    if (next_snapshot < snapshot_steps.size() && snapshot_steps[next_snapshot] == step) {
-      batch_->CopyBuffer(z_[p]->buffer(), staging_->buffer(), state_bytes, 0,
-                         static_cast<VkDeviceSize>(next_snapshot) * state_bytes);
-      ++next_snapshot;
-    }
+    return step + 1;
+  };
+  recorder.record_copy = [&](int state, size_t slot) {
+    batch_->CopyBuffer(z_[state]->buffer(), staging_->buffer(), state_bytes, 0,
+                       static_cast<VkDeviceSize>(slot) * state_bytes);
+  };
+  if (persistent_pipe_) {
+    recorder.record_prologue = [&] {  // fresh arrival counters and error flag
+      batch_->FillBuffer(sync_->buffer(), 0, VK_WHOLE_SIZE, 0);
+      batch_->Barrier();
+    };
+    recorder.record_epilogue = [&] {
+      batch_->CopyBuffer(sync_->buffer(), sync_host_->buffer(), sizeof(uint32_t));
+    };
   }
-  if (next_snapshot != snapshot_steps.size()) {
-    return InternalError("vulkan rollout: a snapshot step lies outside the submitted steps");
-  }
-  batch_->Timestamp("rollout");
-  if (persistent_pipe_) batch_->CopyBuffer(sync_->buffer(), sync_host_->buffer(), sizeof(uint32_t));
-  if (!snapshot_steps.empty() || persistent_pipe_) {
-    VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    to_host.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-    to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(batch_->command_buffer(), VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0, nullptr, 0, nullptr);
-  }
-  DASHI_RETURN_IF_ERROR(batch_->SubmitAndWait());
-  timings_.submissions += 1;
-  for (const auto& [label, ms] : batch_->StageMilliseconds()) {
-    timings_.timestamps = true;
-    timings_.device_ms += ms;
-  }
-  if (persistent_pipe_ && sync_host_->as<const uint32_t>()[0] != 0) {
+  SubmissionTally tally;
+  const Status st =
+      SubmitSteps(*batch_, first_step, last_step, snapshot_steps, recorder, parity, &tally);
+  timings_.steps += tally.steps;
+  timings_.submissions += tally.submissions;
+  timings_.snapshots += tally.snapshots;
+  timings_.timestamps = timings_.timestamps || tally.timestamps;
+  timings_.device_ms += tally.device_ms;
+  if (st.ok() && persistent_pipe_ && sync_host_->as<const uint32_t>()[0] != 0) {
     return UnavailableError(
         "vulkan rollout (persistent): the " + std::to_string(persistent_groups_) +
         " workgroups of the persistent kernel were not all resident at once on device '" +
@@ -606,51 +540,33 @@ Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
         std::to_string(options_.persistent_spin_limit) +
         " polls); use fewer workgroups (persistent_groups) or another kernel");
   }
-  *parity = p;
-  timings_.steps += last_step - first_step;
-  timings_.snapshots += static_cast<int64_t>(snapshot_steps.size());
-  return OkStatus();
+  return st;
 }
 
 Status VulkanRollout::LocateNonFinite(int64_t from_step, std::span<const double> from_state,
                                       int64_t bad_step) {
   DASHI_RETURN_IF_ERROR(z_[0]->UploadValues<double>(ctx_, from_state));
   int parity = 0;
-  std::vector<int64_t> snaps;
-  for (int64_t t = from_step; t < bad_step;) {
-    const int64_t end = std::min(bad_step, t + options_.max_snapshots_per_submit);
-    snaps.clear();
-    for (int64_t s = t + 1; s <= end; ++s) snaps.push_back(s);
-    DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
-    for (size_t k = 0; k < snaps.size(); ++k) {
-      const std::span<const double> state = StagingSlot(k);
-      if (const int64_t i = FirstNonFinite(state); i >= 0) {
-        return NonFiniteStateError(snaps[k], i, state[i]);
-      }
-    }
-    t = end;
-  }
-  return InternalError("vulkan rollout: the device state at step " + std::to_string(bad_step) +
-                       " was non-finite, but replaying steps " + std::to_string(from_step + 1) +
-                       ".." + std::to_string(bad_step) +
-                       " from the finite state at step " + std::to_string(from_step) +
-                       " stayed finite: the device is not deterministic");
+  return ReplayToFirstNonFinite(
+      from_step, bad_step, options_.max_snapshots_per_submit,
+      [&](int64_t first, int64_t last, std::span<const int64_t> snaps) {
+        return Advance(first, last, snaps, &parity);
+      },
+      [&](size_t slot, int64_t step) {
+        const std::span<const double> state = StagingSlot(slot);
+        const int64_t i = FirstNonFiniteIndex(state);
+        return i < 0 ? OkStatus() : NonFiniteStateError(step, i, state[i]);
+      },
+      "vulkan rollout");
 }
 
 StatusOr<RolloutResult> VulkanRollout::Run(std::span<const double> z0, const RolloutParams& params,
                                            const RolloutObserver& observer) {
   const auto start = std::chrono::steady_clock::now();
   timings_ = {};
-  StatusOr<RolloutResult> out = InternalError("vulkan rollout: not run");
-  try {
-    out = RunImpl(z0, params, observer);
-  } catch (const std::bad_alloc&) {
-    out = ResourceExhaustedError("rollout: out of memory");
-  } catch (const std::exception& e) {
-    out = InternalError(std::string("rollout: unexpected exception: ") + e.what());
-  } catch (...) {
-    out = InternalError("rollout: unexpected exception");
-  }
+  // "rollout": the wording of core_ref's Rollout, which an observer's exception must match.
+  StatusOr<RolloutResult> out = CatchRolloutExceptions<RolloutResult>(
+      "rollout", [&] { return RunImpl(z0, params, observer); });
   timings_.host_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (timings_.device_ms > 0 && timings_.steps > 0) {
@@ -671,9 +587,9 @@ StatusOr<RolloutResult> VulkanRollout::RunImpl(std::span<const double> z0,
                                 " entries but this Vulkan rollout was created for D = " +
                                 std::to_string(dim_));
   }
-  if (const int64_t k = FirstNonFinite(z0); k >= 0) {
+  if (const int64_t k = FirstNonFiniteIndex(z0); k >= 0) {
     return InvalidArgumentError("rollout: z0[" + std::to_string(k) + "] = " +
-                                DoubleText(z0[k]) + " is not finite");
+                                RolloutValueText(z0[k]) + " is not finite");
   }
 
   const int64_t steps = params.steps;
@@ -715,20 +631,14 @@ StatusOr<RolloutResult> VulkanRollout::RunImpl(std::span<const double> z0,
   for (int64_t t = 0; t < steps;) {
     // One submission: up to max_steps_per_submit steps, ending early when the staging slots
     // are full (at the step of the last snapshot).
-    int64_t end = t + std::min(options_.max_steps_per_submit, steps - t);
-    snaps.clear();
-    for (int64_t s = next_snapshot(t); s <= end; s = next_snapshot(s)) {
-      snaps.push_back(s);
-      if (s == steps) break;
-      if (static_cast<int64_t>(snaps.size()) == options_.max_snapshots_per_submit) {
-        end = s;
-        break;
-      }
-    }
+    const int64_t end = PlanSubmission(t, steps, options_.max_steps_per_submit,
+                                       options_.max_snapshots_per_submit, next_snapshot, &snaps);
     DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
     for (size_t k = 0; k < snaps.size(); ++k) {
       const std::span<const double> state = StagingSlot(k);
-      if (FirstNonFinite(state) >= 0) return LocateNonFinite(last_good_step, last_good, snaps[k]);
+      if (FirstNonFiniteIndex(state) >= 0) {
+        return LocateNonFinite(last_good_step, last_good, snaps[k]);
+      }
       // Hash and observe a host copy: the staging memory may be uncached on discrete GPUs.
       std::copy(state.begin(), state.end(), last_good.begin());
       last_good_step = snaps[k];

@@ -92,6 +92,8 @@ Float64Controls QueryFloat64Controls(const VulkanContext& ctx);
 inline constexpr uint32_t kVariantDenormPreserve = 1;
 inline constexpr uint32_t kVariantSignedZeroInfNanPreserve = 2;
 inline constexpr uint32_t kVariantRoundingModeRte = 4;
+// The variant declaring every 64-bit float control the device reports.
+uint32_t SupportedFloatControlsVariant(const Float64Controls& fc);
 // "DenormPreserve+SignedZeroInfNanPreserve+RoundingModeRTE", or "none".
 std::string FloatControlsVariantName(uint32_t variant);
 

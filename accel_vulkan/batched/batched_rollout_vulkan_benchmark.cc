@@ -1,0 +1,289 @@
+// Throughput of the batched fp64 rollout (accel_vulkan/batched/vulkan_batched_rollout.h): device
+// time per step, trajectory-steps/s and fp64 GFLOP/s (2·B·D² per step) for each D, B and tile.
+//
+//   bazel run -c opt //accel_vulkan/batched:batched_rollout_vulkan_benchmark --
+//       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
+//       [--warmup 2] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3] [--no-verify]
+//       [--validation]
+//
+// Inputs: A = DecayingMatrix(D, seed 1) and Z0 = NonZeroUniform(B·D, seed 2, 1.0)
+// (batched_inputs.h: never zero; states shrink by about 0.69 per step and stay normal for more
+// than a thousand steps). One Run() of `steps` steps with hash_every = steps is one submission
+// whose only readback is the final B×D state; the per-step time is the device time from the
+// first dispatch to the last step's barrier (BatchedRolloutTimings::steps_ms, timestamps), so it
+// counts every dispatch and barrier and excludes the final copy, submission and host hashing.
+// Each row: `warmup` untimed runs, then the median (and min) over `reps` runs.
+//
+// Before timing, the first run is checked bit for bit against core_ref's Rollout for sample
+// trajectories (the first, the last and evenly spaced ones between: --verify-rows): the hash chain
+// and the final state. A mismatch is printed in the row and makes the exit status 1.
+// A tile is TYxTXxRMxRN[xK], rows (trajectories) before columns as BatchedTile::ToString prints
+// it: threads_y, threads_x, rows_per_thread, cols_per_thread and slice_k (omitted or 0 =
+// automatic). The default 16x16x4x4 is the 64x64 tile.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "accel_vulkan/batched/batched_inputs.h"
+#include "accel_vulkan/batched/vulkan_batched_rollout.h"
+#include "accel_vulkan/context.h"
+#include "accel_vulkan/rollout/vulkan_rollout.h"
+#include "core_ref/rollout/rollout.h"
+
+namespace {
+
+using dashi::StatusOr;
+using dashi::vk::BatchedTile;
+
+struct Flags {
+  std::string device;
+  std::vector<int64_t> dims = {512, 1024};
+  std::vector<int64_t> batches = {64, 256, 1024, 4096};
+  std::vector<BatchedTile> tiles = {BatchedTile{}};
+  int64_t steps = 50;
+  int64_t reps = 7;
+  int64_t warmup = 2;
+  int64_t verify_rows = 3;  // 0 = --no-verify
+  bool validation = false;
+};
+
+constexpr const char* kUsage =
+    "usage: batched_rollout_vulkan_benchmark [--device SEL] [--dims 512,1024]\n"
+    "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
+    "         [--tiles TYxTXxRMxRN[xK],...] [--verify-rows 3] [--no-verify] [--validation]\n";
+
+// Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
+bool ParseIntegers(const std::string& text, char sep, int64_t min_value,
+                   std::vector<int64_t>* out) {
+  out->clear();
+  std::stringstream in(text);
+  std::string piece;
+  while (std::getline(in, piece, sep)) {
+    char* end = nullptr;
+    const long long v = std::strtoll(piece.c_str(), &end, 10);
+    if (piece.empty() || *end != '\0' || v < min_value) return false;
+    out->push_back(v);
+  }
+  return !out->empty();
+}
+
+bool ParseTiles(const std::string& text, std::vector<BatchedTile>* out) {
+  out->clear();
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::vector<int64_t> v;
+    if (!ParseIntegers(item, 'x', 0, &v) || v.size() < 4 || v.size() > 5) return false;
+    out->push_back({.threads_x = static_cast<uint32_t>(v[1]),
+                    .threads_y = static_cast<uint32_t>(v[0]),
+                    .rows_per_thread = static_cast<uint32_t>(v[2]),
+                    .cols_per_thread = static_cast<uint32_t>(v[3]),
+                    .slice_k = v.size() == 5 ? static_cast<uint32_t>(v[4]) : 0u});
+  }
+  return !out->empty();
+}
+
+bool ParseFlags(int argc, char** argv, Flags* f) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      std::exit(0);
+    }
+    if (arg == "--no-verify") {
+      f->verify_rows = 0;
+      continue;
+    }
+    if (arg == "--validation") {
+      f->validation = true;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "%s needs a value\n", arg.c_str());
+      return false;
+    }
+    const std::string value = argv[++i];
+    // The single-integer flags: --steps and --reps ≥ 1, --warmup and --verify-rows ≥ 0.
+    int64_t* integer = arg == "--steps"         ? &f->steps
+                       : arg == "--reps"        ? &f->reps
+                       : arg == "--warmup"      ? &f->warmup
+                       : arg == "--verify-rows" ? &f->verify_rows
+                                                : nullptr;
+    std::vector<int64_t> one;
+    bool ok = true;
+    if (integer != nullptr) {
+      ok = ParseIntegers(value, ',', integer == &f->steps || integer == &f->reps ? 1 : 0, &one) &&
+           one.size() == 1;
+      if (ok) *integer = one[0];
+    } else if (arg == "--device") {
+      f->device = value;
+    } else if (arg == "--dims") {
+      ok = ParseIntegers(value, ',', 1, &f->dims);
+    } else if (arg == "--batches") {
+      ok = ParseIntegers(value, ',', 1, &f->batches);
+    } else if (arg == "--tiles") {
+      ok = ParseTiles(value, &f->tiles);
+    } else {
+      std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
+      return false;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "bad value for %s: %s\n", arg.c_str(), value.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+// Median and minimum of the timed runs (v non-empty).
+struct Spread {
+  double median = 0;
+  double min = 0;
+};
+Spread SpreadOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return {n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), v.front()};
+}
+
+// Sample trajectories: `count` indices from 0 to B−1, evenly spaced (fewer when B is small).
+std::vector<int64_t> SampleRows(int64_t batch, int64_t count) {
+  std::vector<int64_t> rows;
+  for (int64_t k = 0; k < count; ++k) {
+    rows.push_back(count == 1 ? 0 : k * (batch - 1) / (count - 1));
+  }
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
+// "bit-exact (rows 0, 31, 63)" or "MISMATCH row 31 (...)".
+std::string Verify(const dashi::vk::BatchedRolloutResult& got, std::span<const double> z0,
+                   std::span<const double> a, const dashi::RolloutParams& params,
+                   int64_t count) {
+  std::string rows;
+  for (int64_t b : SampleRows(got.batch, count)) {
+    const size_t d = static_cast<size_t>(got.dim);
+    StatusOr<dashi::RolloutResult> want =
+        dashi::Rollout(z0.subspan(static_cast<size_t>(b) * d, d), a, params);
+    if (!want.ok()) return "core_ref failed on row " + std::to_string(b);
+    const std::span<const double> state = got.final_state(b);
+    if (got.chains[b] != want->chain ||
+        std::memcmp(state.data(), want->final_state.data(), d * sizeof(double)) != 0) {
+      return "MISMATCH row " + std::to_string(b);
+    }
+    rows += (rows.empty() ? "" : ", ") + std::to_string(b);
+  }
+  return "bit-exact (rows " + rows + ")";
+}
+
+struct Row {
+  std::string error;  // Create() or Run() failed
+  std::string verified = "skipped";
+  BatchedTile tile;
+  Spread us_per_step;
+  Spread host_ms;
+};
+
+Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const BatchedTile& tile,
+            std::span<const double> a, std::span<const double> z0, const Flags& f) {
+  Row row;
+  const dashi::RolloutParams params{.steps = f.steps, .hash_every = f.steps};
+  StatusOr<std::unique_ptr<dashi::vk::VulkanBatchedRollout>> r =
+      dashi::vk::VulkanBatchedRollout::Create(
+          ctx, dim, a,
+          // One submission of all steps, one staging slot (its only snapshot is the final state).
+          {.tile = tile, .max_steps_per_submit = f.steps, .max_snapshots_per_submit = 1});
+  if (!r.ok()) {
+    row.error = r.status().ToString();
+    return row;
+  }
+  row.tile = (*r)->tile();
+  std::vector<double> per_step_us, host_ms;
+  for (int64_t rep = 0; rep < f.warmup + f.reps; ++rep) {
+    StatusOr<dashi::vk::BatchedRolloutResult> got = (*r)->Run(z0, batch, params);
+    if (!got.ok()) {
+      row.error = got.status().ToString();
+      return row;
+    }
+    if (rep == 0 && f.verify_rows > 0) row.verified = Verify(*got, z0, a, params, f.verify_rows);
+    if (rep >= f.warmup) {
+      per_step_us.push_back((*r)->last_timings().device_us_per_step);
+      host_ms.push_back((*r)->last_timings().host_ms);
+    }
+  }
+  row.us_per_step = SpreadOf(per_step_us);
+  row.host_ms = SpreadOf(host_ms);
+  return row;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags f;
+  if (!ParseFlags(argc, argv, &f)) {
+    std::fprintf(stderr, "%s", kUsage);
+    return 2;
+  }
+  dashi::vk::ContextOptions copts;
+  copts.device_selector = f.device;
+  copts.enable_validation = f.validation;
+  StatusOr<std::unique_ptr<dashi::vk::VulkanContext>> ctx = dashi::vk::VulkanContext::Create(copts);
+  if (!ctx.ok()) {
+    std::fprintf(stderr, "Vulkan context: %s\n", ctx.status().ToString().c_str());
+    return 1;
+  }
+  const dashi::vk::DeviceInfo& d = (*ctx)->info();
+  std::printf("device: %s [%s] | driver %s (%s) | Vulkan %s\n", d.name.c_str(),
+              d.device_type.c_str(), d.driver_name.c_str(), d.driver_info.c_str(),
+              d.api_version.c_str());
+  std::printf("fp64 float controls: %s | validation %s\n",
+              dashi::vk::QueryFloat64Controls(**ctx).ToString().c_str(),
+              f.validation ? "ON (timings not representative)" : "off");
+  std::printf("%lld steps per run (one submission), %lld warm-up + %lld timed runs per row; "
+              "us/step = device time of the steps (final copy excluded); GFLOP/s counts "
+              "2*B*D^2 per step (a multiply and an add, never fused)\n\n",
+              static_cast<long long>(f.steps), static_cast<long long>(f.warmup),
+              static_cast<long long>(f.reps));
+  std::printf("%6s %6s  %-56s | %11s %11s | %14s %9s | %9s  %s\n", "D", "B", "tile", "us/step",
+              "min us", "traj-steps/s", "GFLOP/s", "host ms", "verified");
+
+  int failures = 0;
+  for (int64_t dim : f.dims) {
+    const std::vector<double> a = dashi::vk::DecayingMatrix(dim, 1);
+    for (int64_t batch : f.batches) {
+      const std::vector<double> z0 =
+          dashi::vk::NonZeroUniform(static_cast<size_t>(batch * dim), 2, 1.0);
+      for (const BatchedTile& tile : f.tiles) {
+        const Row row = Measure(**ctx, dim, batch, tile, a, z0, f);
+        if (!row.error.empty()) {
+          std::printf("%6lld %6lld  %-56s | error: %s\n", static_cast<long long>(dim),
+                      static_cast<long long>(batch), tile.ToString().c_str(), row.error.c_str());
+          ++failures;
+          continue;
+        }
+        if (row.verified.rfind("bit-exact", 0) != 0 && row.verified != "skipped") ++failures;
+        const double b = static_cast<double>(batch), dd = static_cast<double>(dim);
+        const double med = row.us_per_step.median;
+        const double per_second = med > 0 ? b * 1e6 / med : 0.0;
+        const double gflops = med > 0 ? 2.0 * b * dd * dd / (med * 1e3) : 0.0;
+        std::printf("%6lld %6lld  %-56s | %11.2f %11.2f | %14.4g %9.1f | %9.1f  %s\n",
+                    static_cast<long long>(dim), static_cast<long long>(batch),
+                    row.tile.ToString().c_str(), med, row.us_per_step.min, per_second, gflops,
+                    row.host_ms.median, row.verified.c_str());
+        std::fflush(stdout);
+      }
+    }
+  }
+  // With --validation, any message from the layer fails the run like a mismatch.
+  const std::vector<std::string>& messages = (*ctx)->validation_messages();
+  for (size_t k = 0; k < messages.size(); ++k) {
+    if (k == 0) std::printf("\n%zu validation message(s):\n", messages.size());
+    if (k < 5) std::printf("  %s\n", messages[k].c_str());
+  }
+  return failures == 0 && messages.empty() ? 0 : 1;
+}

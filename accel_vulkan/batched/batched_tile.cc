@@ -1,0 +1,100 @@
+#include "accel_vulkan/batched/batched_tile.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+namespace dashi::vk {
+
+std::string BatchedTile::ToString() const {
+  return std::to_string(rows()) + "x" + std::to_string(cols()) + " (" +
+         std::to_string(threads_y) + "x" + std::to_string(threads_x) + " threads x " +
+         std::to_string(rows_per_thread) + "x" + std::to_string(cols_per_thread) +
+         " outputs; rows x cols), k " + std::to_string(slice_k);
+}
+
+uint64_t BatchedSharedBytes(const BatchedTile& tile) {
+  return 2ull * tile.slice_k * (uint64_t{tile.rows()} + 1 + tile.cols()) * sizeof(double);
+}
+
+uint32_t BatchedTreeSlots(int64_t chunks) {
+  return std::max<uint32_t>(
+      1, static_cast<uint32_t>(std::bit_width(static_cast<uint64_t>(chunks - 1))));
+}
+
+StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
+                                         const VkPhysicalDeviceLimits& limits) {
+  const std::string where = "batched rollout: tile " + tile.ToString() + ": ";
+  if (tile.threads_x == 0 || tile.threads_y == 0 || tile.rows_per_thread == 0 ||
+      tile.cols_per_thread == 0) {
+    return InvalidArgumentError(where + "threads_x, threads_y, rows_per_thread and "
+                                "cols_per_thread must be >= 1");
+  }
+  if (uint64_t{tile.rows_per_thread} * tile.cols_per_thread > kMaxOutputsPerThread) {
+    return InvalidArgumentError(where + "rows_per_thread x cols_per_thread exceeds " +
+                                std::to_string(kMaxOutputsPerThread) +
+                                " accumulators per invocation");
+  }
+  if (tile.threads_x > limits.maxComputeWorkGroupSize[0] ||
+      tile.threads_y > limits.maxComputeWorkGroupSize[1] ||
+      uint64_t{tile.threads_x} * tile.threads_y > limits.maxComputeWorkGroupInvocations) {
+    return InvalidArgumentError(
+        where + "the workgroup exceeds the device's maxComputeWorkGroupSize (" +
+        std::to_string(limits.maxComputeWorkGroupSize[0]) + ", " +
+        std::to_string(limits.maxComputeWorkGroupSize[1]) +
+        ") or maxComputeWorkGroupInvocations = " +
+        std::to_string(limits.maxComputeWorkGroupInvocations));
+  }
+  BatchedTile out = tile;
+  if (out.slice_k == 0) {
+    out.slice_k = 16;
+    while (out.slice_k > 1 && BatchedSharedBytes(out) > limits.maxComputeSharedMemorySize) {
+      out.slice_k /= 2;
+    }
+  } else if (out.slice_k > 64 || 64 % out.slice_k != 0) {
+    return InvalidArgumentError(where + "slice_k must divide 64 (the contract's chunk)");
+  }
+  if (BatchedSharedBytes(out) > limits.maxComputeSharedMemorySize) {
+    return InvalidArgumentError(where + "needs " + std::to_string(BatchedSharedBytes(out)) +
+                                " bytes of shared memory, beyond maxComputeSharedMemorySize = " +
+                                std::to_string(limits.maxComputeSharedMemorySize));
+  }
+  return out;
+}
+
+Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
+                          uint64_t guard_bytes, const VkPhysicalDeviceLimits& limits) {
+  const uint64_t b = static_cast<uint64_t>(batch), d = static_cast<uint64_t>(dim);
+  const std::string shape =
+      "batched rollout: B x D = " + std::to_string(batch) + " x " + std::to_string(dim) + ": ";
+  const std::string range =
+      " in one storage buffer, beyond maxStorageBufferRange = " +
+      std::to_string(limits.maxStorageBufferRange);
+  if (d * d * sizeof(double) > limits.maxStorageBufferRange) {
+    return UnimplementedError(shape + "A needs " + std::to_string(d * d * sizeof(double)) +
+                              " bytes" + range);
+  }
+  if (b * d * sizeof(double) + guard_bytes > limits.maxStorageBufferRange) {
+    return UnimplementedError(shape + "the states need " +
+                              std::to_string(b * d * sizeof(double) + guard_bytes) +
+                              " bytes (with guard words)" + range);
+  }
+  const uint64_t groups_x = (d + tile.cols() - 1) / tile.cols();
+  const uint64_t groups_y = (b + tile.rows() - 1) / tile.rows();
+  if (groups_x > limits.maxComputeWorkGroupCount[0] ||
+      groups_y > limits.maxComputeWorkGroupCount[1]) {
+    return UnimplementedError(shape + "tile " + tile.ToString() + " needs " +
+                              std::to_string(groups_x) + " x " + std::to_string(groups_y) +
+                              " workgroups, beyond maxComputeWorkGroupCount = (" +
+                              std::to_string(limits.maxComputeWorkGroupCount[0]) + ", " +
+                              std::to_string(limits.maxComputeWorkGroupCount[1]) + ")");
+  }
+  return OkStatus();
+}
+
+std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks) {
+  return {tile.threads_x,       tile.threads_y, tile.rows_per_thread,
+          tile.cols_per_thread, tile.slice_k,   BatchedTreeSlots(chunks)};
+}
+
+}  // namespace dashi::vk

@@ -1,0 +1,73 @@
+// BatchedTile: the tile shape of the batched rollout kernel (shaders/batched/batched_rollout.comp),
+// i.e. its specialization constants, and the checks that a shape fits a device.
+//
+//   BatchedTile t{.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4};
+//   DASHI_ASSIGN_OR_RETURN(BatchedTile resolved, ResolveBatchedTile(t, limits));  // slice_k set
+//   resolved.rows();   // 64 trajectories per workgroup
+#ifndef DASHI_ACCEL_VULKAN_BATCHED_BATCHED_TILE_H_
+#define DASHI_ACCEL_VULKAN_BATCHED_BATCHED_TILE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <vulkan/vulkan.h>
+
+#include "core_ref/status/status.h"
+
+namespace dashi::vk {
+
+// A workgroup of threads_x × threads_y invocations owns rows() = threads_y·rows_per_thread
+// trajectories × cols() = threads_x·cols_per_thread outputs; each invocation keeps
+// rows_per_thread × cols_per_thread accumulators (and BatchedTreeSlots(m) tree slots of as many)
+// in registers. The defaults (a 64 × 64 tile, 4 × 4 outputs per invocation) read 8 doubles from
+// shared memory per 16 multiply–add pairs, the least ratio at which an H100 SM's fp64 units, not
+// its shared-memory bandwidth, set the pace; tune with the benchmark's --tile.
+struct BatchedTile {
+  uint32_t threads_x = 16;       // specialization constant 0 (workgroup size x)
+  uint32_t threads_y = 16;       // specialization constant 1 (workgroup size y)
+  uint32_t rows_per_thread = 4;  // specialization constant 2
+  uint32_t cols_per_thread = 4;  // specialization constant 3
+  // Specialization constant 4: rows of A (and columns of Z) staged per slice; a divisor of 64 so
+  // no slice straddles two chunks. 0 = automatic: the largest of 16, 8, 4, 2, 1 whose two shared
+  // stages fit maxComputeSharedMemorySize (16 on NVIDIA's 48 KiB, 8 on lavapipe's 32 KiB with the
+  // default tile).
+  uint32_t slice_k = 0;
+
+  uint32_t threads() const { return threads_x * threads_y; }
+  uint32_t rows() const { return threads_y * rows_per_thread; }
+  uint32_t cols() const { return threads_x * cols_per_thread; }
+  // "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16": every pair rows (B) first.
+  std::string ToString() const;
+};
+
+// Largest rows_per_thread · cols_per_thread accepted: register arrays beyond this only spill.
+inline constexpr uint32_t kMaxOutputsPerThread = 64;
+
+// Shared memory of the kernel: two stages of slice_k · (rows() + 1 + cols()) doubles.
+uint64_t BatchedSharedBytes(const BatchedTile& tile);
+
+// Tree slots of the kernel's binary counter (specialization constant 5) for m ≥ 1 chunks:
+// max(1, bit_width(m − 1)); the last chunk's carry stays in the accumulators.
+uint32_t BatchedTreeSlots(int64_t chunks);
+
+// Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the
+// field and the limit: a zero field, slice_k not a divisor of 64, more than
+// kMaxOutputsPerThread accumulators, a workgroup beyond maxComputeWorkGroupSize /
+// maxComputeWorkGroupInvocations, shared memory beyond maxComputeSharedMemorySize.
+StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
+                                         const VkPhysicalDeviceLimits& limits);
+
+// Whether B trajectories of dimension D fit one dispatch of a resolved tile on the device:
+// UNIMPLEMENTED naming the limit when A (D²·8 bytes) or the states plus `guard_bytes`
+// (B·D·8 + guard_bytes) exceed maxStorageBufferRange, or ceil(D / cols) or ceil(B / rows)
+// workgroups exceed maxComputeWorkGroupCount[0] or [1].
+Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
+                          uint64_t guard_bytes, const VkPhysicalDeviceLimits& limits);
+
+// The specialization constants 0..5 of the kernel for a resolved tile and m chunks.
+std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks);
+
+}  // namespace dashi::vk
+
+#endif  // DASHI_ACCEL_VULKAN_BATCHED_BATCHED_TILE_H_

@@ -1,0 +1,90 @@
+// BatchedTile resolution and the batched rollout's device-limit checks, against made-up limits
+// (no device needed: the checks are pure functions of the limits).
+#include "accel_vulkan/batched/batched_tile.h"
+
+#include <string>
+
+#include <gtest/gtest.h>
+
+namespace dashi::vk {
+namespace {
+
+// Lavapipe's limits where they matter (Mesa 22.3).
+VkPhysicalDeviceLimits LavapipeLimits() {
+  VkPhysicalDeviceLimits l{};
+  l.maxComputeSharedMemorySize = 32768;
+  l.maxComputeWorkGroupInvocations = 1024;
+  l.maxComputeWorkGroupSize[0] = l.maxComputeWorkGroupSize[1] = 1024;
+  l.maxComputeWorkGroupCount[0] = l.maxComputeWorkGroupCount[1] = 65535;
+  l.maxStorageBufferRange = 128u << 20;
+  return l;
+}
+
+TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
+  VkPhysicalDeviceLimits l = LavapipeLimits();
+  // Default tile 64 × 64: two stages of k · (64 + 1 + 64) doubles = 2064·k bytes.
+  StatusOr<BatchedTile> t = ResolveBatchedTile({}, l);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->slice_k, 8u);  // 16 would need 33024 bytes
+  EXPECT_EQ(BatchedSharedBytes(*t), 16512u);
+  l.maxComputeSharedMemorySize = 49152;  // NVIDIA
+  t = ResolveBatchedTile({}, l);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->slice_k, 16u);
+  EXPECT_EQ(t->rows(), 64u);
+  EXPECT_EQ(t->cols(), 64u);
+  EXPECT_EQ(t->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16");
+}
+
+TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
+  const VkPhysicalDeviceLimits l = LavapipeLimits();
+  auto code = [&](const BatchedTile& t) { return ResolveBatchedTile(t, l).status().code(); };
+  EXPECT_EQ(code({.threads_x = 0}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.rows_per_thread = 0}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.rows_per_thread = 8, .cols_per_thread = 9}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.threads_x = 64, .threads_y = 32}), StatusCode::kInvalidArgument);  // 2048
+  EXPECT_EQ(code({.slice_k = 3}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.slice_k = 128}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.slice_k = 16}), StatusCode::kInvalidArgument);  // 33024 > 32768 bytes
+  const Status st = ResolveBatchedTile({.slice_k = 16}, l).status();
+  EXPECT_NE(st.message().find("maxComputeSharedMemorySize = 32768"), std::string::npos)
+      << st.ToString();
+  EXPECT_TRUE(ResolveBatchedTile({.threads_x = 1, .threads_y = 1, .rows_per_thread = 1,
+                                  .cols_per_thread = 1, .slice_k = 64},
+                                 l)
+                  .ok());
+}
+
+TEST(BatchedTileTest, TreeSlotsAreTheBitWidthOfTheChunkCountMinusOne) {
+  EXPECT_EQ(BatchedTreeSlots(1), 1u);   // no slot is used; the array needs one
+  EXPECT_EQ(BatchedTreeSlots(2), 1u);
+  EXPECT_EQ(BatchedTreeSlots(3), 2u);
+  EXPECT_EQ(BatchedTreeSlots(8), 3u);   // D = 512
+  EXPECT_EQ(BatchedTreeSlots(9), 4u);
+  EXPECT_EQ(BatchedTreeSlots(16), 4u);  // D = 1024
+  EXPECT_EQ(BatchedSpecialization({.slice_k = 8}, 5),
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3}));
+}
+
+TEST(BatchedTileTest, LimitsOfTheStatesAndTheGrid) {
+  VkPhysicalDeviceLimits l = LavapipeLimits();
+  const BatchedTile tile{.slice_k = 8};  // 64 × 64
+  EXPECT_TRUE(CheckBatchedLimits(16383, 1024, tile, 256, l).ok());
+  // 16384 rows of D = 1024 are exactly 128 MiB: no room left for the guard words.
+  Status st = CheckBatchedLimits(16384, 1024, tile, 256, l);
+  EXPECT_EQ(st.code(), StatusCode::kUnimplemented);
+  EXPECT_NE(st.message().find("maxStorageBufferRange"), std::string::npos) << st.ToString();
+  EXPECT_EQ(CheckBatchedLimits(1, 4097, tile, 256, l).code(), StatusCode::kUnimplemented);  // A
+  l.maxStorageBufferRange = 0xFFFFFFFFu;
+  l.maxComputeWorkGroupCount[1] = 10;
+  EXPECT_TRUE(CheckBatchedLimits(640, 8, tile, 256, l).ok());
+  st = CheckBatchedLimits(641, 8, tile, 256, l);
+  EXPECT_EQ(st.code(), StatusCode::kUnimplemented);
+  EXPECT_NE(st.message().find("maxComputeWorkGroupCount"), std::string::npos) << st.ToString();
+  l.maxComputeWorkGroupCount[0] = 2;
+  EXPECT_TRUE(CheckBatchedLimits(1, 128, tile, 256, l).ok());
+  EXPECT_EQ(CheckBatchedLimits(1, 129, tile, 256, l).code(), StatusCode::kUnimplemented);
+}
+
+}  // namespace
+}  // namespace dashi::vk

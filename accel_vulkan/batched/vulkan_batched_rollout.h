@@ -1,0 +1,175 @@
+// VulkanBatchedRollout: B fp64 rollouts z_{t+1} = z_t·A with one A at once on a Vulkan device, for
+// dataset generation. Every trajectory is bit for bit core_ref's single-trajectory Rollout
+// (core_ref/rollout/rollout.h) from its row of Z0: the same product order (vecmat.h, "THE
+// CONTRACT"), the same checkpoints and BLAKE2b-128 chain (computed on the host with core_ref's
+// StateHash / NextChainLink from the states read back at the checkpoints).
+//
+//   DASHI_ASSIGN_OR_RETURN(auto r, VulkanBatchedRollout::Create(ctx, D, a));
+//   DASHI_ASSIGN_OR_RETURN(BatchedRolloutResult res,
+//                          r->Run(z0, B, {.steps = 1000, .hash_every = 100}));  // z0: B×D
+//   res.chains[b].back().link;       // = Rollout(row b of z0, a, params)->chain.back().link
+//   r->last_timings().gflops;        // device timestamps
+//
+// Device work. A (D×D) and the states Z (B×D, row-major, ping-ponged between two buffers) stay in
+// device-local memory. Each step is ONE dispatch of shaders/batched/batched_rollout.comp, a tiled
+// GEMM whose workgroups own (rows × cols) tiles of the output (BatchedTile), followed by one
+// buffer barrier; up to `max_steps_per_submit` steps go into one command buffer. Only checkpoint
+// states (and the final one) are copied, inside the same submission, into a host-visible staging
+// ring; the device never waits for the host between checkpoints.
+//
+// Errors, per trajectory as core_ref reports them, prefixed "trajectory b: ". A non-finite state
+// can only stay non-finite under z·A, so when a checkpoint holds one, the stretch since the last
+// finite checkpoint is replayed step by step and the run fails with core_ref's OUT_OF_RANGE
+// error (step, index, value) of the first trajectory to blow up (the lowest b among those that
+// blow up at the earliest step). The other trajectories' results are not returned.
+//
+// Float controls as in VulkanRollout: the shader comes in the eight variants of
+// shaders/rollout/float_controls.bzl and Create() picks every mode the device reports.
+//
+// Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes) and the states (B·D·8 bytes + 256 guard bytes) each
+// within maxStorageBufferRange (lavapipe: 128 MiB); ceil(D / cols) and ceil(B / rows)
+// workgroups within maxComputeWorkGroupCount. Beyond them UNIMPLEMENTED naming the limit.
+//
+// Not thread-safe. Destroy before the VulkanContext.
+#ifndef DASHI_ACCEL_VULKAN_BATCHED_VULKAN_BATCHED_ROLLOUT_H_
+#define DASHI_ACCEL_VULKAN_BATCHED_VULKAN_BATCHED_ROLLOUT_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "accel_vulkan/batched/batched_tile.h"
+#include "accel_vulkan/buffer.h"
+#include "accel_vulkan/command_batch.h"
+#include "accel_vulkan/compute_pipeline.h"
+#include "accel_vulkan/context.h"
+#include "accel_vulkan/device_buffer.h"
+#include "accel_vulkan/rollout/rollout_driver.h"
+#include "accel_vulkan/rollout/vulkan_rollout.h"
+#include "core_ref/rollout/rollout.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::vk {
+
+struct VulkanBatchedRolloutOptions {
+  BatchedTile tile;                       // the kernel's tile shape (specialization constants)
+  int64_t max_steps_per_submit = 1024;    // steps recorded into one command buffer (≥ 1)
+  int64_t max_snapshots_per_submit = 64;  // staging slots: checkpoints per submission (≥ 1) ...
+  uint64_t max_staging_bytes = 256ull << 20;  // ... fewer where B·D·8 per slot exceeds this
+                                              // (at least one slot)
+  // false: the shader variant without float-controls execution modes (for experiments).
+  bool use_float_controls = true;
+};
+
+struct BatchedRolloutResult {
+  int64_t batch = 0;
+  int64_t dim = 0;
+  std::vector<double> final_states;                 // B×D row-major: row b is z_steps of b
+  std::vector<std::vector<ChainCheckpoint>> chains;  // chains[b], in increasing step order
+
+  std::span<const double> final_state(int64_t b) const {
+    return std::span<const double>(final_states).subspan(static_cast<size_t>(b * dim),
+                                                         static_cast<size_t>(dim));
+  }
+};
+
+// Timings of the last Run() (also filled, as far as it got, when it failed).
+struct BatchedRolloutTimings {
+  int64_t batch = 0;
+  int64_t steps = 0;        // steps computed on the device (including replays)
+  int64_t submissions = 0;  // command buffers submitted
+  int64_t snapshots = 0;    // batch states read back (checkpoints, replays)
+  bool timestamps = false;  // false when the queue has no timestamps (device figures are 0)
+  double device_ms = 0;     // device time of all submissions, snapshot copies included
+  // Device time of the steps: each submission up to its last step, i.e. device_ms without the
+  // copy of a snapshot taken at a submission's last step (with hash_every ≥ steps, the final
+  // state's copy: then steps_ms is the products alone). The per-step figures below use it.
+  double steps_ms = 0;
+  double host_ms = 0;       // wall-clock time of Run() (upload, hashing and waits included)
+  double device_us_per_step = 0;           // steps_ms / steps
+  double trajectory_steps_per_second = 0;  // batch · steps / steps_ms
+  double gflops = 0;                       // 2·B·D² · steps / steps_ms, in 1e9 per second
+};
+
+class VulkanBatchedRollout {
+ public:
+  static constexpr int64_t kMaxDim = 16384;
+
+  // Uploads A (dim×dim, row-major) and builds the pipeline.
+  // INVALID_ARGUMENT: dim < 1, a.size() ≠ dim², a NaN/±Inf in A (naming the entry), bad options.
+  // UNIMPLEMENTED: dim > kMaxDim or beyond a device limit (named), no shaderFloat64, Vulkan < 1.2.
+  static StatusOr<std::unique_ptr<VulkanBatchedRollout>> Create(
+      VulkanContext& ctx, int64_t dim, std::span<const double> a,
+      const VulkanBatchedRolloutOptions& options = {});
+  ~VulkanBatchedRollout();
+  VulkanBatchedRollout(const VulkanBatchedRollout&) = delete;
+  VulkanBatchedRollout& operator=(const VulkanBatchedRollout&) = delete;
+
+  // Runs `batch` trajectories from z0 (batch × dim, row-major). INVALID_ARGUMENT for bad params
+  // (core_ref's ValidateRolloutParams; observe_every is ignored), batch < 1, z0.size() ≠
+  // batch·dim, or a non-finite z0 entry ("trajectory b: " + core_ref's message); OUT_OF_RANGE when
+  // a state becomes non-finite (see the file comment); UNIMPLEMENTED when B is beyond a device
+  // limit; device errors as VkCheck maps them. Buffers grow to the largest batch seen.
+  StatusOr<BatchedRolloutResult> Run(std::span<const double> z0, int64_t batch,
+                                     const RolloutParams& params);
+
+  int64_t dim() const { return dim_; }
+  int64_t chunks() const { return chunks_; }
+  const BatchedTile& tile() const { return tile_; }  // slice_k resolved
+  const BatchedRolloutTimings& last_timings() const { return timings_; }
+  const Float64Controls& device_float_controls() const { return float_controls_; }
+  uint32_t shader_variant() const { return variant_; }
+  // Staging slots of the last Run() (max_snapshots_per_submit, fewer for large batches).
+  int64_t staging_slots() const { return slots_; }
+
+  // Guard words: kGuardBytes after the last Run()'s B×D states in both state buffers are set to
+  // kGuardWord before it. OK while they are intact; DATA_LOSS naming the first overwritten word.
+  static constexpr uint64_t kGuardBytes = 256;
+  static constexpr uint32_t kGuardWord = 0xCAFEF00Du;
+  Status CheckGuardWords() const;
+
+ private:
+  VulkanBatchedRollout(VulkanContext& ctx, int64_t dim, const VulkanBatchedRolloutOptions& o);
+  Status Init(std::span<const double> a);
+  StatusOr<BatchedRolloutResult> RunImpl(std::span<const double> z0, int64_t batch,
+                                         const RolloutParams& params);
+  // Makes the state buffers, descriptor sets and staging ring fit `batch` and writes the guards.
+  Status Reserve(int64_t batch);
+  // Steps first_step+1 .. last_step from the states in z_[*parity], copying the states of the
+  // steps in `snapshot_steps` (increasing, at most slots_) into staging slots 0, 1, …
+  Status Advance(int64_t first_step, int64_t last_step, std::span<const int64_t> snapshot_steps,
+                 int* parity);
+  std::span<const double> StagingSlot(size_t slot) const;
+  // Replays from the finite states at `from_step` to `bad_step` (whose states were not all
+  // finite) one step at a time; returns the first trajectory's core_ref OUT_OF_RANGE error.
+  Status LocateNonFinite(int64_t from_step, std::span<const double> from_states,
+                         int64_t bad_step);
+
+  VulkanContext& ctx_;
+  const int64_t dim_;
+  const int64_t chunks_;
+  VulkanBatchedRolloutOptions options_;
+  VkPhysicalDeviceLimits limits_{};
+  BatchedTile tile_;
+  Float64Controls float_controls_;
+  uint32_t variant_ = 0;
+  BatchedRolloutTimings timings_;
+  SubmissionTally tally_;  // of the current Run(), copied into timings_ at its end
+
+  int64_t batch_ = 0;     // B of the current / last Run()
+  int64_t capacity_ = 0;  // rows the state buffers hold
+  int64_t slots_ = 0;     // staging slots for batch_
+  std::optional<DeviceBuffer> a_;
+  std::array<std::optional<DeviceBuffer>, 2> z_;  // ping-pong states, capacity_ × D + guard
+  std::optional<HostVisibleBuffer> staging_;
+  std::unique_ptr<ComputePipeline> pipe_;
+  std::array<VkDescriptorSet, 2> sets_{};  // [src]: (A, z[src], z[1−src])
+  std::unique_ptr<CommandBatch> batch_cmd_;
+};
+
+}  // namespace dashi::vk
+
+#endif  // DASHI_ACCEL_VULKAN_BATCHED_VULKAN_BATCHED_ROLLOUT_H_

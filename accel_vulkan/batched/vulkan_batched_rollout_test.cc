@@ -1,0 +1,332 @@
+// VulkanBatchedRollout against core_ref's single-trajectory Rollout (the oracle), row by row, on
+// the default device (lavapipe in CI) with the validation layer on: bit-exact chains and final states
+// at the sizes where tiling bugs live (B and D of 1, below / at / above a tile or a 64-chunk,
+// partial tiles and slices, odd chunk counts), tile shapes, submission splits, guard words, and
+// core_ref's errors per trajectory.
+#include "accel_vulkan/batched/vulkan_batched_rollout.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "accel_vulkan/batched/batched_inputs.h"
+#include "accel_vulkan/testing/vulkan_test.h"
+#include "core_ref/prng/prng.h"
+#include "core_ref/rollout/rollout.h"
+#include "core_ref/rollout/vecmat.h"
+
+namespace dashi::vk {
+namespace {
+
+std::span<const double> Row(std::span<const double> z, int64_t b, int64_t dim) {
+  return z.subspan(static_cast<size_t>(b * dim), static_cast<size_t>(dim));
+}
+
+bool SameBits(std::span<const double> a, std::span<const double> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+std::string Seeds(uint64_t a_seed, uint64_t z_seed) {
+  return "seeds A=" + std::to_string(a_seed) + " Z0=" + std::to_string(z_seed);
+}
+
+class VulkanBatchedRolloutTest : public testing::VulkanTest {
+ protected:
+  std::unique_ptr<VulkanBatchedRollout> Make(int64_t dim, std::span<const double> a,
+                                             const VulkanBatchedRolloutOptions& options = {}) {
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
+        VulkanBatchedRollout::Create(ctx(), dim, a, options);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? std::move(r).value() : nullptr;
+  }
+
+  // Runs the batch and core_ref on every row; expects identical chains and final states, and
+  // intact guard words.
+  void ExpectMatchesReference(VulkanBatchedRollout& r, std::span<const double> z0, int64_t batch,
+                              std::span<const double> a, const RolloutParams& p) {
+    const int64_t dim = r.dim();
+    StatusOr<BatchedRolloutResult> got = r.Run(z0, batch, p);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->batch, batch);
+    ASSERT_EQ(got->chains.size(), static_cast<size_t>(batch));
+    ASSERT_EQ(got->final_states.size(), static_cast<size_t>(batch * dim));
+    for (int64_t b = 0; b < batch; ++b) {
+      StatusOr<RolloutResult> want = Rollout(Row(z0, b, dim), a, p);
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      EXPECT_EQ(got->chains[b], want->chain) << "trajectory " << b;
+      EXPECT_TRUE(SameBits(got->final_state(b), want->final_state)) << "trajectory " << b;
+    }
+    const Status guards = r.CheckGuardWords();
+    EXPECT_TRUE(guards.ok()) << guards.ToString();
+  }
+};
+
+TEST_F(VulkanBatchedRolloutTest, PicksTheSupportedFloatControlsVariant) {
+  const std::vector<double> a = DecayingMatrix(3, 1);
+  std::unique_ptr<VulkanBatchedRollout> r = Make(3, a);
+  ASSERT_NE(r, nullptr);
+  const Float64Controls& fc = r->device_float_controls();
+  EXPECT_EQ((r->shader_variant() & kVariantDenormPreserve) != 0, fc.denorm_preserve);
+  EXPECT_EQ((r->shader_variant() & kVariantSignedZeroInfNanPreserve) != 0,
+            fc.signed_zero_inf_nan_preserve);
+  EXPECT_EQ((r->shader_variant() & kVariantRoundingModeRte) != 0, fc.rounding_mode_rte);
+  std::unique_ptr<VulkanBatchedRollout> plain = Make(3, a, {.use_float_controls = false});
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->shader_variant(), 0u);
+  const std::vector<double> z0 = NonZeroUniform(6, 2, 1.0);
+  ExpectMatchesReference(*plain, z0, 2, a, {.steps = 5, .hash_every = 2});
+}
+
+// The default tile (64 × 64): B and D of 1, partial tiles in both directions, D at and around the
+// chunk size, several chunks with a partial last one and odd chunk counts (3, 5).
+TEST_F(VulkanBatchedRolloutTest, DefaultTileMatchesCoreRefRowByRow) {
+  // Chunk counts m = 1 .. 8 and 16: D = 420 (m = 7) folds three blocks (4, 2, 1) right to left,
+  // D = 330 (m = 6) two, D = 449 (m = 8) and 1000 (m = 16) end with one carry through all slots.
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {1, 1},    {3, 1},   {1, 64},  {2, 63},  {5, 65},  {65, 130},
+      {70, 200}, {64, 257}, {4, 330}, {3, 420}, {2, 449}, {2, 1000}};
+  for (const auto& [batch, dim] : shapes) {
+    const uint64_t a_seed = 100 + dim, z_seed = 200 + batch;
+    SCOPED_TRACE("B=" + std::to_string(batch) + " D=" + std::to_string(dim) + " " +
+                 Seeds(a_seed, z_seed));
+    const std::vector<double> a = DecayingMatrix(dim, a_seed);
+    const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
+    std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a);
+    ASSERT_NE(r, nullptr);
+    ExpectMatchesReference(*r, z0, batch, a, {.steps = 9, .hash_every = 4});
+  }
+}
+
+// Tile shapes other than the default: one invocation per workgroup and output, non-power-of-two
+// workgroups and micro-tiles, slice depths 1, 2, 4, 32, 64 (64 .. 1 slices per chunk), and
+// tiles larger than B.
+TEST_F(VulkanBatchedRolloutTest, TileShapesAndSliceDepthsAgree) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 1, .threads_y = 1, .rows_per_thread = 1, .cols_per_thread = 1, .slice_k = 1},
+      {.threads_x = 3, .threads_y = 2, .rows_per_thread = 2, .cols_per_thread = 3, .slice_k = 4},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 1, .cols_per_thread = 2, .slice_k = 64},
+      {.threads_x = 5, .threads_y = 7, .rows_per_thread = 3, .cols_per_thread = 1, .slice_k = 32},
+      {.threads_x = 32, .threads_y = 8, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 2},
+  };
+  // D = 130: a partial slice and a last chunk of two rows for every slice depth. B = 1, 7, 17 on
+  // one object (one shader compile per tile: lavapipe's compile of the unrolled slice loop
+  // dominates this test); 17 rows leave a partial last tile for every shape above.
+  const int64_t dim = 130;
+  const uint64_t a_seed = 300 + dim;
+  const std::vector<double> a = DecayingMatrix(dim, a_seed);
+  for (const BatchedTile& tile : tiles) {
+    std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->tile().slice_k, tile.slice_k);
+    for (const int64_t batch : {1, 7, 17}) {
+      const uint64_t z_seed = 400 + batch;
+      SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
+                   " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
+      const std::vector<double> z0 =
+          NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
+      ExpectMatchesReference(*r, z0, batch, a, {.steps = 4, .hash_every = 3});
+    }
+  }
+}
+
+// docs/MATH.md §9's pairwise-tree examples in every row (z = s at the first row of each chunk, 0
+// elsewhere; s differs per row): D = 256 with partials (1e16, 1, −1e16, 1)·s gives 0 (a flat sum
+// gives s), D = 192 with (1, 1e16, −1e16)·s gives 0 (left to right gives s).
+TEST_F(VulkanBatchedRolloutTest, PairwiseTreeExamples) {
+  const std::vector<std::vector<double>> cases = {{1e16, 1, -1e16, 1}, {1, 1e16, -1e16}};
+  for (const std::vector<double>& partials : cases) {
+    const int64_t dim = 64 * static_cast<int64_t>(partials.size());
+    const int64_t batch = 3;
+    std::vector<double> a = DecayingMatrix(dim, 700 + dim);
+    std::vector<double> z0(static_cast<size_t>(batch * dim), 0.0);
+    for (int64_t b = 0; b < batch; ++b) {
+      // s = 1, −2, 4: a power of two scales every rounding exactly, so each row still gives 0.
+      const double s = std::ldexp(b % 2 == 0 ? 1.0 : -1.0, static_cast<int>(b));
+      for (size_t c = 0; c < partials.size(); ++c) z0[b * dim + 64 * c] = s;
+    }
+    for (size_t c = 0; c < partials.size(); ++c) {
+      for (int64_t j = 0; j < dim; ++j) a[64 * c * dim + j] = partials[c];
+    }
+    std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a);
+    ASSERT_NE(r, nullptr);
+    StatusOr<BatchedRolloutResult> got = r->Run(z0, batch, {.steps = 1, .hash_every = 1});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<double> want(static_cast<size_t>(dim));
+      ASSERT_TRUE(CanonicalVecMatScalar(Row(z0, b, dim), a, want).ok());
+      for (double w : want) ASSERT_EQ(w, 0.0);
+      EXPECT_TRUE(SameBits(got->final_state(b), want)) << "D=" << dim << " trajectory " << b;
+    }
+  }
+}
+
+// States of signed zeros only: the sign of every output depends on the chunk partial starting
+// from its first product (not +0) and on nothing being added past D.
+TEST_F(VulkanBatchedRolloutTest, SignedZerosLikeCoreRef) {
+  const int64_t dim = 130, batch = 9;
+  std::vector<double> a = NonZeroUniform(static_cast<size_t>(dim * dim), 31, 1.0);
+  for (int64_t i = 0; i < dim; ++i) a[i * dim] = -std::abs(a[i * dim]);  // column 0: all < 0
+  Xoshiro256ss rng(32);
+  std::vector<double> z0(static_cast<size_t>(batch * dim));
+  for (double& x : z0) x = (rng.Next() & 1) ? 0.0 : -0.0;
+  for (int64_t i = 0; i < dim; ++i) z0[i] = 0.0;         // row 0: +0 only → column 0 gives −0
+  for (int64_t i = 0; i < dim; ++i) z0[dim + i] = -0.0;  // row 1: −0 only
+  std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a);
+  ASSERT_NE(r, nullptr);
+  ExpectMatchesReference(*r, z0, batch, a, {.steps = 4, .hash_every = 1});
+  StatusOr<BatchedRolloutResult> got = r->Run(z0, batch, {.steps = 1});
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(std::signbit(got->final_state(0)[0]));  // the data do exercise −0
+}
+
+TEST_F(VulkanBatchedRolloutTest, SubmissionSplitsAndStagingSlots) {
+  const int64_t dim = 70, batch = 11;
+  const std::vector<double> a = DecayingMatrix(dim, 41);
+  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 42, 1.0);
+  const uint64_t state_bytes = static_cast<uint64_t>(batch * dim) * sizeof(double);
+  const VulkanBatchedRolloutOptions configs[] = {
+      {.max_steps_per_submit = 1, .max_snapshots_per_submit = 1},
+      {.max_steps_per_submit = 3, .max_snapshots_per_submit = 2},
+      {.max_steps_per_submit = 1024, .max_snapshots_per_submit = 1},
+      {.max_snapshots_per_submit = 64, .max_staging_bytes = 2 * state_bytes + 1},  // 2 slots
+      {.max_staging_bytes = 1},  // less than one state: still one slot
+  };
+  const int64_t want_slots[] = {1, 2, 1, 2, 1};
+  for (size_t k = 0; k < std::size(configs); ++k) {
+    const VulkanBatchedRolloutOptions& o = configs[k];
+    SCOPED_TRACE("config " + std::to_string(k));
+    std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, o);
+    ASSERT_NE(r, nullptr);
+    ExpectMatchesReference(*r, z0, batch, a, {.steps = 11, .hash_every = 2});
+    EXPECT_EQ(r->staging_slots(), want_slots[k]);
+    const BatchedRolloutTimings& t = r->last_timings();
+    EXPECT_EQ(t.batch, batch);
+    EXPECT_EQ(t.steps, 11);
+    EXPECT_EQ(t.snapshots, 6);  // 2, 4, 6, 8, 10, 11
+    const int64_t by_steps = (11 + o.max_steps_per_submit - 1) / o.max_steps_per_submit;
+    const int64_t by_slots = (6 + want_slots[k] - 1) / want_slots[k];
+    EXPECT_GE(t.submissions, std::max(by_steps, by_slots));
+  }
+}
+
+// One object, batches growing and shrinking: the buffers regrow, guards follow the live rows.
+TEST_F(VulkanBatchedRolloutTest, BatchSizeChangesBetweenRuns) {
+  const int64_t dim = 66;
+  const std::vector<double> a = DecayingMatrix(dim, 51);
+  std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a);
+  ASSERT_NE(r, nullptr);
+  for (int64_t batch : {2, 70, 5, 129, 1}) {
+    SCOPED_TRACE("B=" + std::to_string(batch));
+    const std::vector<double> z0 =
+        NonZeroUniform(static_cast<size_t>(batch * dim), 52 + batch, 1.0);
+    ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
+  }
+}
+
+TEST_F(VulkanBatchedRolloutTest, TimingsFilled) {
+  const int64_t dim = 64, batch = 16;
+  const std::vector<double> a = DecayingMatrix(dim, 61);
+  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 62, 1.0);
+  std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a);
+  ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->Run(z0, batch, {.steps = 12, .hash_every = 4}).ok());
+  const BatchedRolloutTimings& t = r->last_timings();
+  EXPECT_EQ(t.steps, 12);
+  EXPECT_EQ(t.submissions, 1);
+  EXPECT_EQ(t.snapshots, 3);
+  EXPECT_GT(t.host_ms, 0.0);
+  EXPECT_LE(t.steps_ms, t.device_ms);
+  if (t.timestamps && t.steps_ms > 0) {
+    EXPECT_NEAR(t.trajectory_steps_per_second * t.device_us_per_step, batch * 1e6, 1e-3 * batch);
+    EXPECT_NEAR(t.gflops * 1e3 * t.device_us_per_step, 2.0 * batch * dim * dim, 1.0);
+  }
+}
+
+TEST_F(VulkanBatchedRolloutTest, RejectsBadCreateArguments) {
+  const int64_t dim = 4;
+  const std::vector<double> a = DecayingMatrix(dim, 71);
+  auto code = [&](int64_t d, std::span<const double> m, const VulkanBatchedRolloutOptions& o) {
+    return VulkanBatchedRollout::Create(ctx(), d, m, o).status().code();
+  };
+  EXPECT_EQ(code(0, {}, {}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(dim, std::span(a).first(15), {}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(VulkanBatchedRollout::kMaxDim + 1, {}, {}), StatusCode::kUnimplemented);
+  EXPECT_EQ(code(dim, a, {.max_steps_per_submit = 0}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(dim, a, {.max_snapshots_per_submit = 0}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(dim, a, {.tile = {.threads_x = 0}}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(dim, a, {.tile = {.slice_k = 3}}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(dim, a, {.tile = {.threads_x = 1u << 20}}), StatusCode::kInvalidArgument);
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(),
+                     -std::numeric_limits<double>::infinity()}) {
+    std::vector<double> a_bad = a;
+    a_bad[1 * dim + 2] = bad;
+    const Status st = VulkanBatchedRollout::Create(ctx(), dim, a_bad).status();
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(st.message().find("A[1][2] (flat index 6)"), std::string::npos) << st.ToString();
+  }
+}
+
+TEST_F(VulkanBatchedRolloutTest, RejectsBadRunArgumentsLikeCoreRef) {
+  const int64_t dim = 5, batch = 4;
+  const std::vector<double> a = DecayingMatrix(dim, 81);
+  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 82, 1.0);
+  std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a);
+  ASSERT_NE(r, nullptr);
+  for (const RolloutParams& p : {RolloutParams{.steps = -1}, RolloutParams{.hash_every = 0},
+                                 RolloutParams{.steps = 2, .observe_every = -1}}) {
+    const Status want = Rollout(Row(z0, 0, dim), a, p).status();
+    EXPECT_EQ(r->Run(z0, batch, p).status(), want) << want.ToString();
+  }
+  EXPECT_EQ(r->Run(z0, 0, {.steps = 1}).status().code(), StatusCode::kInvalidArgument);
+  const Status size = r->Run(std::span(z0).first(19), batch, {.steps = 1}).status();
+  EXPECT_EQ(size.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(size.message().find("B x D = 4 x 5 = 20"), std::string::npos) << size.ToString();
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(),
+                     std::numeric_limits<double>::infinity()}) {
+    std::vector<double> z_bad = z0;
+    z_bad[2 * dim + 3] = bad;  // trajectory 2, z0[3]
+    z_bad[3 * dim + 1] = bad;  // a later trajectory: not the one reported
+    const Status want =
+        Rollout(Row(z_bad, 2, dim), a, {.steps = 1}).status().WithPrefix("trajectory 2");
+    EXPECT_EQ(r->Run(z_bad, batch, {.steps = 1}).status(), want) << want.ToString();
+  }
+}
+
+// A blow-up: trajectories 1 and 3 start 1e100 times larger than the others (same values), so they
+// overflow first, at the same step; the error must be core_ref's for trajectory 1, whatever the
+// checkpoint spacing and staging slots (the replay finds the step).
+TEST_F(VulkanBatchedRolloutTest, NonFiniteStateGivesTheFirstTrajectorysCoreRefError) {
+  const int64_t dim = 100, batch = 5;
+  std::vector<double> a = DecayingMatrix(dim, 91);
+  for (double& x : a) x *= 1e30;
+  std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 92, 1e-100);
+  for (int64_t i = 0; i < dim; ++i) {
+    z0[1 * dim + i] *= 1e100;
+    z0[3 * dim + i] = z0[1 * dim + i];
+  }
+  for (int64_t max_snaps : {1, 3, 64}) {
+    std::unique_ptr<VulkanBatchedRollout> r =
+        Make(dim, a, {.max_steps_per_submit = 4, .max_snapshots_per_submit = max_snaps});
+    ASSERT_NE(r, nullptr);
+    for (int64_t hash_every : {1, 3, 7, 1000}) {
+      SCOPED_TRACE("max_snaps=" + std::to_string(max_snaps) +
+                   " hash_every=" + std::to_string(hash_every));
+      const RolloutParams p{.steps = 40, .hash_every = hash_every};
+      const Status want = Rollout(Row(z0, 1, dim), a, p).status().WithPrefix("trajectory 1");
+      ASSERT_EQ(want.code(), StatusCode::kOutOfRange) << want.ToString();
+      // Trajectory 0 blows up too, but later: the error must not be its.
+      ASSERT_NE(Rollout(Row(z0, 0, dim), a, p).status().message(),
+                Rollout(Row(z0, 1, dim), a, p).status().message());
+      EXPECT_EQ(r->Run(z0, batch, p).status(), want);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dashi::vk

@@ -1,0 +1,359 @@
+// Conformance cases of the batched fp64 Vulkan rollout (accel_vulkan/batched/
+// vulkan_batched_rollout.h) against core_ref's single-trajectory Rollout, trajectory by trajectory
+// (SPEC §4 "Hash parity"): every chain and final state must be bit-exact. Small sizes: lavapipe
+// runs these in CI.
+//
+//   batched_rollout.parity.b<B>_d<D>   trajectories whose hash chain or final state differs from
+//                                      core_ref's; (B, D) ∈ {(1, 1), (7, 65), (70, 130),
+//                                      (65, 200)}: single row / column, partial tiles and chunks
+//   batched_rollout.tiles              the same over four non-default tile shapes (slice depths
+//                                      1, 4, 32, 64) at B = 9, D = 193, 8 steps
+//   batched_rollout.subnormal          states in the subnormal range (bit-exact or FAIL)
+//   batched_rollout.signed_zero        states of ±0 only (the contract's sign-of-zero details)
+//   batched_rollout.guard_words        guard words after the state buffers overwritten
+//   batched_rollout.rejects_nonfinite_input  NaN/±Inf in A or Z0 accepted (must be an error)
+//   batched_rollout.nonfinite_state_error    a blow-up's error ≠ core_ref's for the first
+//                                            trajectory to blow up ("trajectory b: " prefixed)
+//
+// Inputs: batched_inputs.h (A = DecayingMatrix(D, seed), Z0 = NonZeroUniform(B·D, seed, 1)),
+// seeds in each case's detail.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "accel_vulkan/batched/batched_inputs.h"
+#include "accel_vulkan/batched/vulkan_batched_rollout.h"
+#include "accel_vulkan/context.h"
+#include "conformance/framework/conformance_case.h"
+#include "core_ref/blake2b/blake2b.h"
+#include "core_ref/prng/prng.h"
+#include "core_ref/rollout/rollout.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::conformance {
+namespace {
+
+using vk::BatchedRolloutResult;
+using vk::BatchedTile;
+using vk::VulkanBatchedRollout;
+using vk::VulkanContext;
+
+constexpr uint64_t kMatrixSeed = 0xBA7C4A00u;  // + D
+constexpr uint64_t kStateSeed = 0xBA7C2000u;   // + B
+constexpr RolloutParams kParityParams{.steps = 20, .hash_every = 7};  // checkpoints 0, 7, 14, 20
+
+std::string SeedText(int64_t batch, int64_t dim) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "seeds A=%#llx Z0=%#llx",
+                static_cast<unsigned long long>(kMatrixSeed + dim),
+                static_cast<unsigned long long>(kStateSeed + batch));
+  return buf;
+}
+
+std::optional<CaseResult> NeedsFloat64(const VulkanContext& ctx) {
+  if (ctx.info().shader_float64) return std::nullopt;
+  return NotSupported("device '" + ctx.info().name + "' lacks shaderFloat64 (fp64 rollout)");
+}
+
+// core_ref's Rollout of every row of z0, with `observer` (may be empty) seeing each row's states.
+struct Reference {
+  std::vector<RolloutResult> rows;
+  Status status;
+};
+Reference RunCoreRef(std::span<const double> z0, std::span<const double> a, int64_t dim,
+                     const RolloutParams& p, const RolloutObserver& observer = nullptr) {
+  Reference ref;
+  const size_t width = static_cast<size_t>(dim);
+  for (size_t off = 0; off < z0.size(); off += width) {
+    StatusOr<RolloutResult> r = Rollout(z0.subspan(off, width), a, p, observer);
+    if (!r.ok()) {
+      ref.status = r.status().WithPrefix("core_ref");
+      break;
+    }
+    ref.rows.push_back(*std::move(r));
+  }
+  return ref;
+}
+
+// Trajectories whose chain or final state differs from the reference, and the first of them.
+std::pair<int64_t, int64_t> DifferingTrajectories(const BatchedRolloutResult& got,
+                                                  const Reference& want) {
+  int64_t differ = 0, first = -1;
+  for (int64_t b = 0; b < got.batch; ++b) {
+    const RolloutResult& w = want.rows[static_cast<size_t>(b)];
+    const std::span<const double> state = got.final_state(b);
+    const bool same = got.chains[b] == w.chain && state.size() == w.final_state.size() &&
+                      std::memcmp(state.data(), w.final_state.data(),
+                                  state.size() * sizeof(double)) == 0;
+    if (!same && first < 0) first = b;
+    differ += same ? 0 : 1;
+  }
+  return {differ, first};
+}
+
+// Runs the batch on the device with `options` and compares it with `want`: the case's measure
+// (differing trajectories) and a detail fragment; a device error is returned as the status.
+StatusOr<std::pair<int64_t, std::string>> DeviceVersusReference(
+    VulkanContext& ctx, int64_t batch, int64_t dim, std::span<const double> a,
+    std::span<const double> z0, const RolloutParams& p, const Reference& want,
+    const vk::VulkanBatchedRolloutOptions& options = {}) {
+  DASHI_ASSIGN_OR_RETURN(std::unique_ptr<VulkanBatchedRollout> r,
+                         VulkanBatchedRollout::Create(ctx, dim, a, options));
+  DASHI_ASSIGN_OR_RETURN(BatchedRolloutResult got, r->Run(z0, batch, p));
+  const auto [differ, first] = DifferingTrajectories(got, want);
+  std::string detail = "tile " + r->tile().ToString() + ", shaders " +
+                       vk::FloatControlsVariantName(r->shader_variant());
+  if (first >= 0) detail += ", first differing trajectory " + std::to_string(first);
+  return std::make_pair(differ, detail);
+}
+
+CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> z0 =
+      vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+  const Reference want = RunCoreRef(z0, a, dim, kParityParams);
+  if (!want.status.ok()) return FailFromStatus(want.status);
+  CASE_ASSIGN(const auto compared,
+              DeviceVersusReference(ctx, batch, dim, a, z0, kParityParams, want));
+  return Judge(static_cast<double>(compared.first), 0,
+               "B=" + std::to_string(batch) + ", D=" + std::to_string(dim) + ", " +
+                   SeedText(batch, dim) + ", 20 steps, hash_every 7, " + compared.second +
+                   ", head link of trajectory 0 " + ToHex(want.rows[0].chain.back().link));
+}
+
+const bool kParityRegistered = [] {
+  for (const auto& [batch, dim] : {std::pair<int64_t, int64_t>{1, 1}, {7, 65}, {70, 130},
+                                   {65, 200}}) {
+    RegisterCase({"batched_rollout.parity.b" + std::to_string(batch) + "_d" + std::to_string(dim),
+                  "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [batch, dim](VulkanContext& ctx) { return Parity(ctx, batch, dim); }});
+  }
+  return true;
+}();
+
+CaseResult Tiles(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t batch = 9, dim = 193;  // 4 chunks, the last of one row
+  const std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> z0 =
+      vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+  // Fewer steps than the parity cases: the one-invocation tile is slow on CPU drivers.
+  const RolloutParams p{.steps = 8, .hash_every = 3};
+  const Reference want = RunCoreRef(z0, a, dim, p);
+  if (!want.status.ok()) return FailFromStatus(want.status);
+  const BatchedTile tiles[] = {
+      {.threads_x = 1, .threads_y = 1, .rows_per_thread = 1, .cols_per_thread = 1, .slice_k = 1},
+      {.threads_x = 3, .threads_y = 2, .rows_per_thread = 2, .cols_per_thread = 3, .slice_k = 4},
+      {.threads_x = 5, .threads_y = 7, .rows_per_thread = 3, .cols_per_thread = 1, .slice_k = 32},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 1, .cols_per_thread = 2, .slice_k = 64},
+  };
+  int64_t differ = 0;
+  std::string detail = "B=9, D=193, " + SeedText(batch, dim) + ", 8 steps, hash_every 3";
+  for (const BatchedTile& tile : tiles) {
+    CASE_ASSIGN(const auto compared,
+                DeviceVersusReference(ctx, batch, dim, a, z0, p, want, {.tile = tile}));
+    differ += compared.first;
+    detail += "; " + compared.second + ": " + std::to_string(compared.first) + " differ";
+  }
+  return Judge(static_cast<double>(differ), 0, detail);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.tiles", "batched_rollout",
+                       "trajectories differing from core_ref, summed over 4 tile shapes", 0.0,
+                       Tiles);
+
+// Subnormal arithmetic, D = 130 (chunks 64, 64, 2), B = 4: even indices i are "s", odd "n";
+// z0[s] ~ 2^-1040 (subnormal), z0[n] ~ 1e-160; A[n][s] ~ 1e-160 (normal × normal = subnormal
+// products), the other entries ~ sqrt(3/65). Row b is scaled by 2^-b, so the rows differ while
+// staying in range. Checkpoints at every step compare every state by its hash.
+CaseResult Subnormal(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t dim = 130, batch = 4;
+  Xoshiro256ss rng(0x5AB0A12u);
+  auto u = [&] { return 2.0 * rng.NextDouble() - 1.0; };
+  std::vector<double> a(static_cast<size_t>(dim * dim));
+  for (int64_t i = 0; i < dim; ++i) {
+    for (int64_t j = 0; j < dim; ++j) {
+      a[i * dim + j] = u() * ((i % 2 == 1 && j % 2 == 0) ? 1e-160 : std::sqrt(3.0 / 65.0));
+    }
+  }
+  std::vector<double> z0(static_cast<size_t>(batch * dim));
+  for (size_t k = 0; k < z0.size(); ++k) {
+    const int64_t b = static_cast<int64_t>(k) / dim, i = static_cast<int64_t>(k) % dim;
+    z0[k] = std::ldexp(u() * (i % 2 == 0 ? std::ldexp(1.0, -1040) : 1e-160), -b);
+  }
+  const RolloutParams p{.steps = 16, .hash_every = 1, .observe_every = 1};
+  int64_t subnormals = 0;
+  const Reference want = RunCoreRef(z0, a, dim, p, [&](int64_t, std::span<const double> s) {
+    for (double x : s) subnormals += std::fpclassify(x) == FP_SUBNORMAL;
+    return OkStatus();
+  });
+  if (!want.status.ok()) return FailFromStatus(want.status);
+  CASE_ASSIGN(const auto compared, DeviceVersusReference(ctx, batch, dim, a, z0, p, want));
+  const vk::Float64Controls fc = vk::QueryFloat64Controls(ctx);
+  const std::string detail = "D=130, B=4, seed 0x5ab0a12, 16 steps, every state hashed; "
+                             "reference states hold " + std::to_string(subnormals) +
+                             " subnormal entries; " + compared.second +
+                             "; device fp64 float controls: " + fc.ToString();
+  if (subnormals == 0) return Fail(NAN, "test data produced no subnormals; " + detail);
+  return Judge(static_cast<double>(compared.first), 0, detail);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.subnormal", "batched_rollout",
+                       "trajectories differing from core_ref (subnormal range)", 0.0, Subnormal);
+
+// States of signed zeros only: column j ≡ 0 (mod 3) of A all negative, j ≡ 1 all positive, the
+// rest mixed; row 0 of Z0 is all +0, row 1 all −0, the others random signs. The sign of every
+// output depends on the chunk partial starting from its first product (not from +0), on the tree,
+// and on nothing being added past D.
+CaseResult SignedZero(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t dim = 200, batch = 6;
+  Xoshiro256ss rng(0x2E206u);
+  std::vector<double> a(static_cast<size_t>(dim * dim));
+  for (size_t k = 0; k < a.size(); ++k) {
+    const double m = 0.5 + 0.5 * rng.NextDouble();
+    const int64_t j = static_cast<int64_t>(k) % dim;
+    a[k] = j % 3 == 0 ? -m : j % 3 == 1 ? m : ((rng.Next() & 1) ? m : -m);
+  }
+  std::vector<double> z0(static_cast<size_t>(batch * dim));
+  for (size_t k = 0; k < z0.size(); ++k) {
+    const size_t row = k / static_cast<size_t>(dim);
+    z0[k] = row == 0 ? 0.0 : row == 1 ? -0.0 : ((rng.Next() & 1) ? 0.0 : -0.0);
+  }
+  const RolloutParams p{.steps = 8, .hash_every = 1, .observe_every = 1};
+  int64_t negative = 0, positive = 0;
+  const Reference want = RunCoreRef(z0, a, dim, p, [&](int64_t, std::span<const double> s) {
+    for (double x : s) (std::signbit(x) ? negative : positive) += 1;
+    return OkStatus();
+  });
+  if (!want.status.ok()) return FailFromStatus(want.status);
+  CASE_ASSIGN(const auto compared, DeviceVersusReference(ctx, batch, dim, a, z0, p, want));
+  const std::string detail = "D=200, B=6, seed 0x2e206, 8 steps, every state hashed; reference "
+                             "states hold " + std::to_string(negative) + " -0 and " +
+                             std::to_string(positive) + " +0 entries; " + compared.second;
+  if (negative == 0 || positive == 0) {
+    return Fail(NAN, "test data did not produce both signed zeros; " + detail);
+  }
+  return Judge(static_cast<double>(compared.first), 0, detail);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.signed_zero", "batched_rollout",
+                       "trajectories differing from core_ref (signed zeros)", 0.0, SignedZero);
+
+CaseResult GuardWords(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  int64_t damaged = 0;
+  std::string detail = "256 guard bytes after the B x D states of both state buffers, after 5 "
+                       "steps at (B, D, tile):";
+  const BatchedTile small{.threads_x = 3, .threads_y = 5, .rows_per_thread = 2,
+                          .cols_per_thread = 2, .slice_k = 16};
+  for (const auto& [batch, dim, tile] :
+       {std::tuple<int64_t, int64_t, BatchedTile>{1, 1, {}}, {63, 65, {}}, {65, 64, {}},
+        {11, 100, small}}) {
+    const std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+    const std::vector<double> z0 =
+        vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+    CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
+                VulkanBatchedRollout::Create(ctx, dim, a, {.tile = tile}));
+    CASE_ASSIGN(BatchedRolloutResult got, r->Run(z0, batch, {.steps = 5, .hash_every = 2}));
+    const Status guards = r->CheckGuardWords();
+    detail += " (" + std::to_string(batch) + ", " + std::to_string(dim) + ", " +
+              r->tile().ToString() + ")" + (guards.ok() ? "" : " " + guards.ToString());
+    if (guards.code() == StatusCode::kDataLoss) {
+      ++damaged;
+    } else if (!guards.ok()) {
+      return FailFromStatus(guards);
+    }
+  }
+  return Judge(static_cast<double>(damaged), 0, detail);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.guard_words", "batched_rollout",
+                       "configurations with an overwritten guard word", 0.0, GuardWords);
+
+CaseResult RejectsNonFiniteInput(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t dim = 70, batch = 3;
+  const std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> z0 =
+      vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+  const double inf = std::numeric_limits<double>::infinity();
+  int64_t accepted = 0, tried = 0;
+  std::string detail;
+  auto expect_invalid = [&](const std::string& what, const Status& st) {
+    ++tried;
+    if (st.code() == StatusCode::kInvalidArgument) return;
+    ++accepted;
+    detail += " [" + what + ": " + (st.ok() ? std::string("accepted") : st.ToString()) + "]";
+  };
+  CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r, VulkanBatchedRollout::Create(ctx, dim, a));
+  for (double bad : {std::numeric_limits<double>::quiet_NaN(), inf, -inf}) {
+    std::vector<double> a_bad = a;
+    a_bad[5 * dim + 66] = bad;
+    expect_invalid("A[5][66] = " + std::to_string(bad),
+                   VulkanBatchedRollout::Create(ctx, dim, a_bad).status());
+    for (const size_t index : {size_t{0}, static_cast<size_t>(dim + 64), z0.size() - 1}) {
+      std::vector<double> z_bad = z0;
+      z_bad[index] = bad;
+      expect_invalid("Z0 flat index " + std::to_string(index) + " = " + std::to_string(bad),
+                     r->Run(z_bad, batch, {.steps = 3}).status());
+    }
+  }
+  return Judge(static_cast<double>(accepted), 0,
+               std::to_string(tried) + " non-finite inputs (NaN, +Inf, -Inf in A and in the "
+                                       "first, second and last trajectory of Z0), each must be "
+                                       "INVALID_ARGUMENT" + detail);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.rejects_nonfinite_input", "batched_rollout",
+                       "non-finite inputs not rejected with INVALID_ARGUMENT", 0.0,
+                       RejectsNonFiniteInput);
+
+// Trajectories 2 and 4 start 1e100 times larger (with equal values), so they overflow first and
+// at the same step; the error must be core_ref's for trajectory 2, prefixed "trajectory 2".
+CaseResult NonFiniteStateError(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t dim = 90, batch = 6;
+  std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+  for (double& x : a) x *= 1e25;
+  std::vector<double> z0 =
+      vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1e-100);
+  for (int64_t i = 0; i < dim; ++i) {
+    z0[2 * dim + i] *= 1e100;
+    z0[4 * dim + i] = z0[2 * dim + i];
+  }
+  const RolloutParams p{.steps = 60, .hash_every = 25};
+  const Status want =
+      Rollout(std::span<const double>(z0).subspan(2 * dim, dim), a, p).status().WithPrefix(
+          "trajectory 2");
+  if (want.code() != StatusCode::kOutOfRange) {
+    return Fail(NAN, "core_ref did not blow up as designed: " + want.ToString());
+  }
+  CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r, VulkanBatchedRollout::Create(ctx, dim, a));
+  const Status got = r->Run(z0, batch, p).status();
+  const bool same = got == want;
+  const std::string device = same ? "identical" : got.ToString();
+  return Judge(same ? 0.0 : 1.0, 0,
+               "A = 1e25 x DecayingMatrix, B=6, 60 steps, hash_every 25; expected: " +
+                   want.ToString() + "; device: " + device);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.nonfinite_state_error", "batched_rollout",
+                       "error status differs from core_ref's for the first trajectory to blow up "
+                       "(0 = identical)",
+                       0.0, NonFiniteStateError);
+
+}  // namespace
+}  // namespace dashi::conformance

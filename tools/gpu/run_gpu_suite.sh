@@ -5,7 +5,8 @@
 #
 # Usage (from the repository root, with prebuilt binaries in dist/ and Debian packages in .gl/):
 #   tools/gpu/run_gpu_suite.sh OUTDIR
-# dist/ holds dashi, rollout_vulkan_benchmark, decode_vulkan_benchmark (bazel build -c opt);
+# dist/ holds dashi, rollout_vulkan_benchmark, batched_rollout_vulkan_benchmark,
+# decode_vulkan_benchmark (bazel build -c opt);
 # .gl/ holds libvulkan1, vulkan-validationlayers and libpng16-16 .debs (apt-get download).
 set -uo pipefail
 out=${1:?usage: run_gpu_suite.sh OUTDIR}
@@ -59,12 +60,17 @@ open(f'{out}/z0.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h
 PY
 dist/dashi audit --z0 "$out/z0.npy" --a "$out/run_vulkan/A.npy" --steps 5000 --hash-every 500 --out "$out/audit.json"
 echo "audit exit $?"
-log "rollout benchmark"; dist/rollout_vulkan_benchmark 2>&1 | tee "$out/rollout_bench.log" | tail -20
+log "rollout benchmark (automatic settings of each kernel)"
+dist/rollout_vulkan_benchmark --wg 0 2>&1 | tee "$out/rollout_bench.log" | tail -12
+log "batched rollout benchmark"
+dist/batched_rollout_vulkan_benchmark 2>&1 | tee "$out/batched_bench.log" | tail -12
 log "decode benchmark"; dist/decode_vulkan_benchmark 2>&1 | tee "$out/decode_bench.log" | tail -25
 if python3 -c "import torch" 2>/dev/null; then
   log "PyTorch peers"; python3 tools/gpu/torch_peers.py 2>&1 | tee "$out/torch_peers.log" | tail -20
+  python3 tools/gpu/torch_batched_peer.py 2>&1 | tee "$out/torch_batched.log" | tail -12
 fi
 tar -C "$out" -czf "$out/results.tgz" conformance.json conform.log run_vulkan/metrics.json \
   run_vulkan/chain.json run_ref/chain.json audit.json rollout_bench.log decode_bench.log \
-  $(cd "$out" && ls torch_peers.log 2>/dev/null) run_vulkan.log 2>/dev/null
+  batched_bench.log $(cd "$out" && ls torch_peers.log torch_batched.log 2>/dev/null) \
+  run_vulkan.log 2>/dev/null
 echo "done"

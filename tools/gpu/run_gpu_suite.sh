@@ -11,19 +11,7 @@
 set -uo pipefail
 out=${1:?usage: run_gpu_suite.sh OUTDIR}
 mkdir -p "$out"
-dl=/opt/dashi-deps
-mkdir -p "$dl"
-for f in .gl/*.deb; do
-  case "$f" in
-    *libvulkan1_*) dpkg -x "$f" / ;;   # the loader goes where the ICD expects it
-    *) dpkg -x "$f" "$dl" ;;
-  esac
-done
-ldconfig
-export LD_LIBRARY_PATH="$dl/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export VK_LAYER_PATH="$dl/usr/share/vulkan/explicit_layer.d"
-: "${VK_DRIVER_FILES:=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}"
-export VK_DRIVER_FILES
+source tools/gpu/setup_env.sh
 export DASHI_CERT_STORE="$out/store"
 
 log() { echo; echo "=== $* ==="; }

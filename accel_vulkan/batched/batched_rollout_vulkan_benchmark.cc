@@ -19,12 +19,14 @@
 // and the final state. A mismatch is printed in the row and makes the exit status 1.
 // A tile is TYxTXxRMxRN[xK], rows (trajectories) before columns as BatchedTile::ToString prints
 // it: threads_y, threads_x, rows_per_thread, cols_per_thread and slice_k (omitted or 0 =
-// automatic). The default 16x16x4x4 is the 64x64 tile.
+// automatic). Without --tiles each (D, B) row uses SuggestBatchedTile (batched_tile.h): the
+// largest tile that still gives two workgroups per SM.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,7 +46,7 @@ struct Flags {
   std::string device;
   std::vector<int64_t> dims = {512, 1024};
   std::vector<int64_t> batches = {64, 256, 1024, 4096};
-  std::vector<BatchedTile> tiles = {BatchedTile{}};
+  std::vector<BatchedTile> tiles;  // empty: SuggestBatchedTile per (B, D)
   int64_t steps = 50;
   int64_t reps = 7;
   int64_t warmup = 2;
@@ -258,7 +260,12 @@ int main(int argc, char** argv) {
     for (int64_t batch : f.batches) {
       const std::vector<double> z0 =
           dashi::vk::NonZeroUniform(static_cast<size_t>(batch * dim), 2, 1.0);
-      for (const BatchedTile& tile : f.tiles) {
+      std::vector<BatchedTile> tiles = f.tiles;
+      if (tiles.empty()) {
+        const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx);
+        tiles.push_back(dashi::vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0));
+      }
+      for (const BatchedTile& tile : tiles) {
         const Row row = Measure(**ctx, dim, batch, tile, a, z0, f);
         if (!row.error.empty()) {
           std::printf("%6lld %6lld  %-56s | error: %s\n", static_cast<long long>(dim),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <string>
 
 namespace dashi::vk {
@@ -95,6 +96,24 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks) {
   return {tile.threads_x,       tile.threads_y, tile.rows_per_thread,
           tile.cols_per_thread, tile.slice_k,   BatchedTreeSlots(chunks)};
+}
+
+BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
+  const BatchedTile candidates[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 4},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 2},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 1},
+      {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1},
+  };
+  if (sm_count == 0) return candidates[0];
+  const int64_t target = 2 * static_cast<int64_t>(sm_count);
+  for (const BatchedTile& t : candidates) {
+    const int64_t groups = ((batch + t.rows() - 1) / t.rows()) * ((dim + t.cols() - 1) / t.cols());
+    if (groups >= target) return t;
+  }
+  return candidates[std::size(candidates) - 1];
 }
 
 }  // namespace dashi::vk

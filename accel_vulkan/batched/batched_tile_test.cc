@@ -86,5 +86,23 @@ TEST(BatchedTileTest, LimitsOfTheStatesAndTheGrid) {
   EXPECT_EQ(CheckBatchedLimits(1, 129, tile, 256, l).code(), StatusCode::kUnimplemented);
 }
 
+TEST(SuggestBatchedTile, LargestTileWithTwoWorkgroupsPerSm) {
+  // Unknown SM count: the 64 × 64 default.
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).rows(), 64u);
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).cols(), 64u);
+  // 132 SMs: 264 workgroups wanted. B = 4096, D = 1024: 64 × 16 = 1024 workgroups of 64 × 64.
+  BatchedTile t = SuggestBatchedTile(4096, 1024, 132);
+  EXPECT_EQ(t.rows() * t.cols(), 64u * 64u);
+  // B = 1024, D = 512: 64 × 64 gives 128, 32 × 64 gives 256, 32 × 32 gives 512.
+  t = SuggestBatchedTile(1024, 512, 132);
+  EXPECT_EQ(t.rows(), 32u);
+  EXPECT_EQ(t.cols(), 32u);
+  // B = 64, D = 512: even 16 × 16 gives only 128, so the 8 × 8 tile (512).
+  t = SuggestBatchedTile(64, 512, 132);
+  EXPECT_EQ(t.rows(), 8u);
+  EXPECT_EQ(t.cols(), 8u);
+  EXPECT_EQ(t.threads(), 64u);
+}
+
 }  // namespace
 }  // namespace dashi::vk

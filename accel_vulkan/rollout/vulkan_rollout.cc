@@ -390,11 +390,9 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
   uint64_t wg = options_.workgroup_size;
   uint64_t cols = options_.persistent_cols;
   if (wg == 0) {
-    wg = std::min<uint64_t>(64, max_wg);
-    while (groups > 1 && units(wg, cols == 0 ? 1 : cols) > groups &&
-           wg * 2 <= std::min<uint64_t>(256, max_wg)) {
-      wg *= 2;
-    }
+    // 256 (fewer workgroups make the device-wide barrier cheaper: docs/PERF.md), 64 when one
+    // workgroup walks every unit anyway (lavapipe).
+    wg = std::min<uint64_t>(groups > 1 ? 256 : 64, max_wg);
   }
   if (cols == 0) {  // one workgroup walks all units anyway: no reason to widen them
     cols = 1;
@@ -451,13 +449,15 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
                          HostVisibleBuffer::Create(ctx_, sizeof(uint32_t)));
   sync_host_.emplace(std::move(sync_host));
 
-  const uint32_t slots = 64 * static_cast<uint32_t>(chunks_);
+  // The state is rebuilt in registers for m ≤ 32 (shaders/rollout/rollout_persistent.comp).
+  const uint32_t register_tree_chunks = chunks_ <= 32 ? static_cast<uint32_t>(chunks_) : 0u;
+  const uint32_t slots = register_tree_chunks != 0 ? 64u : 64 * static_cast<uint32_t>(chunks_);
   DASHI_ASSIGN_OR_RETURN(
       persistent_pipe_,
       ComputePipeline::Create(ctx_, {kPersistentSpirv[variant_], 5,
                                      sizeof(RolloutPersistentPushConstants),
                                      {options_.workgroup_size, persistent_cols_, slots,
-                                      persistent_resident_ ? 1u : 0u},
+                                      persistent_resident_ ? 1u : 0u, register_tree_chunks},
                                      2}));
   for (int src = 0; src < 2; ++src) {
     const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer(),

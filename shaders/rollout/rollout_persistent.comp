@@ -49,6 +49,10 @@ layout(constant_id = 2) const uint kSlots = 64u;   // ≥ 64·m: shared doubles 
 // keeps its column of the unit's A block (64 doubles) in registers for the whole dispatch and
 // the steps read A from memory never again.
 layout(constant_id = 3) const uint kResident = 0u;
+// m when the state is rebuilt in registers (m ≤ 32: invocation k < 64 loads the m partials of
+// entry k and folds them by the pairwise tree in registers, no shared-memory levels), else 0.
+layout(constant_id = 4) const uint kRegisterTreeChunks = 0u;
+const uint kMaxRegisterTreeChunks = 32u;
 
 // kRolloutChunk of the contract; the host static_asserts that it is 64.
 const uint kChunk = 64u;
@@ -87,6 +91,27 @@ void LoadChunkState(uint c, uint step) {
     for (uint k0 = 0u; k0 < kChunk; k0 += wg) {
       const uint k = k0 + l;
       if (k < kChunk) part[k] = (i0 + k < dim) ? z_in[i0 + k] : 0.0LF;
+    }
+  } else if (kRegisterTreeChunks != 0u) {
+    const uint base = ((step - 1u) & 1u) * chunks * dim;
+    for (uint k0 = 0u; k0 < kChunk; k0 += wg) {
+      const uint k = k0 + l;
+      if (k < kChunk && i0 + k < dim) {
+        double v[kMaxRegisterTreeChunks];
+        [[unroll]] for (uint cc = 0u; cc < kMaxRegisterTreeChunks; ++cc) {
+          if (cc < kRegisterTreeChunks) v[cc] = partials[base + cc * dim + i0 + k];
+        }
+        // The contract's tree: level s adds position c + s into c (c ≡ 0 mod 2s, c + s < m).
+        [[unroll]] for (uint s = 1u; s < kMaxRegisterTreeChunks; s <<= 1u) {
+          [[unroll]] for (uint cc = 0u; cc + s < kMaxRegisterTreeChunks; cc += 2u * s) {
+            if (cc + s < kRegisterTreeChunks) {
+              precise double merged = v[cc] + v[cc + s];
+              v[cc] = merged;
+            }
+          }
+        }
+        part[k] = v[0];
+      }
     }
   } else {
     const uint base = ((step - 1u) & 1u) * chunks * dim;

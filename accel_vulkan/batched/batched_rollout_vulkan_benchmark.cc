@@ -20,7 +20,7 @@
 // A tile is TYxTXxRMxRN[xK], rows (trajectories) before columns as BatchedTile::ToString prints
 // it: threads_y, threads_x, rows_per_thread, cols_per_thread and slice_k (omitted or 0 =
 // automatic). Without --tiles each (D, B) row uses SuggestBatchedTile (batched_tile.h): the
-// largest tile that still gives two workgroups per SM.
+// largest tile that still gives every SM a workgroup.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -108,7 +108,7 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1},
   };
   if (sm_count == 0) return candidates[0];
-  const int64_t target = 2 * static_cast<int64_t>(sm_count);
+  const int64_t target = static_cast<int64_t>(sm_count);
   for (const BatchedTile& t : candidates) {
     const int64_t groups = ((batch + t.rows() - 1) / t.rows()) * ((dim + t.cols() - 1) / t.cols());
     if (groups >= target) return t;

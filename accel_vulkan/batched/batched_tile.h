@@ -67,7 +67,7 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 
 // A tile for B trajectories of dimension D on a device with `sm_count` SMs (0: unknown): the
 // largest of 64×64 (16×16 threads, 4×4 outputs), 32×64, 32×32, 16×32, 16×16 (1×1 outputs) and
-// 8×8 (8×8 threads) whose workgroup count ceil(B/rows)·ceil(D/cols) reaches 2·sm_count, else the
+// 8×8 (8×8 threads) whose workgroup count ceil(B/rows)·ceil(D/cols) reaches sm_count, else the
 // 8×8 tile; the 64×64 tile when sm_count is 0. Small batches are latency-bound (every output is a
 // chain of D dependent adds): smaller tiles spread them over more SMs (docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);

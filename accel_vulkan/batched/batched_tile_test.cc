@@ -86,15 +86,16 @@ TEST(BatchedTileTest, LimitsOfTheStatesAndTheGrid) {
   EXPECT_EQ(CheckBatchedLimits(1, 129, tile, 256, l).code(), StatusCode::kUnimplemented);
 }
 
-TEST(SuggestBatchedTile, LargestTileWithTwoWorkgroupsPerSm) {
+TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   // Unknown SM count: the 64 × 64 default.
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).rows(), 64u);
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).cols(), 64u);
-  // 132 SMs: 264 workgroups wanted. B = 4096, D = 1024: 64 × 16 = 1024 workgroups of 64 × 64.
-  BatchedTile t = SuggestBatchedTile(4096, 1024, 132);
-  EXPECT_EQ(t.rows() * t.cols(), 64u * 64u);
-  // B = 1024, D = 512: 64 × 64 gives 128, 32 × 64 gives 256, 32 × 32 gives 512.
-  t = SuggestBatchedTile(1024, 512, 132);
+  // 132 SMs. B = 1024, D = 1024: 16 × 16 = 256 workgroups of 64 × 64.
+  BatchedTile t = SuggestBatchedTile(1024, 1024, 132);
+  EXPECT_EQ(t.rows(), 64u);
+  EXPECT_EQ(t.cols(), 64u);
+  // B = 256, D = 1024: 64 × 64 gives 64, 32 × 64 gives 128, 32 × 32 gives 256.
+  t = SuggestBatchedTile(256, 1024, 132);
   EXPECT_EQ(t.rows(), 32u);
   EXPECT_EQ(t.cols(), 32u);
   // B = 64, D = 512: even 16 × 16 gives only 128, so the 8 × 8 tile (512).

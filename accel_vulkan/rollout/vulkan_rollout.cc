@@ -390,9 +390,9 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
   uint64_t wg = options_.workgroup_size;
   uint64_t cols = options_.persistent_cols;
   if (wg == 0) {
-    // 256 (fewer workgroups make the device-wide barrier cheaper: docs/PERF.md), 64 when one
+    // 128 (the fastest on an H200 at D = 512, 1024 and 2048: docs/PERF.md), 64 when one
     // workgroup walks every unit anyway (lavapipe).
-    wg = std::min<uint64_t>(groups > 1 ? 256 : 64, max_wg);
+    wg = std::min<uint64_t>(groups > 1 ? 128 : 64, max_wg);
   }
   if (cols == 0) {  // one workgroup walks all units anyway: no reason to widen them
     cols = 1;

@@ -147,7 +147,7 @@ struct VulkanRolloutOptions {
   // docs/PERF.md). kPersistent only: outputs per invocation R in a work unit (tile
   // T = workgroup_size·R).
   // 0 = automatic: the smallest R ∈ {1, 2, 4, 8} for which the m·ceil(D/T) units do not exceed G
-  // (R = 1 when G = 1). workgroup_size = 0 is automatic too: 256, or 64 when G = 1.
+  // (R = 1 when G = 1). workgroup_size = 0 is automatic too: 128, or 64 when G = 1.
   uint32_t persistent_cols = 0;
   // kPersistent only: keep each invocation's 64 entries of A in registers across the steps when
   // every workgroup has at most one unit and R = 1 (otherwise A is read from memory each step).

@@ -28,9 +28,8 @@
 // leaves, every other workgroup leaves as soon as it sees sync[0] ≠ 0, and the host reports the
 // dispatch as failed (never a hang, never a silently wrong state).
 //
-// Strided loops over invocations are written `for (k0 = 0; k0 < n; k0 += W) { k = k0 + l; … }`:
-// the form `for (k = l; k < n; k += W)` with W a specialization constant ran one iteration only
-// on lavapipe (Mesa 22.3) for W < 64 here, so it is avoided.
+// Strided loops over invocations keep a uniform counter: `for (k0 = 0; k0 < n; k0 += W) { k = k0 +
+// l; … }`.
 //
 // Buffer double-buffering makes one barrier per step enough: step s writes partials[s mod 2] and
 // reads partials[(s−1) mod 2]; a workgroup can only write partials[s mod 2] again at step s + 2,
@@ -150,8 +149,7 @@ bool GridBarrier(uint arrivals_target) {
   memoryBarrierBuffer();  // this invocation's partials are visible device-wide before arrival
   barrier();
   if (gl_LocalInvocationID.x == 0u) {
-    // One store to `failed` after the loop (lavapipe mis-handled stores to shared memory inside
-    // this loop for workgroups of ≤ 8 invocations).
+    // The verdict goes to `failed` once, after the loop.
     uint leave = 0u;
     atomicAdd(sync[1u + params.sync_slot], 1u);
     for (uint polls = 0u; leave == 0u; ++polls) {

@@ -110,7 +110,9 @@ class CarrierClosureTest : public testing::VulkanTest {
     EXPECT_TRUE(batch_->Begin().ok());
     EXPECT_TRUE(c.RecordStart(*batch_, *s0_, field_.get(), read_levels).ok());
     while (!p.finished && *submissions < 1000) {
-      if (*submissions > 0) EXPECT_TRUE(batch_->Begin().ok());
+      if (*submissions > 0) {
+        EXPECT_TRUE(batch_->Begin().ok());
+      }
       EXPECT_TRUE(c.RecordSteps(*batch_, c.steps_per_submission()).ok());
       c.RecordReadback(*batch_);
       EXPECT_TRUE(batch_->SubmitAndWait().ok());

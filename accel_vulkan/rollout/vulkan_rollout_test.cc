@@ -224,7 +224,9 @@ TEST_F(VulkanRolloutTest, EveryKernelMatchesCoreRefAtTileBoundaries) {
       EXPECT_EQ(r->kernel(), kernel);
       if (kernel == K::kPersistent) {
         EXPECT_EQ(r->persistent_groups(), 1u);  // lavapipe reports no SM count
-        if (tile != 0) EXPECT_EQ(r->persistent_cols(), tile);
+        if (tile != 0) {
+          EXPECT_EQ(r->persistent_cols(), tile);
+        }
       }
       if (fused) {
         EXPECT_GE(r->fused_tile(), 1u);

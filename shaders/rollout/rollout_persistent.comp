@@ -76,16 +76,36 @@ layout(push_constant) uniform Params {
 shared double part[kSlots];
 shared uint failed;  // 1: leave (uint, not bool: a shared bool is not portable)
 
+// Entry i of the state from the m chunk partials at `base` (register tree, kRegisterTreeChunks
+// = m ≤ 32): the contract's tree, level s adding position c + s into c (c ≡ 0 mod 2s, c + s < m).
+double RebuildEntry(uint base, uint i) {
+  const uint dim = params.dim;
+  double v[kMaxRegisterTreeChunks];
+  [[unroll]] for (uint cc = 0u; cc < kMaxRegisterTreeChunks; ++cc) {
+    if (cc < kRegisterTreeChunks) v[cc] = partials[base + cc * dim + i];
+  }
+  [[unroll]] for (uint s = 1u; s < kMaxRegisterTreeChunks; s <<= 1u) {
+    [[unroll]] for (uint cc = 0u; cc + s < kMaxRegisterTreeChunks; cc += 2u * s) {
+      if (cc + s < kRegisterTreeChunks) {
+        precise double merged = v[cc] + v[cc + s];
+        v[cc] = merged;
+      }
+    }
+  }
+  return v[0];
+}
+
 // part[0..63] ← the 64 entries of chunk c of the state after `step` steps of this dispatch
 // (step 0: the input state; otherwise the tree over partials[(step − 1) mod 2]). Ends with a
-// workgroup barrier, so part[0..63] may be read right away.
-void LoadChunkState(uint c, uint step) {
+// workgroup barrier, so part[0..63] may be read right away. lead_barrier: first wait until every
+// invocation is done reading part[] (not needed right after a device-wide barrier).
+void LoadChunkState(uint c, uint step, bool lead_barrier) {
   const uint dim = params.dim;
   const uint chunks = params.chunks;
   const uint l = gl_LocalInvocationID.x;
   const uint wg = gl_WorkGroupSize.x;
   const uint i0 = c * kChunk;
-  barrier();  // earlier readers of part[] are done
+  if (lead_barrier) barrier();  // earlier readers of part[] are done (uniform condition)
   if (step == 0u) {
     for (uint k0 = 0u; k0 < kChunk; k0 += wg) {
       const uint k = k0 + l;
@@ -95,22 +115,7 @@ void LoadChunkState(uint c, uint step) {
     const uint base = ((step - 1u) & 1u) * chunks * dim;
     for (uint k0 = 0u; k0 < kChunk; k0 += wg) {
       const uint k = k0 + l;
-      if (k < kChunk && i0 + k < dim) {
-        double v[kMaxRegisterTreeChunks];
-        [[unroll]] for (uint cc = 0u; cc < kMaxRegisterTreeChunks; ++cc) {
-          if (cc < kRegisterTreeChunks) v[cc] = partials[base + cc * dim + i0 + k];
-        }
-        // The contract's tree: level s adds position c + s into c (c ≡ 0 mod 2s, c + s < m).
-        [[unroll]] for (uint s = 1u; s < kMaxRegisterTreeChunks; s <<= 1u) {
-          [[unroll]] for (uint cc = 0u; cc + s < kMaxRegisterTreeChunks; cc += 2u * s) {
-            if (cc + s < kRegisterTreeChunks) {
-              precise double merged = v[cc] + v[cc + s];
-              v[cc] = merged;
-            }
-          }
-        }
-        part[k] = v[0];
-      }
+      if (k < kChunk && i0 + k < dim) part[k] = RebuildEntry(base, i0 + k);
     }
   } else {
     const uint base = ((step - 1u) & 1u) * chunks * dim;
@@ -145,23 +150,29 @@ void LoadChunkState(uint c, uint step) {
 
 // Device-wide barrier number `arrivals_target / G`; returns false when this workgroup must leave
 // (the spin limit was reached here or another workgroup reported failure).
+// Polls this dispatch's arrival counter until it reaches arrivals_target; returns 1 when this
+// workgroup must leave instead (the spin limit was reached here, which sets the error flag, or
+// another workgroup reported failure).
+uint AwaitArrivals(uint arrivals_target) {
+  for (uint polls = 0u;; ++polls) {
+    if (sync[1u + params.sync_slot] >= arrivals_target) return 0u;
+    // Another workgroup's failure is looked for every 64th poll only: a volatile load each
+    // time would lengthen every poll.
+    if ((polls & 63u) == 63u && sync[0] != 0u) return 1u;
+    if (polls + 1u >= params.spin_limit) {
+      atomicOr(sync[0], 1u);
+      return 1u;
+    }
+  }
+  return 1u;
+}
+
 bool GridBarrier(uint arrivals_target) {
   memoryBarrierBuffer();  // this invocation's partials are visible device-wide before arrival
   barrier();
   if (gl_LocalInvocationID.x == 0u) {
-    // The verdict goes to `failed` once, after the loop.
-    uint leave = 0u;
     atomicAdd(sync[1u + params.sync_slot], 1u);
-    for (uint polls = 0u; leave == 0u; ++polls) {
-      if (sync[1u + params.sync_slot] >= arrivals_target) break;
-      if (sync[0] != 0u) {
-        leave = 1u;
-      } else if (polls + 1u >= params.spin_limit) {
-        atomicOr(sync[0], 1u);
-        leave = 1u;
-      }
-    }
-    failed = leave;
+    failed = AwaitArrivals(arrivals_target);  // the verdict goes to `failed` once
     memoryBarrierBuffer();
   }
   memoryBarrierShared();
@@ -193,8 +204,54 @@ void main() {
     [[unroll]] for (uint k = 0u; k < kChunk; ++k) {
       ar[k] = (k < rows) ? a[(i0 + k) * dim + jl] : 0.0LF;
     }
+    if (kRegisterTreeChunks != 0u) {
+      // The device-wide barrier and the rebuild of the next state in one: after the arrival,
+      // invocations k < 64 each poll the counter themselves and, once every workgroup has
+      // arrived, rebuild entry k (no workgroup barrier between the wait and the loads).
+      if (l == 0u) failed = 0u;
+      LoadChunkState(c, 0u, false);  // z_0 from the input; ends with a barrier
+      for (uint step = 0u; step < params.steps; ++step) {
+        if (has_unit) {
+          precise double acc = part[0] * ar[0];
+          [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
+            if (k < rows) {  // the contract's loop stops at the end of the chunk
+              precise double product = part[k] * ar[k];
+              precise double sum = acc + product;
+              acc = sum;
+            }
+          }
+          if (j < dim) partials[(step & 1u) * chunks * dim + c * dim + j] = acc;
+        }
+        memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
+        barrier();              // ... and every invocation is done reading part[]
+        if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
+        if (l < kChunk) {
+          if (AwaitArrivals((step + 1u) * groups) != 0u) {
+            atomicOr(failed, 1u);
+          } else {
+            memoryBarrierBuffer();
+            const uint base = (step & 1u) * chunks * dim;
+            for (uint k = l; k < kChunk; k += wg) {
+              if (i0 + k < dim) part[k] = RebuildEntry(base, i0 + k);
+            }
+          }
+        }
+        memoryBarrierShared();
+        barrier();
+        if (failed != 0u) return;  // uniform: read after the barrier
+      }
+      // part[] holds z_K's chunk c; the unit with t = 0 of each chunk writes it.
+      if (has_unit && t == 0u) {
+        for (uint k = l; k < kChunk; k += wg) {
+          if (i0 + k < dim) z_out[i0 + k] = part[k];
+        }
+      }
+      return;
+    }
     for (uint step = 0u; step < params.steps; ++step) {
-      LoadChunkState(c, step);  // every workgroup: it contains barriers
+      // Every workgroup (it contains barriers); the device-wide barrier before it (or, at step 0,
+      // nothing) already ordered the earlier reads of part[].
+      LoadChunkState(c, step, false);
       if (has_unit) {
         precise double acc = part[0] * ar[0];
         [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
@@ -214,7 +271,7 @@ void main() {
       for (uint u = g; u < units; u += groups) {
         const uint c = u / tiles;
         const uint t = u - c * tiles;
-        LoadChunkState(c, step);
+        LoadChunkState(c, step, true);
         const uint i0 = c * kChunk;
         const uint rows = min(kChunk, dim - i0);
         const uint j_first = t * tile_cols + l;
@@ -256,7 +313,7 @@ void main() {
 
   // z_K: workgroup g writes the chunks c ≡ g (mod G).
   for (uint c = g; c < chunks; c += groups) {
-    LoadChunkState(c, params.steps);
+    LoadChunkState(c, params.steps, true);
     const uint i0 = c * kChunk;
     for (uint k0 = 0u; k0 < kChunk; k0 += wg) {
       const uint k = k0 + l;

@@ -43,6 +43,7 @@ StatusOr<std::unique_ptr<vk::VulkanRollout>> CreateVulkanRollout(VulkanSession& 
   DASHI_ASSIGN_OR_RETURN(std::unique_ptr<vk::VulkanRollout> r,
                          vk::VulkanRollout::Create(*session.ctx, dim, a, {.kernel = kernel}));
   session.rollout_kernel_used = vk::RolloutKernelName(r->kernel());
+  if (r->short_segments_fused()) session.rollout_kernel_used += " (fused for 1-3-step dispatches)";
   return r;
 }
 

@@ -86,6 +86,10 @@ constexpr uint64_t kMinPersistentWorkgroup = 16;
 // dispatch (found by bisecting D and the steps per dispatch; the cause inside the driver was not
 // investigated).
 constexpr int64_t kMaxStepsPerDispatch = 4096;
+
+// With RolloutKernel::kAuto on a device that gets the persistent kernel, dispatches of fewer
+// steps than this run the fused kernel instead.
+constexpr int64_t kMinPersistentSegment = 4;
 constexpr int64_t kBarrierBudgetPerDispatch = 4096;
 
 // Arrival counters of the persistent kernel: one per dispatch until the host zeroes them again
@@ -226,10 +230,14 @@ Status VulkanRollout::Init(std::span<const double> a) {
                               std::to_string(lim.maxStorageBufferRange) + " bytes");
   }
   if (options_.kernel == RolloutKernel::kAuto) {
-    options_.kernel = QuerySmInfo(ctx_).has_value() && PersistentFits(lim, chunks_)
-                          ? RolloutKernel::kPersistent
-                          : RolloutKernel::kFused;
+    const bool persistent = QuerySmInfo(ctx_).has_value() && PersistentFits(lim, chunks_);
+    options_.kernel = persistent ? RolloutKernel::kPersistent : RolloutKernel::kFused;
+    // A dispatch of one to three steps is quicker with the fused kernel (docs/PERF.md: the main
+    // job, reading every state back, ran 8.1k steps/s fused vs 6.1k persistent on an H200).
+    options_.persistent_short_segments_fused = persistent;
   }
+  short_segments_fused_ =
+      options_.kernel == RolloutKernel::kPersistent && options_.persistent_short_segments_fused;
   if (options_.workgroup_size == 0 && options_.kernel != RolloutKernel::kPersistent) {
     // automatic: 256 (the H100's best for the fused kernel, docs/PERF.md) if allowed
     options_.workgroup_size =
@@ -267,9 +275,14 @@ Status VulkanRollout::Init(std::span<const double> a) {
   // Pipelines and their descriptor sets (made once, reused by every dispatch).
   switch (options_.kernel) {
     case RolloutKernel::kPersistent:
-      return InitPersistent(lim);
+      DASHI_RETURN_IF_ERROR(InitPersistent(lim));
+      if (short_segments_fused_) {
+        DASHI_RETURN_IF_ERROR(InitFused(lim, std::min({256u, lim.maxComputeWorkGroupSize[0],
+                                                       lim.maxComputeWorkGroupInvocations})));
+      }
+      return OkStatus();
     case RolloutKernel::kFused:
-      return InitFused(lim);
+      return InitFused(lim, options_.workgroup_size);
     default:
       break;
   }
@@ -310,9 +323,8 @@ Status VulkanRollout::Init(std::span<const double> a) {
   return OkStatus();
 }
 
-Status VulkanRollout::InitFused(const VkPhysicalDeviceLimits& lim) {
+Status VulkanRollout::InitFused(const VkPhysicalDeviceLimits& lim, uint32_t wg) {
   const DeviceInfo& info = ctx_.info();
-  const uint32_t wg = options_.workgroup_size;
   // Tile T: T·m doubles of shared memory per workgroup, ceil(D/T) workgroups.
   const uint64_t shared_doubles = lim.maxComputeSharedMemorySize / kDoubleBytes;
   const uint64_t m = static_cast<uint64_t>(chunks_);
@@ -484,7 +496,8 @@ Status VulkanRollout::Advance(int64_t first_step, int64_t last_step,
   uint32_t sync_slot = 0;
   StepRecorder recorder;
   recorder.record_steps = [&](int p, int64_t step, int64_t limit) -> int64_t {
-    if (persistent_pipe_) {
+    const bool short_segment = limit - step < kMinPersistentSegment;
+    if (persistent_pipe_ && !(short_segments_fused_ && short_segment)) {
       const int64_t end = std::min(limit, step + options_.persistent_max_steps_per_dispatch);
       if (sync_slot == kSyncCounters) {  // reuse the counters (the error flag stays)
         batch_->FillBuffer(sync_->buffer(), sizeof(uint32_t), kSyncCounters * sizeof(uint32_t), 0);

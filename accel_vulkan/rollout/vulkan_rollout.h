@@ -101,6 +101,7 @@ std::string FloatControlsVariantName(uint32_t variant);
 enum class RolloutKernel {
   // kPersistent on a device that reports its SM count (VK_NV_shader_sm_builtins), so the
   // workgroups of the persistent kernel can be sized to be resident together; otherwise kFused.
+  // (Chosen this way, dispatches of 1–3 steps run the fused kernel: short_segments_fused().)
   kAuto,
   kFused,       // one dispatch per step: shaders/rollout/rollout_fused.comp
   kTwoKernels,  // two dispatches per step: rollout_partials.comp, then rollout_combine.comp
@@ -152,6 +153,9 @@ struct VulkanRolloutOptions {
   // kPersistent only: keep each invocation's 64 entries of A in registers across the steps when
   // every workgroup has at most one unit and R = 1 (otherwise A is read from memory each step).
   bool persistent_resident_a = true;
+  // kPersistent only: dispatches of 1–3 steps run the fused kernel instead (set by kAuto when it
+  // picks the persistent kernel).
+  bool persistent_short_segments_fused = false;
   // kPersistent only: polls of the arrival counter before a workgroup gives up on a device-wide
   // barrier (the dispatch then fails with UNAVAILABLE instead of hanging).
   uint32_t persistent_spin_limit = 1u << 22;
@@ -211,6 +215,9 @@ class VulkanRollout {
   uint32_t persistent_groups() const { return persistent_groups_; }
   uint32_t persistent_cols() const { return persistent_cols_; }
   bool persistent_resident_a() const { return persistent_resident_; }
+  // True when kAuto chose the persistent kernel: dispatches of 1–3 steps (e.g. an observer of
+  // every state) then run the fused kernel, quicker there (docs/PERF.md).
+  bool short_segments_fused() const { return short_segments_fused_; }
 
   // Guard words: every state and scratch buffer the kernels write has kGuardBytes after its data
   // (inside the bound range), filled with kGuardWord at Create(). Returns how many 32-bit guard
@@ -266,7 +273,8 @@ class VulkanRollout {
   bool persistent_resident_ = false;
   std::unique_ptr<CommandBatch> batch_;
   Status InitPersistent(const VkPhysicalDeviceLimits& lim);
-  Status InitFused(const VkPhysicalDeviceLimits& lim);
+  Status InitFused(const VkPhysicalDeviceLimits& lim, uint32_t workgroup_size);
+  bool short_segments_fused_ = false;  // kAuto → persistent: fused for 1–3-step dispatches
 };
 
 }  // namespace dashi::vk

@@ -175,6 +175,8 @@ TEST_F(VulkanRolloutTest, WorkgroupSizesSubmissionSplitsAndVariantsAgree) {
       {.kernel = RolloutKernel::kPersistent, .persistent_max_steps_per_dispatch = 1},
       {.use_float_controls = false, .kernel = RolloutKernel::kPersistent,
        .persistent_max_steps_per_dispatch = 4},
+      {.max_steps_per_submit = 3, .kernel = RolloutKernel::kPersistent,
+       .persistent_short_segments_fused = true},
   };
   for (const VulkanRolloutOptions& o : configs) {
     SCOPED_TRACE("wg=" + std::to_string(o.workgroup_size) +
@@ -270,6 +272,39 @@ TEST_F(VulkanRolloutTest, ObserverSeesTheReferenceStatesInOrder) {
                                                                    << want_seen[k].first;
   }
   EXPECT_EQ(r->last_timings().snapshots, 6);  // 3, 4, 6, 8, 9, 10
+}
+
+// The persistent kernel with short dispatches handed to the fused kernel (what kAuto does on a
+// GPU): snapshots at 4, 8, 10, 12, 16, 20 make dispatches of 4 steps (persistent) and 2 (fused)
+// alternate on the same state buffers.
+TEST_F(VulkanRolloutTest, PersistentWithFusedShortSegmentsMatchesCoreRef) {
+  const int64_t dim = 130;
+  const std::vector<double> a = RandomMatrix(dim, 24);
+  const std::vector<double> z0 = RandomVector(dim, 25);
+  std::unique_ptr<VulkanRollout> r = Make(
+      dim, a, {.kernel = RolloutKernel::kPersistent, .persistent_short_segments_fused = true});
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->short_segments_fused());
+  std::vector<std::pair<int64_t, std::vector<double>>> want_seen, got_seen;
+  auto recorder = [](std::vector<std::pair<int64_t, std::vector<double>>>* seen) {
+    return [seen](int64_t step, std::span<const double> s) {
+      seen->emplace_back(step, std::vector<double>(s.begin(), s.end()));
+      return OkStatus();
+    };
+  };
+  const RolloutParams p{.steps = 20, .hash_every = 10, .observe_every = 4};
+  StatusOr<RolloutResult> want = Rollout(z0, a, p, recorder(&want_seen));
+  StatusOr<RolloutResult> got = r->Run(z0, p, recorder(&got_seen));
+  ASSERT_TRUE(want.ok() && got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->chain, want->chain);
+  ASSERT_EQ(got_seen.size(), want_seen.size());
+  for (size_t k = 0; k < want_seen.size(); ++k) {
+    EXPECT_TRUE(SameBits(got_seen[k].second, want_seen[k].second)) << "step "
+                                                                   << want_seen[k].first;
+  }
+  std::unique_ptr<VulkanRollout> plain = Make(dim, a, {.kernel = RolloutKernel::kPersistent});
+  ASSERT_NE(plain, nullptr);
+  EXPECT_FALSE(plain->short_segments_fused());
 }
 
 TEST_F(VulkanRolloutTest, ObserverErrorAndExceptionLikeCoreRef) {

@@ -151,6 +151,39 @@ PairedRun RunBoth(VulkanContext& ctx, int64_t dim, std::span<const double> a,
   return out;
 }
 
+// One run per kernel with every state observed, against core_ref's run `want` (with its states
+// want_states[step]); the counts add up over the kernels.
+struct KernelSweep {
+  vk::Float64Controls float_controls;
+  uint32_t variant = 0;
+  int64_t states_differ = 0;
+  int64_t first_state = -1;  // first observed step whose state differs, or -1
+  int64_t links_differ = 0;
+};
+
+StatusOr<KernelSweep> SweepKernels(VulkanContext& ctx, int64_t dim, std::span<const double> a,
+                                   std::span<const double> z0, const RolloutParams& p,
+                                   const RolloutResult& want,
+                                   const std::vector<std::vector<double>>& want_states) {
+  KernelSweep out;
+  for (const RolloutKernel kernel : kKernels) {
+    DASHI_ASSIGN_OR_RETURN(std::unique_ptr<VulkanRollout> r,
+                           VulkanRollout::Create(ctx, dim, a, {.kernel = kernel}));
+    out.float_controls = r->device_float_controls();
+    out.variant = r->shader_variant();
+    DASHI_ASSIGN_OR_RETURN(
+        RolloutResult got, r->Run(z0, p, [&](int64_t step, std::span<const double> s) {
+          if (DifferingBits(s, want_states[static_cast<size_t>(step)]) != 0) {
+            ++out.states_differ;
+            if (out.first_state < 0) out.first_state = step;
+          }
+          return OkStatus();
+        }));
+    out.links_differ += CompareChains(got.chain, want.chain).first;
+  }
+  return out;
+}
+
 CaseResult HashParity(VulkanContext& ctx, int64_t dim, RolloutKernel kernel) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
@@ -333,26 +366,9 @@ CaseResult Subnormal(VulkanContext& ctx) {
   });
   if (!want.ok()) return FailFromStatus(want.status().WithPrefix("core_ref"));
 
-  // All three kernels; the counts below add up over them.
-  vk::Float64Controls fc;
-  uint32_t variant = 0;
-  int64_t states_differ = 0, first_state = -1, links_differ = 0;
-  for (const RolloutKernel kernel : kKernels) {
-    StatusOr<std::unique_ptr<VulkanRollout>> r =
-        VulkanRollout::Create(ctx, dim, a, {.kernel = kernel});
-    if (!r.ok()) return FailFromStatus(r.status());
-    fc = (*r)->device_float_controls();
-    variant = (*r)->shader_variant();
-    StatusOr<RolloutResult> got = (*r)->Run(z0, p, [&](int64_t step, std::span<const double> s) {
-      if (DifferingBits(s, want_states[step]) != 0) {
-        ++states_differ;
-        if (first_state < 0) first_state = step;
-      }
-      return OkStatus();
-    });
-    if (!got.ok()) return FailFromStatus(got.status());
-    links_differ += CompareChains(got->chain, want->chain).first;
-  }
+  StatusOr<KernelSweep> sweep = SweepKernels(ctx, dim, a, z0, p, *want, want_states);
+  if (!sweep.ok()) return FailFromStatus(sweep.status());
+  const auto& [fc, variant, states_differ, first_state, links_differ] = *sweep;
   std::string detail = "D=130, seed 0x5ab0a11, 24 steps, hash_every 4, fused, two-kernel and persistent "
                        "paths; reference states hold " +
                        std::to_string(subnormal_entries) + " subnormal and " +
@@ -403,24 +419,9 @@ CaseResult SignedZero(VulkanContext& ctx) {
     return OkStatus();
   });
   if (!want.ok()) return FailFromStatus(want.status().WithPrefix("core_ref"));
-  // All three kernels; the counts below add up over them.
-  uint32_t variant = 0;
-  int64_t states_differ = 0, first_state = -1, links_differ = 0;
-  for (const RolloutKernel kernel : kKernels) {
-    StatusOr<std::unique_ptr<VulkanRollout>> r =
-        VulkanRollout::Create(ctx, dim, a, {.kernel = kernel});
-    if (!r.ok()) return FailFromStatus(r.status());
-    variant = (*r)->shader_variant();
-    StatusOr<RolloutResult> got = (*r)->Run(z0, p, [&](int64_t step, std::span<const double> s) {
-      if (DifferingBits(s, want_states[step]) != 0) {
-        ++states_differ;
-        if (first_state < 0) first_state = step;
-      }
-      return OkStatus();
-    });
-    if (!got.ok()) return FailFromStatus(got.status());
-    links_differ += CompareChains(got->chain, want->chain).first;
-  }
+  StatusOr<KernelSweep> sweep = SweepKernels(ctx, dim, a, z0, p, *want, want_states);
+  if (!sweep.ok()) return FailFromStatus(sweep.status());
+  const auto& [fc, variant, states_differ, first_state, links_differ] = *sweep;
   std::string detail = "D=200, seed 0x2e205, 12 steps, hash_every 3, fused, two-kernel and persistent "
                        "paths; reference states hold " +
                        std::to_string(negative_zeros) + " -0 and " +

@@ -87,6 +87,10 @@ constexpr uint64_t kMinPersistentWorkgroup = 16;
 // investigated).
 constexpr int64_t kMaxStepsPerDispatch = 4096;
 
+// Most chunks for which the persistent kernel rebuilds the state in registers (its
+// kMaxRegisterTreeChunks).
+constexpr int64_t kMaxRegisterTreeChunks = 32;
+
 // With RolloutKernel::kAuto on a device that gets the persistent kernel, dispatches of fewer
 // steps than this run the fused kernel instead.
 constexpr int64_t kMinPersistentSegment = 4;
@@ -229,8 +233,9 @@ Status VulkanRollout::Init(std::span<const double> a) {
                               info.name + "' allows maxStorageBufferRange = " +
                               std::to_string(lim.maxStorageBufferRange) + " bytes");
   }
+  sm_info_ = QuerySmInfo(ctx_);
   if (options_.kernel == RolloutKernel::kAuto) {
-    const bool persistent = QuerySmInfo(ctx_).has_value() && PersistentFits(lim, chunks_);
+    const bool persistent = sm_info_.has_value() && PersistentFits(lim, chunks_);
     options_.kernel = persistent ? RolloutKernel::kPersistent : RolloutKernel::kFused;
     // A dispatch of one to three steps is quicker with the fused kernel (docs/PERF.md: the main
     // job, reading every state back, ran 8.1k steps/s fused vs 6.1k persistent on an H200).
@@ -383,15 +388,14 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
   if (options_.persistent_spin_limit == 0 || options_.persistent_max_steps_per_dispatch < 0 ||
       options_.persistent_groups_per_sm == 0) {
     return InvalidArgumentError(
-        "vulkan rollout (persistent): persistent_spin_limit, persistent_groups_per_sm and "
-        "persistent_max_steps_per_dispatch >= 0 (0 = automatic)");
+        "vulkan rollout (persistent): persistent_spin_limit and persistent_groups_per_sm must be "
+        ">= 1, persistent_max_steps_per_dispatch >= 0 (0 = automatic)");
   }
   // G: resident workgroups.
   uint64_t groups = options_.persistent_groups;
   if (groups == 0) {
-    const std::optional<SmInfo> sm = QuerySmInfo(ctx_);
-    groups = sm.has_value()
-                 ? static_cast<uint64_t>(sm->sm_count) * options_.persistent_groups_per_sm
+    groups = sm_info_.has_value()
+                 ? static_cast<uint64_t>(sm_info_->sm_count) * options_.persistent_groups_per_sm
                  : 1;
   }
   // W and R: the automatic choice grows the tile until the units fit in G.
@@ -432,7 +436,7 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
   persistent_groups_ = static_cast<uint32_t>(groups);
   if (options_.persistent_max_steps_per_dispatch == 0) {
     int64_t per_dispatch = kMaxStepsPerDispatch;
-    if (!QuerySmInfo(ctx_).has_value()) {
+    if (!sm_info_.has_value()) {
       // barrier() calls of one workgroup per step: per unit the state load (2 + tree levels),
       // plus the device-wide barrier (2).
       const int64_t units_per_group = CeilDiv(static_cast<int64_t>(units(wg, cols)),
@@ -443,8 +447,12 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
     }
     options_.persistent_max_steps_per_dispatch = per_dispatch;
   }
-  persistent_resident_ =
-      options_.persistent_resident_a && cols == 1 && units(wg, cols) <= groups;
+  // The state is rebuilt in registers for m ≤ 32 (shaders/rollout/rollout_persistent.comp); the
+  // register-resident A path relies on it.
+  const uint32_t register_tree_chunks =
+      chunks_ <= kMaxRegisterTreeChunks ? static_cast<uint32_t>(chunks_) : 0u;
+  persistent_resident_ = options_.persistent_resident_a && cols == 1 &&
+                         units(wg, cols) <= groups && register_tree_chunks != 0;
 
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
   DASHI_ASSIGN_OR_RETURN(
@@ -461,8 +469,6 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
                          HostVisibleBuffer::Create(ctx_, sizeof(uint32_t)));
   sync_host_.emplace(std::move(sync_host));
 
-  // The state is rebuilt in registers for m ≤ 32 (shaders/rollout/rollout_persistent.comp).
-  const uint32_t register_tree_chunks = chunks_ <= 32 ? static_cast<uint32_t>(chunks_) : 0u;
   const uint32_t slots = register_tree_chunks != 0 ? 64u : 64 * static_cast<uint32_t>(chunks_);
   DASHI_ASSIGN_OR_RETURN(
       persistent_pipe_,

@@ -151,7 +151,8 @@ struct VulkanRolloutOptions {
   // (R = 1 when G = 1). workgroup_size = 0 is automatic too: 128, or 64 when G = 1.
   uint32_t persistent_cols = 0;
   // kPersistent only: keep each invocation's 64 entries of A in registers across the steps when
-  // every workgroup has at most one unit and R = 1 (otherwise A is read from memory each step).
+  // every workgroup has at most one unit, R = 1 and m ≤ 32 (otherwise A is read from memory each
+  // step).
   bool persistent_resident_a = true;
   // kPersistent only: dispatches of 1–3 steps run the fused kernel instead (set by kAuto when it
   // picks the persistent kernel).
@@ -275,6 +276,7 @@ class VulkanRollout {
   Status InitPersistent(const VkPhysicalDeviceLimits& lim);
   Status InitFused(const VkPhysicalDeviceLimits& lim, uint32_t workgroup_size);
   bool short_segments_fused_ = false;  // kAuto → persistent: fused for 1–3-step dispatches
+  std::optional<SmInfo> sm_info_;      // QuerySmInfo at Init
 };
 
 }  // namespace dashi::vk

@@ -44,7 +44,8 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kCols = 1u;     // R: outputs per invocation in a unit
 layout(constant_id = 2) const uint kSlots = 64u;   // ≥ 64·m: shared doubles for the tree
-// 1: each workgroup has at most one unit and R = 1 (the host checks both), so every invocation
+// 1: each workgroup has at most one unit, R = 1 and kRegisterTreeChunks ≠ 0 (the host checks all
+// three), so every invocation
 // keeps its column of the unit's A block (64 doubles) in registers for the whole dispatch and
 // the steps read A from memory never again.
 layout(constant_id = 3) const uint kResident = 0u;
@@ -204,54 +205,12 @@ void main() {
     [[unroll]] for (uint k = 0u; k < kChunk; ++k) {
       ar[k] = (k < rows) ? a[(i0 + k) * dim + jl] : 0.0LF;
     }
-    if (kRegisterTreeChunks != 0u) {
-      // The device-wide barrier and the rebuild of the next state in one: after the arrival,
-      // invocations k < 64 each poll the counter themselves and, once every workgroup has
-      // arrived, rebuild entry k (no workgroup barrier between the wait and the loads).
-      if (l == 0u) failed = 0u;
-      LoadChunkState(c, 0u, false);  // z_0 from the input; ends with a barrier
-      for (uint step = 0u; step < params.steps; ++step) {
-        if (has_unit) {
-          precise double acc = part[0] * ar[0];
-          [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
-            if (k < rows) {  // the contract's loop stops at the end of the chunk
-              precise double product = part[k] * ar[k];
-              precise double sum = acc + product;
-              acc = sum;
-            }
-          }
-          if (j < dim) partials[(step & 1u) * chunks * dim + c * dim + j] = acc;
-        }
-        memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
-        barrier();              // ... and every invocation is done reading part[]
-        if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
-        if (l < kChunk) {
-          if (AwaitArrivals((step + 1u) * groups) != 0u) {
-            atomicOr(failed, 1u);
-          } else {
-            memoryBarrierBuffer();
-            const uint base = (step & 1u) * chunks * dim;
-            for (uint k = l; k < kChunk; k += wg) {
-              if (i0 + k < dim) part[k] = RebuildEntry(base, i0 + k);
-            }
-          }
-        }
-        memoryBarrierShared();
-        barrier();
-        if (failed != 0u) return;  // uniform: read after the barrier
-      }
-      // part[] holds z_K's chunk c; the unit with t = 0 of each chunk writes it.
-      if (has_unit && t == 0u) {
-        for (uint k = l; k < kChunk; k += wg) {
-          if (i0 + k < dim) z_out[i0 + k] = part[k];
-        }
-      }
-      return;
-    }
+    // The device-wide barrier and the rebuild of the next state in one: after the arrival,
+    // invocations k < 64 each poll the counter themselves and, once every workgroup has
+    // arrived, rebuild entry k (no workgroup barrier between the wait and the loads).
+    if (l == 0u) failed = 0u;
+    LoadChunkState(c, 0u, false);  // z_0 from the input; ends with a barrier
     for (uint step = 0u; step < params.steps; ++step) {
-      // Every workgroup (it contains barriers); the device-wide barrier before it (or, at step 0,
-      // nothing) already ordered the earlier reads of part[].
-      LoadChunkState(c, step, false);
       if (has_unit) {
         precise double acc = part[0] * ar[0];
         [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
@@ -263,8 +222,31 @@ void main() {
         }
         if (j < dim) partials[(step & 1u) * chunks * dim + c * dim + j] = acc;
       }
-      if (!GridBarrier((step + 1u) * groups)) break;
+      memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
+      barrier();              // ... and every invocation is done reading part[]
+      if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
+      if (l < kChunk) {
+        if (AwaitArrivals((step + 1u) * groups) != 0u) {
+          atomicOr(failed, 1u);
+        } else {
+          memoryBarrierBuffer();
+          const uint base = (step & 1u) * chunks * dim;
+          for (uint k = l; k < kChunk; k += wg) {
+            if (i0 + k < dim) part[k] = RebuildEntry(base, i0 + k);
+          }
+        }
+      }
+      memoryBarrierShared();
+      barrier();
+      if (failed != 0u) return;  // uniform: read after the barrier
     }
+    // part[] holds z_K's chunk c; the unit with t = 0 of each chunk writes it.
+    if (has_unit && t == 0u) {
+      for (uint k = l; k < kChunk; k += wg) {
+        if (i0 + k < dim) z_out[i0 + k] = part[k];
+      }
+    }
+    return;
   } else {
     for (uint step = 0u; step < params.steps; ++step) {
       const uint out_base = (step & 1u) * chunks * dim;

@@ -464,6 +464,40 @@ TEST_F(VulkanRolloutTest, PersistentKernelReportsNonResidentWorkgroups) {
   ExpectMatchesReference(*one, z0, a, {.steps = 3, .hash_every = 1});
 }
 
+// The persistent kernel's register-resident path (A in registers, the wait merged with the state
+// rebuild) with one work unit (D <= W, so G = 1 on lavapipe): W < 64, where an invocation
+// rebuilds several state entries, and W >= 64; one and many steps per dispatch; the same object
+// run twice. (Several units need several workgroups resident together: checked by conformance
+// on GPUs; lavapipe, Mesa 22.3.6, computed wrong states with several waiting workgroups,
+// docs/PERF.md.)
+TEST_F(VulkanRolloutTest, ResidentPathMatchesCoreRef) {
+  for (const auto& [dim, wg] : {std::pair<int64_t, uint32_t>{1, 16},
+                                {10, 16},
+                                {16, 16},
+                                {30, 32},
+                                {40, 64},
+                                {64, 64},
+                                {64, 128}}) {
+    const std::vector<double> a = RandomMatrix(dim, 800 + dim);
+    const std::vector<double> z0 = RandomVector(dim, 900 + dim);
+    for (const int64_t per_dispatch : {0, 1, 4}) {
+      SCOPED_TRACE("D=" + std::to_string(dim) + " wg=" + std::to_string(wg) +
+                   " per_dispatch=" + std::to_string(per_dispatch));
+      std::unique_ptr<VulkanRollout> r =
+          Make(dim, a, {.workgroup_size = wg, .kernel = RolloutKernel::kPersistent,
+                        .persistent_max_steps_per_dispatch = per_dispatch});
+      ASSERT_NE(r, nullptr);
+      EXPECT_EQ(r->persistent_groups(), 1u);
+      EXPECT_TRUE(r->persistent_resident_a());
+      ExpectMatchesReference(*r, z0, a, {.steps = 23, .hash_every = 5});
+      ExpectMatchesReference(*r, z0, a, {.steps = 3, .hash_every = 1});
+      StatusOr<int64_t> bad = r->CountCorruptedGuardWords();
+      ASSERT_TRUE(bad.ok()) << bad.status().ToString();
+      EXPECT_EQ(*bad, 0);
+    }
+  }
+}
+
 TEST_F(VulkanRolloutTest, GuardWordsIntactAndTimingsFilled) {
   for (int64_t dim : {3, 64, 65, 300}) {
     const std::vector<double> a = RandomMatrix(dim, 19);

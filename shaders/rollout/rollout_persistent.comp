@@ -22,7 +22,9 @@
 // Device-wide barrier. Workgroup barrier; invocation 0 increments the dispatch's arrival counter
 // (sync[1 + slot], zeroed by the host before the submission) and spins until it reaches (s+1)·G;
 // workgroup barrier. The partials are `coherent` (device-scope visibility), written before a
-// memoryBarrierBuffer() and read after one. This needs all G workgroups resident at once, which
+// memoryBarrierBuffer() and read after one — or, on the register-resident path (below), after
+// the acquire loads that saw the last arrival (release fence + atomic on one side, acquire load
+// on the other: the partials' stores happen before their loads). This needs all G workgroups resident at once, which
 // Vulkan does not promise: the host sizes G from the device's SM count (VK_NV_shader_sm_builtins)
 // or uses G = 1, and the spin is bounded: after spin_limit polls a workgroup sets sync[0] = 1 and
 // leaves, every other workgroup leaves as soon as it sees sync[0] ≠ 0, and the host reports the
@@ -39,6 +41,7 @@
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_memory_scope_semantics : require
 // @FLOAT_CONTROLS@
 
 layout(local_size_x_id = 0) in;
@@ -149,14 +152,19 @@ void LoadChunkState(uint c, uint step, bool lead_barrier) {
   barrier();
 }
 
-// Device-wide barrier number `arrivals_target / G`; returns false when this workgroup must leave
-// (the spin limit was reached here or another workgroup reported failure).
 // Polls this dispatch's arrival counter until it reaches arrivals_target; returns 1 when this
 // workgroup must leave instead (the spin limit was reached here, which sets the error flag, or
-// another workgroup reported failure).
-uint AwaitArrivals(uint arrivals_target) {
+// another workgroup reported failure). acquire (a constant at each call): poll with atomic loads
+// of acquire semantics, which order this invocation's later loads of the partials after the
+// arrivals it saw (instead of a memory barrier after the wait: docs/PERF.md), else with volatile
+// loads.
+uint AwaitArrivals(uint arrivals_target, bool acquire) {
   for (uint polls = 0u;; ++polls) {
-    if (sync[1u + params.sync_slot] >= arrivals_target) return 0u;
+    const uint arrived =
+        acquire ? atomicLoad(sync[1u + params.sync_slot], gl_ScopeDevice,
+                             gl_StorageSemanticsBuffer, gl_SemanticsAcquire)
+                : sync[1u + params.sync_slot];
+    if (arrived >= arrivals_target) return 0u;
     // Another workgroup's failure is looked for every 64th poll only: a volatile load each
     // time would lengthen every poll.
     if ((polls & 63u) == 63u && sync[0] != 0u) return 1u;
@@ -173,7 +181,7 @@ bool GridBarrier(uint arrivals_target) {
   barrier();
   if (gl_LocalInvocationID.x == 0u) {
     atomicAdd(sync[1u + params.sync_slot], 1u);
-    failed = AwaitArrivals(arrivals_target);  // the verdict goes to `failed` once
+    failed = AwaitArrivals(arrivals_target, false);  // the verdict goes to `failed` once
     memoryBarrierBuffer();
   }
   memoryBarrierShared();
@@ -226,10 +234,9 @@ void main() {
       barrier();              // ... and every invocation is done reading part[]
       if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
       if (l < kChunk) {
-        if (AwaitArrivals((step + 1u) * groups) != 0u) {
+        if (AwaitArrivals((step + 1u) * groups, true) != 0u) {
           atomicOr(failed, 1u);
         } else {
-          memoryBarrierBuffer();
           const uint base = (step & 1u) * chunks * dim;
           for (uint k = l; k < kChunk; k += wg) {
             if (i0 + k < dim) part[k] = RebuildEntry(base, i0 + k);

@@ -23,8 +23,7 @@
 // (sync[1 + slot], zeroed by the host before the submission) and spins until it reaches (s+1)·G;
 // workgroup barrier. The partials are `coherent` (device-scope visibility), written before a
 // memoryBarrierBuffer() and read after one — or, on the register-resident path (below), after
-// the acquire loads that saw the last arrival (release fence + atomic on one side, acquire load
-// on the other: the partials' stores happen before their loads). This needs all G workgroups resident at once, which
+// the acquire load that saw the last arrival. This needs all G workgroups resident at once, which
 // Vulkan does not promise: the host sizes G from the device's SM count (VK_NV_shader_sm_builtins)
 // or uses G = 1, and the spin is bounded: after spin_limit polls a workgroup sets sync[0] = 1 and
 // leaves, every other workgroup leaves as soon as it sees sync[0] ≠ 0, and the host reports the

@@ -144,6 +144,12 @@ struct VulkanRolloutOptions {
   // device that does not report it. Clamped to the number of work units.
   uint32_t persistent_groups = 0;
   uint32_t persistent_groups_per_sm = 1;
+  // kPersistent only: on a device that does not report its SM count, more than one workgroup is
+  // INVALID_ARGUMENT unless this is set: nothing there tells whether the workgroups can be
+  // resident together, and lavapipe (Mesa 22.3.6) computed wrong states with several resident
+  // workgroups waiting on each other (docs/PERF.md). Set only by the tests of the non-residency
+  // handling (the bounded spin that turns a wait which cannot end into UNAVAILABLE).
+  bool persistent_allow_unverified_groups = false;
   // kPersistent: workgroup_size must be ≥ 16 (INVALID_ARGUMENT otherwise; see kernel notes in
   // docs/PERF.md). kPersistent only: outputs per invocation R in a work unit (tile
   // T = workgroup_size·R).

@@ -434,10 +434,11 @@ TEST_F(VulkanRolloutTest, KernelNamesAndAutomaticChoice) {
                                                          : RolloutKernel::kFused);
 }
 
-// The persistent kernel needs its workgroups resident together. 256 workgroups on lavapipe
-// (a thread pool far smaller than that) cannot be, and the bounded spin must turn that into
-// UNAVAILABLE naming the cause, not a hang or a wrong state; with G = 1 the same problem
-// gives the reference chain.
+// The persistent kernel needs its workgroups resident together. Without an SM count several
+// workgroups are refused unless explicitly allowed; 256 workgroups on lavapipe (a thread pool
+// far smaller than that) cannot be resident, and the bounded spin must turn that into
+// UNAVAILABLE naming the cause, not a hang or a wrong state; with G = 1 the same problem gives
+// the reference chain.
 TEST_F(VulkanRolloutTest, PersistentKernelReportsNonResidentWorkgroups) {
   const int64_t dim = 512;  // W = 16, R = 1: 8 chunks × 32 tiles = 256 units
   const std::vector<double> a = RandomMatrix(dim, 22);
@@ -447,10 +448,19 @@ TEST_F(VulkanRolloutTest, PersistentKernelReportsNonResidentWorkgroups) {
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
+  if (!QuerySmInfo(ctx()).has_value()) {  // residency unknown: several workgroups are refused
+    StatusOr<std::unique_ptr<VulkanRollout>> refused = VulkanRollout::Create(
+        ctx(), dim, a,
+        {.workgroup_size = 16, .kernel = RolloutKernel::kPersistent, .persistent_groups = 256,
+         .persistent_cols = 1});
+    EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(refused.status().message().find("SM count"), std::string::npos)
+        << refused.status().ToString();
+  }
   std::unique_ptr<VulkanRollout> r =
       Make(dim, a, {.workgroup_size = 16, .kernel = RolloutKernel::kPersistent,
-                    .persistent_groups = 256, .persistent_cols = 1,
-                    .persistent_spin_limit = 20000});
+                    .persistent_groups = 256, .persistent_allow_unverified_groups = true,
+                    .persistent_cols = 1, .persistent_spin_limit = 20000});
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->persistent_groups(), 256u);
   StatusOr<RolloutResult> got = r->Run(z0, {.steps = 3, .hash_every = 1});

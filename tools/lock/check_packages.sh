@@ -32,14 +32,17 @@ while read -r name ver dig; do
   host_digest[$name]=$dig
 done < <(bash "$here/host_packages.sh" "${root_args[@]}" "${LOCK_NAMES[@]}")
 
-problems=()
+problems=() reinstall=()
+setup_fixes=0
 for i in "${!LOCK_NAMES[@]}"; do
   name=${LOCK_NAMES[$i]} locked=${LOCK_VERSIONS[$i]} want=${LOCK_DIGESTS[$i]}
   have=${host_version[$name]:--} got=${host_digest[$name]:--}
   if [[ $have == - ]]; then
     problems+=("$name: locked at $locked, not installed on this host")
+    setup_fixes=1
   elif [[ $have != "$locked" ]]; then
     problems+=("$name: locked at $locked, this host has $have")
+    setup_fixes=1
   elif [[ $got != "$want" ]]; then
     # Same version, other files: dpkg's own checksums name the files changed since installation.
     changed=$(dpkg "${dpkg_args[@]}" --verify "$name" 2>/dev/null |
@@ -47,8 +50,9 @@ for i in "${!LOCK_NAMES[@]}"; do
     if [[ -n $changed ]]; then
       detail="changed on this host since installation: ${changed% }"
     else
-      detail="no file differs from dpkg's own checksums, so this host has another build of $locked"
+      detail="dpkg's own checksums find no changed file: a symbolic link changed, or this host has another build of $locked"
     fi
+    reinstall+=("$name")
     problems+=("$name $locked: its files differ from the lock (files-sha256 locked ${want:0:16}..., this host ${got:0:16}...); $detail")
   fi
 done
@@ -57,8 +61,11 @@ if [[ ${#problems[@]} -gt 0 ]]; then
   {
     echo "$lock: this host's Debian packages differ from the lock:"
     printf '  %s\n' "${problems[@]}"
-    echo "Install the locked versions: bash tools/setup.sh"
-    echo "or refresh the lock to what the package registry serves now: $LOCK_REFRESH_COMMAND"
+    if [[ $setup_fixes -eq 1 ]]; then echo "Install the locked versions: bash tools/setup.sh"; fi
+    if [[ ${#reinstall[@]} -gt 0 ]]; then
+      echo "Reinstall the packages whose files differ: apt-get install --reinstall ${reinstall[*]}"
+    fi
+    echo "Or refresh the lock to what the package registry serves now: $LOCK_REFRESH_COMMAND"
   } >&2
   exit 1
 fi

@@ -123,14 +123,15 @@ expect_check "$root" "$lock" 1 "libbar: locked at 2.0-1, not installed on this h
 make_root "$root"
 echo '#define FOO 2' >"$root/usr/include/foo/foo.h"
 expect_check "$root" "$lock" 1 "libfoo-dev 1.2-3: its files differ from the lock" \
-  "changed on this host since installation: /usr/include/foo/foo.h"
+  "changed on this host since installation: /usr/include/foo/foo.h" \
+  "apt-get install --reinstall libfoo-dev" "bash tools/lock/refresh.sh"
 make_root "$root"
 rm "$root/usr/lib/foo/libfoo.so.1"
 expect_check "$root" "$lock" 1 "libfoo-dev 1.2-3: its files differ from the lock" "/usr/lib/foo/libfoo.so.1"
 make_root "$root"
 ln -sfn libother.so "$root/usr/lib/foo/libfoo.so"
 expect_check "$root" "$lock" 1 "libfoo-dev 1.2-3: its files differ from the lock" \
-  "no file differs from dpkg's own checksums"
+  "dpkg's own checksums find no changed file"
 
 # --- a malformed lock fails with its line and the refresh command ------------------------------
 make_root "$root"

@@ -27,10 +27,11 @@ if ! lock_read "$lock"; then
 fi
 
 declare -A host_version=() host_digest=()
+host_state=$(bash "$here/host_packages.sh" "${root_args[@]}" "${LOCK_NAMES[@]}") || exit 1
 while read -r name ver dig; do
   host_version[$name]=$ver
   host_digest[$name]=$dig
-done < <(bash "$here/host_packages.sh" "${root_args[@]}" "${LOCK_NAMES[@]}")
+done <<<"$host_state"
 
 problems=() reinstall=()
 setup_fixes=0

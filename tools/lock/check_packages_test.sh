@@ -6,7 +6,12 @@
 set -uo pipefail
 export LC_ALL=C
 scripts=$(cd "$(dirname "$0")" && pwd)
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
+if [[ -n ${TEST_TMPDIR:-} ]]; then
+  tmp=$TEST_TMPDIR
+else  # run by hand, outside Bazel
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+fi
 arch=$(dpkg --print-architecture)
 failures=0
 

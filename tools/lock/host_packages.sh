@@ -80,11 +80,15 @@ if [[ $digests -eq 1 && ${#installed[@]} -gt 0 ]]; then
   jobs=$(nproc 2>/dev/null || echo 1)
   awk -F'\t' '$1 == "f" { print $3 }' "$tmp/types" |
     awk -v j="$jobs" -v d="$tmp" '{ printf "%s%c", $0, 0 > (d "/chunk" (NR % j)) }'
+  pids=()
   for chunk in "$tmp"/chunk*; do
     [[ -e $chunk ]] || continue
     xargs -0 -r "${hasher[@]}" <"$chunk" >"$chunk.sha256" &
+    pids+=($!)
   done
-  wait
+  for pid in "${pids[@]}"; do
+    wait "$pid" || { echo "host_packages.sh: ${hasher[0]} could not read every file (above)" >&2; exit 2; }
+  done
   cat "$tmp"/chunk*.sha256 </dev/null >"$tmp/hashes" 2>/dev/null || : >"$tmp/hashes"
 
   # "<index>\t<path>\t<value>" sorted by index, then bytewise by path; then one text per package.

@@ -23,10 +23,11 @@ lock_read "$lock" || exit 1
 
 needed=()
 i=0
+host_state=$(bash "$here/host_packages.sh" "${root_args[@]}" --versions-only "${LOCK_NAMES[@]}") || exit 1
 while read -r name ver _; do
   if [[ $ver != "${LOCK_VERSIONS[$i]}" ]]; then needed+=("$name=${LOCK_VERSIONS[$i]}"); fi
   i=$((i + 1))
-done < <(bash "$here/host_packages.sh" "${root_args[@]}" --versions-only "${LOCK_NAMES[@]}")
+done <<<"$host_state"
 
 if [[ ${#needed[@]} -eq 0 ]]; then
   echo "setup: all ${#LOCK_NAMES[@]} locked packages are installed at their locked versions"

@@ -39,11 +39,12 @@ fi
 
 declare -A new_version=() new_digest=()
 missing=()
+host_state=$(bash "$here/host_packages.sh" "${root_args[@]}" "${LOCK_NAMES[@]}") || exit 1
 while read -r name ver dig; do
   if [[ $ver == - ]]; then missing+=("$name"); continue; fi
   new_version[$name]=$ver
   new_digest[$name]=$dig
-done < <(bash "$here/host_packages.sh" "${root_args[@]}" "${LOCK_NAMES[@]}")
+done <<<"$host_state"
 if [[ ${#missing[@]} -gt 0 ]]; then
   echo "refresh: not installed on this host, so not recorded: ${missing[*]}" >&2
   echo "refresh: run without --from-host to install them from the registry" >&2

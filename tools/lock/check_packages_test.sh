@@ -167,8 +167,9 @@ done
 EOF
 cat >"$stubs/apt-cache" <<'EOF'
 #!/usr/bin/env bash
+# Like apt-cache: `show name=version` exits 0 whether or not the version exists.
 case $1 in
-  show) grep -qxF "$2" "$STUB_SERVED" ;;
+  show) exit 0 ;;
   madison) grep "^$2=" "$STUB_SERVED" | sed 's/^\([^=]*\)=\(.*\)$/ \1 | \2 | stub/' ;;
 esac
 EOF

@@ -36,14 +36,16 @@ fi
 
 sudo=()
 if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
-echo "setup: installing ${#needed[@]} packages at their locked versions: ${needed[*]}"
+echo "setup: ${#needed[@]} packages to install at their locked versions: ${needed[*]}"
 "${sudo[@]}" apt-get update -q
 
+# `apt-cache madison` lists the versions the registry serves (`apt-cache show name=version`
+# exits 0 even for a version it does not have).
 unserved=0
 for want in "${needed[@]}"; do
-  if ! apt-cache show "$want" >/dev/null 2>&1; then
-    name=${want%%=*}
-    served=$(apt-cache madison "$name" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); printf " %s", $2 }')
+  name=${want%%=*}
+  served=$(apt-cache madison "$name" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); printf " %s", $2 }')
+  if [[ " $served " != *" ${want#*=} "* ]]; then
     echo "setup: the package registry no longer serves $name ${want#*=} (it serves:${served:- nothing})" >&2
     unserved=$((unserved + 1))
   fi

@@ -51,7 +51,7 @@ TEST(RandomInputsTest, NonZeroUniformIsNeverZeroAndHasBothSigns) {
 }
 
 TEST(RandomInputsTest, MatricesAreScaledByTheirDimension) {
-  const double scale = 0.9 / std::sqrt(100.0);
+  const double scale = 0.9 / std::sqrt(10.0);  // D = 10: 100 entries
   EXPECT_TRUE(SameBits(StableMatrix(10, 5), UniformValues(100, 5, scale)));
   EXPECT_TRUE(SameBits(DecayingMatrix(10, 5), NonZeroUniform(100, 5, scale)));
 }

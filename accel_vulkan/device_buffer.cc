@@ -1,43 +1,20 @@
 #include "accel_vulkan/device_buffer.h"
 
 #include <cstring>
+#include <memory>
 #include <utility>
 
 #include "accel_vulkan/buffer.h"
-#include "accel_vulkan/unique_handle.h"
-#include "accel_vulkan/vk_status.h"
+#include "accel_vulkan/command_batch.h"
 
 namespace dashi::vk {
 
 Status RunOneShot(const VulkanContext& ctx, const std::function<void(VkCommandBuffer)>& record) {
-  const VkDevice dev = ctx.device();
-  UniqueHandle<VkCommandPool, vkDestroyCommandPool> pool;  // frees the command buffer too
-  UniqueHandle<VkFence, vkDestroyFence> fence;
-  VkCommandBuffer cb = VK_NULL_HANDLE;
-  VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-  pci.queueFamilyIndex = ctx.queue_family();
-  DASHI_VK_RETURN_IF_ERROR(vkCreateCommandPool(dev, &pci, nullptr, pool.Receive(dev)),
-                           "vkCreateCommandPool");
-  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  ai.commandPool = pool.get();
-  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ai.commandBufferCount = 1;
-  DASHI_VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(dev, &ai, &cb), "vkAllocateCommandBuffers");
-  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  DASHI_VK_RETURN_IF_ERROR(vkCreateFence(dev, &fci, nullptr, fence.Receive(dev)),
-                           "vkCreateFence");
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  DASHI_VK_RETURN_IF_ERROR(vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
-  record(cb);
-  DASHI_VK_RETURN_IF_ERROR(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
-  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  si.commandBufferCount = 1;
-  si.pCommandBuffers = &cb;
-  DASHI_VK_RETURN_IF_ERROR(vkQueueSubmit(ctx.queue(), 1, &si, fence.get()), "vkQueueSubmit");
-  return VkCheck(vkWaitForFences(dev, 1, fence.ptr(), VK_TRUE, UINT64_C(120'000'000'000)),
-                 "vkWaitForFences (120 s)");
+  DASHI_ASSIGN_OR_RETURN(std::unique_ptr<CommandBatch> batch,
+                         CommandBatch::Create(ctx, /*max_timestamps=*/0));
+  DASHI_RETURN_IF_ERROR(batch->Begin());
+  record(batch->command_buffer());
+  return batch->SubmitAndWait();
 }
 
 StatusOr<DeviceBuffer> DeviceBuffer::Create(const VulkanContext& ctx, VkDeviceSize bytes) {

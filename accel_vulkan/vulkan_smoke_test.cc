@@ -15,7 +15,7 @@
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/smoke_affine_params.h"
 #include "accel_vulkan/testing/vulkan_test.h"
-#include "core_ref/prng/prng.h"
+#include "core_ref/testing/random_inputs.h"
 #include "shaders/smoke_affine_f64.h"
 
 namespace dashi::vk {
@@ -55,9 +55,7 @@ TEST_F(VulkanSmokeTest, Fp64ShaderMatchesCpuBitForBitWithGuardsIntact) {
     StatusOr<DeviceBuffer> in = DeviceBuffer::Create(*ctx_, n * sizeof(double));
     StatusOr<DeviceBuffer> out = GuardedBuffer(n * sizeof(double));
     ASSERT_TRUE(in.ok() && out.ok());
-    Xoshiro256ss rng(n);
-    std::vector<double> a(n);
-    for (double& x : a) x = (rng.NextDouble() - 0.5) * 1e3;
+    const std::vector<double> a = dashi::testing::UniformValues(n, /*seed=*/n, 500.0);
     ASSERT_TRUE(in->UploadValues<double>(*ctx_, a).ok());
 
     const VkBuffer bufs[] = {in->buffer(), out->buffer()};

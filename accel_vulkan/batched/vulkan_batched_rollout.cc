@@ -56,9 +56,9 @@ VulkanBatchedRollout::~VulkanBatchedRollout() = default;
 StatusOr<std::unique_ptr<VulkanBatchedRollout>> VulkanBatchedRollout::Create(
     VulkanContext& ctx, int64_t dim, std::span<const double> a,
     const VulkanBatchedRolloutOptions& options) {
-  DASHI_RETURN_IF_ERROR(ValidateRolloutMatrix("batched rollout", dim, kMaxDim, a));
-  DASHI_RETURN_IF_ERROR(ValidateSubmissionOptions("batched rollout", options.max_steps_per_submit,
-                                                  options.max_snapshots_per_submit));
+  DASHI_RETURN_IF_ERROR(ValidateRolloutCreate("batched rollout", dim, kMaxDim, a,
+                                              options.max_steps_per_submit,
+                                              options.max_snapshots_per_submit));
   std::unique_ptr<VulkanBatchedRollout> r(new VulkanBatchedRollout(ctx, dim, options));
   DASHI_RETURN_IF_ERROR(r->Init(a));
   return r;

@@ -13,8 +13,9 @@ int64_t NextMultiple(int64_t step, int64_t every, int64_t cap) {
   return std::min(cap, base + every);
 }
 
-Status ValidateRolloutMatrix(std::string_view who, int64_t dim, int64_t max_dim,
-                             std::span<const double> a) {
+Status ValidateRolloutCreate(std::string_view who, int64_t dim, int64_t max_dim,
+                             std::span<const double> a, int64_t max_steps_per_submit,
+                             int64_t max_snapshots_per_submit) {
   const std::string w(who);
   if (dim < 1) return InvalidArgumentError(w + ": D = " + std::to_string(dim) + " must be >= 1");
   if (dim > max_dim) {
@@ -27,15 +28,10 @@ Status ValidateRolloutMatrix(std::string_view who, int64_t dim, int64_t max_dim,
                                 std::to_string(dim) + ", so A must be D x D = " +
                                 std::to_string(dim) + " x " + std::to_string(dim));
   }
-  return ValidateRolloutMatrixValues(a, dim);
-}
-
-Status ValidateSubmissionOptions(std::string_view who, int64_t max_steps_per_submit,
-                                 int64_t max_snapshots_per_submit) {
+  DASHI_RETURN_IF_ERROR(ValidateRolloutMatrixValues(a, dim));
   if (max_steps_per_submit < 1 || max_snapshots_per_submit < 1) {
     return InvalidArgumentError(
-        std::string(who) +
-        ": max_steps_per_submit and max_snapshots_per_submit must be >= 1");
+        w + ": max_steps_per_submit and max_snapshots_per_submit must be >= 1");
   }
   return OkStatus();
 }

@@ -31,17 +31,14 @@ namespace dashi::vk {
 // when the multiple would overflow).
 int64_t NextMultiple(int64_t step, int64_t every, int64_t cap);
 
-// The checks of a rollout's Create(): INVALID_ARGUMENT for D < 1 or a.size() ≠ D² and
-// UNIMPLEMENTED for D > max_dim (32-bit indexing in the shaders), messages opening with `who`
-// ("vulkan rollout: ..."); then core_ref's check of A's values (ValidateRolloutMatrixValues: a
-// NaN/±Inf named with its flat index, in core_ref's words).
-Status ValidateRolloutMatrix(std::string_view who, int64_t dim, int64_t max_dim,
-                             std::span<const double> a);
-
-// The checks of the options both rollouts share: INVALID_ARGUMENT opening with `who` unless
+// The checks of a rollout's Create(), messages opening with `who` ("vulkan rollout: ..."):
+// INVALID_ARGUMENT for D < 1 or a.size() ≠ D², UNIMPLEMENTED for D > max_dim (32-bit indexing
+// in the shaders); then core_ref's check of A's values (ValidateRolloutMatrixValues: a NaN/±Inf
+// named with its flat index, in core_ref's words); then INVALID_ARGUMENT unless
 // max_steps_per_submit and max_snapshots_per_submit are both >= 1.
-Status ValidateSubmissionOptions(std::string_view who, int64_t max_steps_per_submit,
-                                 int64_t max_snapshots_per_submit);
+Status ValidateRolloutCreate(std::string_view who, int64_t dim, int64_t max_dim,
+                             std::span<const double> a, int64_t max_steps_per_submit,
+                             int64_t max_snapshots_per_submit);
 
 // The device's properties, or UNIMPLEMENTED (opening with `who`) when it lacks shaderFloat64 or
 // Vulkan 1.2 (the rollout shaders are SPIR-V 1.5).

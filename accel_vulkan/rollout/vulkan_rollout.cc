@@ -211,9 +211,9 @@ VulkanRollout::~VulkanRollout() = default;
 StatusOr<std::unique_ptr<VulkanRollout>> VulkanRollout::Create(
     VulkanContext& ctx, int64_t dim, std::span<const double> a,
     const VulkanRolloutOptions& options) {
-  DASHI_RETURN_IF_ERROR(ValidateRolloutMatrix("vulkan rollout", dim, kMaxDim, a));
-  DASHI_RETURN_IF_ERROR(ValidateSubmissionOptions("vulkan rollout", options.max_steps_per_submit,
-                                                  options.max_snapshots_per_submit));
+  DASHI_RETURN_IF_ERROR(ValidateRolloutCreate("vulkan rollout", dim, kMaxDim, a,
+                                              options.max_steps_per_submit,
+                                              options.max_snapshots_per_submit));
   std::unique_ptr<VulkanRollout> r(new VulkanRollout(ctx, dim, options));
   DASHI_RETURN_IF_ERROR(r->Init(a));
   return r;

@@ -32,6 +32,7 @@
 
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/guard_words.h"
 #include "conformance/framework/conformance_case.h"
 #include "core_ref/blake2b/blake2b.h"
 #include "core_ref/prng/prng.h"
@@ -255,7 +256,8 @@ DASHI_CONFORMANCE_CASE("batched_rollout.signed_zero", "batched_rollout",
 CaseResult GuardWords(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   int64_t damaged = 0;
-  std::string detail = "256 guard bytes after the B x D states of both state buffers, after 5 "
+  std::string detail = std::to_string(vk::kGuardBytes) +
+                       " guard bytes after the B x D states of both state buffers, after 5 "
                        "steps at (B, D, tile):";
   const BatchedTile small{.threads_x = 3, .threads_y = 5, .rows_per_thread = 2,
                           .cols_per_thread = 2, .slice_k = 16};

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/vulkan_rollout.h"
 #include "conformance/framework/conformance_case.h"
 #include "conformance/framework/golden_input.h"
@@ -470,7 +471,8 @@ CaseResult GuardWords(VulkanContext& ctx) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   int64_t corrupted = 0;
   std::string detail =
-      "256 guard bytes after each state and scratch buffer, after 9 steps at (D, workgroup) = "
+      std::to_string(vk::kGuardBytes) +
+      " guard bytes after each state and scratch buffer, after 9 steps at (D, workgroup) = "
       "(1, 64), (64, 256), (65, 64), (129, 256), (1000, 64), (1000, 256)";
   const std::pair<int64_t, uint32_t> configs[] = {{1, 64}, {64, 256}, {65, 64}, {129, 256},
                                                   {1000, 64}, {1000, 256}};

@@ -4,9 +4,9 @@
 // handles in these, so none writes its own move or reset code.
 //
 // Lifetime order: the VulkanContext (its VkDevice) outlives every UniqueHandle made from it; an
-// object that holds several declares them in creation order, so they are destroyed in reverse
-// (memory before the buffer bound to it is declared first and freed last; a pipeline's layouts
-// before the pipeline).
+// object that holds several declares them in creation order, so they are destroyed in reverse:
+// a buffer before the memory bound to it, a pipeline and its descriptor pool before the pipeline
+// layout and the set layout, a command pool's fence and query pool before the pool.
 //
 //   UniqueHandle<VkFence, vkDestroyFence> fence;
 //   DASHI_VK_RETURN_IF_ERROR(vkCreateFence(dev, &info, nullptr, fence.Receive(dev)), "...");

@@ -7,8 +7,8 @@
 //       [--validation]
 //
 // Inputs: A = DecayingMatrix(D, seed 1) and Z0 = NonZeroUniform(B·D, seed 2, 1.0)
-// (core_ref/testing/random_inputs.h: never zero; states shrink by about 0.69 per step and stay normal for more
-// than a thousand steps). One Run() of `steps` steps with hash_every = steps is one submission
+// (core_ref/testing/random_inputs.h: never zero; states shrink by about 0.69 per step and stay
+// normal for more than a thousand steps). One Run() of `steps` steps with hash_every = steps is one submission
 // whose only readback is the final B×D state; the per-step time is the device time from the
 // first dispatch to the last step's barrier (BatchedRolloutTimings::steps_ms, timestamps), so it
 // counts every dispatch and barrier and excludes the final copy, submission and host hashing.

@@ -26,7 +26,7 @@
 // Float controls as in VulkanRollout: the shader comes in the eight variants of
 // shaders/rollout/float_controls.bzl and Create() picks every mode the device reports.
 //
-// Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes) and the states (B·D·8 bytes + 256 guard bytes) each
+// Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes) and the states (B·D·8 bytes + kGuardBytes) each
 // within maxStorageBufferRange (lavapipe: 128 MiB); ceil(D / cols) and ceil(B / rows)
 // workgroups within maxComputeWorkGroupCount. Beyond them UNIMPLEMENTED naming the limit.
 //

@@ -1,9 +1,10 @@
 // The host side shared by the Vulkan rollouts (VulkanRollout: one trajectory; VulkanBatchedRollout
 // in accel_vulkan/batched: B at once): the checks of their Create() (core_ref/rollout's for the
-// values of A, with its wording), the plan of which steps go into one submission, recording a submission's steps with snapshot copies into a
-// staging ring, and the step-by-step replay that locates the first non-finite state. The device
-// work of one step and of one copy stays with the caller (callbacks), so one loop serves every
-// kernel layout.
+// values of A, with its wording; the other errors of a run are core_ref/rollout's own functions),
+// the plan of which steps go into one submission, recording a submission's steps with snapshot
+// copies into a staging ring, and the step-by-step replay that locates the first non-finite
+// state. The device work of one step and of one copy stays with the caller (callbacks), so one
+// loop serves every kernel layout.
 //
 //   std::vector<int64_t> snaps;
 //   const int64_t end = PlanSubmission(t, steps, max_steps, slots, next_snapshot, &snaps);

@@ -1,15 +1,17 @@
 // HostVisibleBuffer: a move-only storage buffer in host-visible, host-coherent memory, mapped for
-// its whole life. (Device-local buffers with staging arrive with the accelerator ops.)
-// Destroy before the VulkanContext it came from.
+// its whole life (staging and small records the host reads; the hot data live in DeviceBuffer).
+// Its handles are UniqueHandles (unique_handle.h); freeing the memory unmaps it. Destroy before
+// the VulkanContext it came from.
 #ifndef DASHI_ACCEL_VULKAN_BUFFER_H_
 #define DASHI_ACCEL_VULKAN_BUFFER_H_
 
 #include <cstddef>
-#include <cstring>
 #include <span>
+#include <utility>
 
 #include <vulkan/vulkan.h>
 
+#include "accel_vulkan/buffer_alloc.h"
 #include "accel_vulkan/context.h"
 #include "core_ref/status/status.h"
 
@@ -18,30 +20,21 @@ namespace dashi::vk {
 class HostVisibleBuffer {
  public:
   static StatusOr<HostVisibleBuffer> Create(const VulkanContext& ctx, VkDeviceSize bytes);
-  HostVisibleBuffer(HostVisibleBuffer&& other) noexcept;
-  HostVisibleBuffer& operator=(HostVisibleBuffer&& other) noexcept;
-  HostVisibleBuffer(const HostVisibleBuffer&) = delete;
-  HostVisibleBuffer& operator=(const HostVisibleBuffer&) = delete;
-  ~HostVisibleBuffer();
 
-  VkBuffer buffer() const { return buffer_; }
-  VkDeviceSize size() const { return bytes_; }
-  void* data() const { return mapped_; }
+  VkBuffer buffer() const { return bound_.buffer.get(); }
+  VkDeviceSize size() const { return bound_.size(); }
+  void* data() const { return bound_.buffer ? mapped_ : nullptr; }
 
   template <typename T>
   std::span<T> as() const {
-    return {static_cast<T*>(mapped_), static_cast<size_t>(bytes_ / sizeof(T))};
+    return {static_cast<T*>(data()), static_cast<size_t>(size() / sizeof(T))};
   }
 
  private:
-  HostVisibleBuffer() = default;
-  void Reset();
+  explicit HostVisibleBuffer(BoundBuffer bound) : bound_(std::move(bound)) {}
 
-  VkDevice device_ = VK_NULL_HANDLE;
-  VkBuffer buffer_ = VK_NULL_HANDLE;
-  VkDeviceMemory memory_ = VK_NULL_HANDLE;
-  VkDeviceSize bytes_ = 0;
-  void* mapped_ = nullptr;
+  BoundBuffer bound_;
+  void* mapped_ = nullptr;  // valid while bound_ holds the memory
 };
 
 }  // namespace dashi::vk

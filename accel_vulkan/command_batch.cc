@@ -16,21 +16,23 @@ Status CommandBatch::Init(uint32_t max_timestamps) {
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = ctx_.queue_family();
-  DASHI_VK_RETURN_IF_ERROR(vkCreateCommandPool(dev, &pci, nullptr, &pool_), "vkCreateCommandPool");
+  DASHI_VK_RETURN_IF_ERROR(vkCreateCommandPool(dev, &pci, nullptr, pool_.Receive(dev)),
+                           "vkCreateCommandPool");
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  ai.commandPool = pool_;
+  ai.commandPool = pool_.get();
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   ai.commandBufferCount = 1;
   DASHI_VK_RETURN_IF_ERROR(vkAllocateCommandBuffers(dev, &ai, &cb_), "vkAllocateCommandBuffers");
   VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  DASHI_VK_RETURN_IF_ERROR(vkCreateFence(dev, &fci, nullptr, &fence_), "vkCreateFence");
+  DASHI_VK_RETURN_IF_ERROR(vkCreateFence(dev, &fci, nullptr, fence_.Receive(dev)),
+                           "vkCreateFence");
   timestamps_supported_ = ctx_.info().timestamp_period_ns > 0 && ctx_.timestamp_valid_bits() > 0;
   max_timestamps_ = max_timestamps;
   if (timestamps_supported_ && max_timestamps_ > 0) {
     VkQueryPoolCreateInfo qci{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     qci.queryType = VK_QUERY_TYPE_TIMESTAMP;
     qci.queryCount = max_timestamps_;
-    DASHI_VK_RETURN_IF_ERROR(vkCreateQueryPool(dev, &qci, nullptr, &queries_),
+    DASHI_VK_RETURN_IF_ERROR(vkCreateQueryPool(dev, &qci, nullptr, queries_.Receive(dev)),
                              "vkCreateQueryPool");
   }
   return OkStatus();
@@ -43,7 +45,7 @@ Status CommandBatch::Begin() {
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   DASHI_VK_RETURN_IF_ERROR(vkBeginCommandBuffer(cb_, &bi), "vkBeginCommandBuffer");
-  if (queries_ != VK_NULL_HANDLE) vkCmdResetQueryPool(cb_, queries_, 0, max_timestamps_);
+  if (queries_) vkCmdResetQueryPool(cb_, queries_.get(), 0, max_timestamps_);
   return OkStatus();
 }
 
@@ -104,8 +106,8 @@ void CommandBatch::FillBuffer(VkBuffer buffer, VkDeviceSize offset, VkDeviceSize
 }
 
 void CommandBatch::Timestamp(std::string label) {
-  if (queries_ == VK_NULL_HANDLE || labels_.size() >= max_timestamps_) return;
-  vkCmdWriteTimestamp(cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_,
+  if (!queries_ || labels_.size() >= max_timestamps_) return;
+  vkCmdWriteTimestamp(cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_.get(),
                       static_cast<uint32_t>(labels_.size()));
   labels_.push_back(std::move(label));
 }
@@ -116,14 +118,15 @@ Status CommandBatch::SubmitAndWait() {
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb_;
-  DASHI_VK_RETURN_IF_ERROR(vkResetFences(dev, 1, &fence_), "vkResetFences");
-  DASHI_VK_RETURN_IF_ERROR(vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
-  DASHI_VK_RETURN_IF_ERROR(vkWaitForFences(dev, 1, &fence_, VK_TRUE, UINT64_C(600'000'000'000)),
-                           "vkWaitForFences (600 s)");
+  DASHI_VK_RETURN_IF_ERROR(vkResetFences(dev, 1, fence_.ptr()), "vkResetFences");
+  DASHI_VK_RETURN_IF_ERROR(vkQueueSubmit(ctx_.queue(), 1, &si, fence_.get()), "vkQueueSubmit");
+  DASHI_VK_RETURN_IF_ERROR(
+      vkWaitForFences(dev, 1, fence_.ptr(), VK_TRUE, UINT64_C(600'000'000'000)),
+      "vkWaitForFences (600 s)");
   if (!labels_.empty()) {
     ticks_.assign(labels_.size(), 0);
     DASHI_VK_RETURN_IF_ERROR(
-        vkGetQueryPoolResults(dev, queries_, 0, static_cast<uint32_t>(labels_.size()),
+        vkGetQueryPoolResults(dev, queries_.get(), 0, static_cast<uint32_t>(labels_.size()),
                               ticks_.size() * sizeof(uint64_t), ticks_.data(), sizeof(uint64_t),
                               VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
         "vkGetQueryPoolResults");
@@ -141,13 +144,6 @@ std::vector<std::pair<std::string, double>> CommandBatch::StageMilliseconds() co
     out.emplace_back(labels_[i], static_cast<double>(d) * period * 1e-6);
   }
   return out;
-}
-
-CommandBatch::~CommandBatch() {
-  const VkDevice dev = ctx_.device();
-  if (queries_) vkDestroyQueryPool(dev, queries_, nullptr);
-  if (fence_) vkDestroyFence(dev, fence_, nullptr);
-  if (pool_) vkDestroyCommandPool(dev, pool_, nullptr);
 }
 
 }  // namespace dashi::vk

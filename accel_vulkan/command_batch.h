@@ -2,7 +2,7 @@
 // timestamp queries around stages) into one command buffer, submits it once, and waits on a
 // fence. Reusable: Begin() again after SubmitAndWait(). Stage times come from device timestamps
 // (VkPhysicalDeviceLimits::timestampPeriod). Move-only via unique_ptr; destroy before the
-// VulkanContext.
+// VulkanContext (its handles are UniqueHandles).
 //
 //   batch->Begin();
 //   batch->Timestamp("start");
@@ -23,6 +23,7 @@
 
 #include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/unique_handle.h"
 #include "core_ref/status/status.h"
 
 namespace dashi::vk {
@@ -31,7 +32,6 @@ class CommandBatch {
  public:
   static StatusOr<std::unique_ptr<CommandBatch>> Create(const VulkanContext& ctx,
                                                         uint32_t max_timestamps = 64);
-  ~CommandBatch();
   CommandBatch(const CommandBatch&) = delete;
   CommandBatch& operator=(const CommandBatch&) = delete;
 
@@ -69,10 +69,10 @@ class CommandBatch {
                        const void* push_constants, uint32_t push_bytes);
 
   const VulkanContext& ctx_;
-  VkCommandPool pool_ = VK_NULL_HANDLE;
+  UniqueHandle<VkCommandPool, vkDestroyCommandPool> pool_;  // frees cb_ too
   VkCommandBuffer cb_ = VK_NULL_HANDLE;
-  VkFence fence_ = VK_NULL_HANDLE;
-  VkQueryPool queries_ = VK_NULL_HANDLE;
+  UniqueHandle<VkFence, vkDestroyFence> fence_;
+  UniqueHandle<VkQueryPool, vkDestroyQueryPool> queries_;
   uint32_t max_timestamps_ = 0;
   bool timestamps_supported_ = false;
   std::vector<std::string> labels_;

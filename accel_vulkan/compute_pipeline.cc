@@ -57,19 +57,22 @@ Status ComputePipeline::Init(const ComputePipelineSpec& spec) {
   VkShaderModuleCreateInfo smci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   smci.codeSize = spec.spirv.size_bytes();
   smci.pCode = spec.spirv.data();
-  DASHI_VK_RETURN_IF_ERROR(vkCreateShaderModule(dev, &smci, nullptr, &module_),
+  DASHI_VK_RETURN_IF_ERROR(vkCreateShaderModule(dev, &smci, nullptr, module_.Receive(dev)),
                            "vkCreateShaderModule");
 
-  DASHI_ASSIGN_OR_RETURN(set_layout_, CreateStorageBufferSetLayout(dev, spec.num_buffers));
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSetLayout set_layout,
+                         CreateStorageBufferSetLayout(dev, spec.num_buffers));
+  set_layout_ = {dev, set_layout};
 
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, spec.push_constant_bytes};
   VkPipelineLayoutCreateInfo plci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   plci.setLayoutCount = 1;
-  plci.pSetLayouts = &set_layout_;
+  plci.pSetLayouts = set_layout_.ptr();
   plci.pushConstantRangeCount = spec.push_constant_bytes > 0 ? 1 : 0;
   plci.pPushConstantRanges = &range;
-  DASHI_VK_RETURN_IF_ERROR(vkCreatePipelineLayout(dev, &plci, nullptr, &pipeline_layout_),
-                           "vkCreatePipelineLayout");
+  DASHI_VK_RETURN_IF_ERROR(
+      vkCreatePipelineLayout(dev, &plci, nullptr, pipeline_layout_.Receive(dev)),
+      "vkCreatePipelineLayout");
 
   std::vector<VkSpecializationMapEntry> entries(spec.specialization.size());
   for (uint32_t i = 0; i < entries.size(); ++i) {
@@ -81,12 +84,12 @@ Status ComputePipeline::Init(const ComputePipelineSpec& spec) {
   VkComputePipelineCreateInfo cpci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   cpci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   cpci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  cpci.stage.module = module_;
+  cpci.stage.module = module_.get();
   cpci.stage.pName = "main";
   cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &si;
-  cpci.layout = pipeline_layout_;
+  cpci.layout = pipeline_layout_.get();
   DASHI_VK_RETURN_IF_ERROR(
-      vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpci, nullptr, &pipeline_),
+      vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpci, nullptr, pipeline_.Receive(dev)),
       "vkCreateComputePipelines");
 
   VkDescriptorPoolSize ps{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -95,7 +98,8 @@ Status ComputePipeline::Init(const ComputePipelineSpec& spec) {
   dpci.maxSets = spec.max_binding_sets;
   dpci.poolSizeCount = spec.num_buffers > 0 ? 1 : 0;
   dpci.pPoolSizes = &ps;
-  return VkCheck(vkCreateDescriptorPool(dev, &dpci, nullptr, &pool_), "vkCreateDescriptorPool");
+  return VkCheck(vkCreateDescriptorPool(dev, &dpci, nullptr, pool_.Receive(dev)),
+                 "vkCreateDescriptorPool");
 }
 
 StatusOr<VkDescriptorSet> ComputePipeline::Bindings(std::span<const VkBuffer> buffers) {
@@ -105,24 +109,15 @@ StatusOr<VkDescriptorSet> ComputePipeline::Bindings(std::span<const VkBuffer> bu
   }
   VkDescriptorSet set = VK_NULL_HANDLE;
   VkDescriptorSetAllocateInfo dsai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  dsai.descriptorPool = pool_;
+  dsai.descriptorPool = pool_.get();
   dsai.descriptorSetCount = 1;
-  dsai.pSetLayouts = &set_layout_;
+  dsai.pSetLayouts = set_layout_.ptr();
   DASHI_VK_RETURN_IF_ERROR(vkAllocateDescriptorSets(ctx_.device(), &dsai, &set),
                            "vkAllocateDescriptorSets (raise max_binding_sets?)");
   std::vector<VkDescriptorBufferInfo> infos(buffers.size());
   for (uint32_t b = 0; b < buffers.size(); ++b) infos[b] = {buffers[b], 0, VK_WHOLE_SIZE};
   WriteStorageBufferSet(ctx_.device(), set, infos);
   return set;
-}
-
-ComputePipeline::~ComputePipeline() {
-  const VkDevice dev = ctx_.device();
-  if (pool_) vkDestroyDescriptorPool(dev, pool_, nullptr);
-  if (pipeline_) vkDestroyPipeline(dev, pipeline_, nullptr);
-  if (pipeline_layout_) vkDestroyPipelineLayout(dev, pipeline_layout_, nullptr);
-  if (set_layout_) vkDestroyDescriptorSetLayout(dev, set_layout_, nullptr);
-  if (module_) vkDestroyShaderModule(dev, module_, nullptr);
 }
 
 }  // namespace dashi::vk

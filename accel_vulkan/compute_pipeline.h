@@ -15,6 +15,7 @@
 #include <vulkan/vulkan.h>
 
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/unique_handle.h"
 #include "core_ref/status/status.h"
 
 namespace dashi::vk {
@@ -40,15 +41,14 @@ class ComputePipeline {
  public:
   static StatusOr<std::unique_ptr<ComputePipeline>> Create(const VulkanContext& ctx,
                                                            const ComputePipelineSpec& spec);
-  ~ComputePipeline();
   ComputePipeline(const ComputePipeline&) = delete;
   ComputePipeline& operator=(const ComputePipeline&) = delete;
 
   // A descriptor set binding `buffers` (exactly num_buffers, whole ranges) in order.
   StatusOr<VkDescriptorSet> Bindings(std::span<const VkBuffer> buffers);
 
-  VkPipeline pipeline() const { return pipeline_; }
-  VkPipelineLayout layout() const { return pipeline_layout_; }
+  VkPipeline pipeline() const { return pipeline_.get(); }
+  VkPipelineLayout layout() const { return pipeline_layout_.get(); }
   uint32_t push_constant_bytes() const { return push_constant_bytes_; }
 
  private:
@@ -58,11 +58,12 @@ class ComputePipeline {
   const VulkanContext& ctx_;
   uint32_t num_buffers_ = 0;
   uint32_t push_constant_bytes_ = 0;
-  VkShaderModule module_ = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
-  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  // In creation order: destroyed in reverse (the pool and the pipeline before its layouts).
+  UniqueHandle<VkShaderModule, vkDestroyShaderModule> module_;
+  UniqueHandle<VkDescriptorSetLayout, vkDestroyDescriptorSetLayout> set_layout_;
+  UniqueHandle<VkPipelineLayout, vkDestroyPipelineLayout> pipeline_layout_;
+  UniqueHandle<VkPipeline, vkDestroyPipeline> pipeline_;
+  UniqueHandle<VkDescriptorPool, vkDestroyDescriptorPool> pool_;
 };
 
 }  // namespace dashi::vk

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/vk_status.h"
@@ -33,7 +34,9 @@ Status DescriptorSetCache::Init() {
   vkGetPhysicalDeviceProperties(ctx_.physical_device(), &props);
   max_range_ = props.limits.maxStorageBufferRange;
   for (uint32_t n = 1; n <= kMaxBindings; ++n) {
-    DASHI_ASSIGN_OR_RETURN(layouts_[n], CreateStorageBufferSetLayout(ctx_.device(), n));
+    DASHI_ASSIGN_OR_RETURN(VkDescriptorSetLayout layout,
+                           CreateStorageBufferSetLayout(ctx_.device(), n));
+    layouts_[n] = {ctx_.device(), layout};
   }
   return AddPool();
 }
@@ -44,10 +47,11 @@ Status DescriptorSetCache::AddPool() {
   pci.maxSets = kSetsPerPool;
   pci.poolSizeCount = 1;
   pci.pPoolSizes = &ps;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  DASHI_VK_RETURN_IF_ERROR(vkCreateDescriptorPool(ctx_.device(), &pci, nullptr, &pool),
-                           "vkCreateDescriptorPool");
-  pools_.push_back(pool);
+  UniqueHandle<VkDescriptorPool, vkDestroyDescriptorPool> pool;
+  DASHI_VK_RETURN_IF_ERROR(
+      vkCreateDescriptorPool(ctx_.device(), &pci, nullptr, pool.Receive(ctx_.device())),
+      "vkCreateDescriptorPool");
+  pools_.push_back(std::move(pool));
   return OkStatus();
 }
 
@@ -70,9 +74,9 @@ StatusOr<VkDescriptorSet> DescriptorSetCache::Get(std::initializer_list<BufferRa
   if (sets_.size() >= pools_.size() * kSetsPerPool) DASHI_RETURN_IF_ERROR(AddPool());
   VkDescriptorSet set = VK_NULL_HANDLE;
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  ai.descriptorPool = pools_.back();
+  ai.descriptorPool = pools_.back().get();
   ai.descriptorSetCount = 1;
-  ai.pSetLayouts = &layouts_[n];
+  ai.pSetLayouts = layouts_[n].ptr();
   DASHI_VK_RETURN_IF_ERROR(vkAllocateDescriptorSets(ctx_.device(), &ai, &set),
                            "vkAllocateDescriptorSets");
   std::vector<VkDescriptorBufferInfo> infos;
@@ -88,18 +92,9 @@ StatusOr<VkDescriptorSet> DescriptorSetCache::Get(std::initializer_list<BufferRa
 
 Status DescriptorSetCache::Reset() {
   sets_.clear();
-  const VkDevice dev = ctx_.device();
-  for (size_t i = 1; i < pools_.size(); ++i) vkDestroyDescriptorPool(dev, pools_[i], nullptr);
-  pools_.resize(1);
-  return VkCheck(vkResetDescriptorPool(dev, pools_[0], 0), "vkResetDescriptorPool");
-}
-
-DescriptorSetCache::~DescriptorSetCache() {
-  const VkDevice dev = ctx_.device();
-  for (VkDescriptorPool p : pools_) vkDestroyDescriptorPool(dev, p, nullptr);
-  for (VkDescriptorSetLayout l : layouts_) {
-    if (l != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(dev, l, nullptr);
-  }
+  pools_.resize(1);  // destroys the others
+  return VkCheck(vkResetDescriptorPool(ctx_.device(), pools_[0].get(), 0),
+                 "vkResetDescriptorPool");
 }
 
 }  // namespace dashi::vk

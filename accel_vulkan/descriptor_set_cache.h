@@ -21,6 +21,7 @@
 #include <vulkan/vulkan.h>
 
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/unique_handle.h"
 #include "core_ref/status/status.h"
 
 namespace dashi::vk {
@@ -41,7 +42,6 @@ class DescriptorSetCache {
   static constexpr uint32_t kMaxBindings = 4;
 
   static StatusOr<std::unique_ptr<DescriptorSetCache>> Create(const VulkanContext& ctx);
-  ~DescriptorSetCache();
   DescriptorSetCache(const DescriptorSetCache&) = delete;
   DescriptorSetCache& operator=(const DescriptorSetCache&) = delete;
 
@@ -58,8 +58,9 @@ class DescriptorSetCache {
 
   const VulkanContext& ctx_;
   VkDeviceSize max_range_ = 0;
-  VkDescriptorSetLayout layouts_[kMaxBindings + 1] = {};  // by binding count
-  std::vector<VkDescriptorPool> pools_;                    // the last one allocates
+  // By binding count (0 unused); declared before the pools, so destroyed after them.
+  UniqueHandle<VkDescriptorSetLayout, vkDestroyDescriptorSetLayout> layouts_[kMaxBindings + 1];
+  std::vector<UniqueHandle<VkDescriptorPool, vkDestroyDescriptorPool>> pools_;  // last allocates
   std::map<std::vector<uint64_t>, VkDescriptorSet> sets_;  // (handle bits, size) pairs
 };
 

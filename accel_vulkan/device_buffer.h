@@ -1,6 +1,7 @@
 // DeviceBuffer: a move-only storage buffer in device-local memory (VkFFT and the hot loops want
-// it there: a host-visible buffer on an H200 was up to 28× slower). Upload and Download go through
-// a host-visible staging buffer and a one-shot transfer. Destroy before the VulkanContext.
+// it there: a host-visible buffer on an H200 was up to 28× slower), its handles UniqueHandles
+// (unique_handle.h). Upload and Download go through a host-visible staging buffer and a one-shot
+// transfer. Destroy before the VulkanContext.
 //
 //   DASHI_ASSIGN_OR_RETURN(DeviceBuffer a, DeviceBuffer::Create(ctx, bytes));
 //   DASHI_RETURN_IF_ERROR(a.Upload(ctx, std::as_bytes(std::span(values))));
@@ -10,11 +11,12 @@
 #include <cstddef>
 #include <functional>
 #include <span>
-#include <string>
+#include <utility>
 #include <vector>
 
 #include <vulkan/vulkan.h>
 
+#include "accel_vulkan/buffer_alloc.h"
 #include "accel_vulkan/context.h"
 #include "core_ref/status/status.h"
 
@@ -23,22 +25,19 @@ namespace dashi::vk {
 class DeviceBuffer {
  public:
   static StatusOr<DeviceBuffer> Create(const VulkanContext& ctx, VkDeviceSize bytes);
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer();
 
-  VkBuffer buffer() const { return buffer_; }
-  VkDeviceSize size() const { return bytes_; }
+  VkBuffer buffer() const { return bound_.buffer.get(); }
+  VkDeviceSize size() const { return bound_.size(); }
 
   // Copies `bytes` (at most size()) to the start of the buffer and waits for completion.
   Status Upload(const VulkanContext& ctx, std::span<const std::byte> bytes,
                 VkDeviceSize offset = 0);
   // Reads `out.size()` bytes from `offset` and waits for completion.
   Status Download(const VulkanContext& ctx, std::span<std::byte> out, VkDeviceSize offset = 0) const;
-  // Fills the whole buffer with a 32-bit pattern.
-  Status Fill(const VulkanContext& ctx, uint32_t pattern);
+  // Fills `bytes` (a multiple of 4, or VK_WHOLE_SIZE: to the end) from `offset` with a 32-bit
+  // pattern and waits for completion.
+  Status Fill(const VulkanContext& ctx, uint32_t pattern, VkDeviceSize offset = 0,
+              VkDeviceSize bytes = VK_WHOLE_SIZE);
 
   template <typename T>
   Status UploadValues(const VulkanContext& ctx, std::span<const T> values, VkDeviceSize offset = 0) {
@@ -53,21 +52,10 @@ class DeviceBuffer {
   }
 
  private:
-  DeviceBuffer() = default;
-  void Reset();
+  explicit DeviceBuffer(BoundBuffer bound) : bound_(std::move(bound)) {}
 
-  VkDevice device_ = VK_NULL_HANDLE;
-  VkBuffer buffer_ = VK_NULL_HANDLE;
-  VkDeviceMemory memory_ = VK_NULL_HANDLE;
-  VkDeviceSize bytes_ = 0;
+  BoundBuffer bound_;
 };
-
-// Checks that `guard_bytes` after the first `payload_bytes` of `buffer` all hold `guard_word`
-// (out-of-bounds writes land there): FAILED_PRECONDITION if the buffer has no room for the
-// guards, DATA_LOSS naming `what` and the first overwritten word otherwise.
-Status CheckGuardWords(const VulkanContext& ctx, const DeviceBuffer& buffer,
-                       uint64_t payload_bytes, uint64_t guard_bytes, uint32_t guard_word,
-                       const std::string& what);
 
 // Runs `record` in a one-shot command buffer on the context's queue and waits for it.
 Status RunOneShot(const VulkanContext& ctx, const std::function<void(VkCommandBuffer)>& record);

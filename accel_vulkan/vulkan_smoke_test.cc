@@ -14,37 +14,25 @@
 #include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/smoke_affine_params.h"
-#include "core_ref/prng/prng.h"
+#include "accel_vulkan/testing/vulkan_test.h"
+#include "core_ref/testing/random_inputs.h"
 #include "shaders/smoke_affine_f64.h"
 
 namespace dashi::vk {
 namespace {
 
-constexpr uint64_t kGuardWord = 0xDEADBEEFCAFEF00Dull;
-constexpr size_t kGuardWords = 16;
-
-class VulkanSmokeTest : public ::testing::Test {
+// The validated fixture every Vulkan test uses (fails on any validation message), printing the
+// device it runs on.
+class VulkanSmokeTest : public testing::VulkanTest {
  protected:
   void SetUp() override {
-    ContextOptions opts;
-    opts.enable_validation = true;
-    StatusOr<std::unique_ptr<VulkanContext>> ctx = VulkanContext::Create(opts);
-    ASSERT_TRUE(ctx.ok()) << "cannot create a Vulkan device with validation: "
-                          << ctx.status().ToString();
-    ctx_ = std::move(ctx).value();
+    VulkanTest::SetUp();
+    if (HasFatalFailure()) return;
     const DeviceInfo& d = ctx_->info();
     std::printf("device: %s | driver: %s %s | Vulkan %s | uuid %s | fp64 %d int64 %d\n",
                 d.name.c_str(), d.driver_name.c_str(), d.driver_info.c_str(),
                 d.api_version.c_str(), d.uuid.c_str(), d.shader_float64, d.shader_int64);
   }
-
-  void TearDown() override {
-    if (ctx_ == nullptr) return;
-    const std::vector<std::string> msgs = ctx_->validation_messages();
-    for (const std::string& m : msgs) ADD_FAILURE() << "validation: " << m;
-  }
-
-  std::unique_ptr<VulkanContext> ctx_;
 };
 
 TEST_F(VulkanSmokeTest, DeviceHasValidationAndFloat64) {
@@ -65,14 +53,10 @@ TEST_F(VulkanSmokeTest, Fp64ShaderMatchesCpuBitForBitWithGuardsIntact) {
   for (uint32_t n : {1u, w - 1, w, w + 1, 3 * w + 7, 1000u}) {
     SCOPED_TRACE("n=" + std::to_string(n));
     StatusOr<DeviceBuffer> in = DeviceBuffer::Create(*ctx_, n * sizeof(double));
-    StatusOr<DeviceBuffer> out = DeviceBuffer::Create(*ctx_, (n + kGuardWords) * sizeof(double));
+    StatusOr<DeviceBuffer> out = GuardedBuffer(n * sizeof(double));
     ASSERT_TRUE(in.ok() && out.ok());
-    Xoshiro256ss rng(n);
-    std::vector<double> a(n);
-    for (double& x : a) x = (rng.NextDouble() - 0.5) * 1e3;
+    const std::vector<double> a = dashi::testing::UniformValues(n, /*seed=*/n, 500.0);
     ASSERT_TRUE(in->UploadValues<double>(*ctx_, a).ok());
-    const std::vector<uint64_t> guards(n + kGuardWords, kGuardWord);
-    ASSERT_TRUE(out->UploadValues<uint64_t>(*ctx_, guards).ok());
 
     const VkBuffer bufs[] = {in->buffer(), out->buffer()};
     StatusOr<VkDescriptorSet> set = (*pipe)->Bindings(bufs);
@@ -88,7 +72,7 @@ TEST_F(VulkanSmokeTest, Fp64ShaderMatchesCpuBitForBitWithGuardsIntact) {
       EXPECT_EQ(label, "affine");
       EXPECT_GE(ms, 0.0);
     }
-    StatusOr<std::vector<uint64_t>> raw = out->DownloadValues<uint64_t>(*ctx_, n + kGuardWords);
+    StatusOr<std::vector<uint64_t>> raw = out->DownloadValues<uint64_t>(*ctx_, n);
     ASSERT_TRUE(raw.ok()) << raw.status().ToString();
     for (uint32_t i = 0; i < n; ++i) {
       const double product = a[i] * params.scale;  // -ffp-contract=off: no fused multiply-add
@@ -97,7 +81,7 @@ TEST_F(VulkanSmokeTest, Fp64ShaderMatchesCpuBitForBitWithGuardsIntact) {
       std::memcpy(&want_bits, &expected, 8);
       ASSERT_EQ((*raw)[i], want_bits) << "element " << i;
     }
-    for (size_t g = n; g < n + kGuardWords; ++g) ASSERT_EQ((*raw)[g], kGuardWord) << "guard " << g;
+    EXPECT_TRUE(GuardsIntact(*out, n * sizeof(double)));
   }
 }
 

@@ -7,8 +7,8 @@
 //       [--validation]
 //
 // Inputs: A = DecayingMatrix(D, seed 1) and Z0 = NonZeroUniform(B·D, seed 2, 1.0)
-// (batched_inputs.h: never zero; states shrink by about 0.69 per step and stay normal for more
-// than a thousand steps). One Run() of `steps` steps with hash_every = steps is one submission
+// (core_ref/testing/random_inputs.h: never zero; states shrink by about 0.69 per step and stay
+// normal for more than a thousand steps). One Run() of `steps` steps with hash_every = steps is one submission
 // whose only readback is the final B×D state; the per-step time is the device time from the
 // first dispatch to the last step's barrier (BatchedRolloutTimings::steps_ms, timestamps), so it
 // counts every dispatch and barrier and excludes the final copy, submission and host hashing.
@@ -31,11 +31,11 @@
 #include <string>
 #include <vector>
 
-#include "accel_vulkan/batched/batched_inputs.h"
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/rollout/vulkan_rollout.h"
 #include "core_ref/rollout/rollout.h"
+#include "core_ref/testing/random_inputs.h"
 
 namespace {
 
@@ -256,10 +256,10 @@ int main(int argc, char** argv) {
 
   int failures = 0;
   for (int64_t dim : f.dims) {
-    const std::vector<double> a = dashi::vk::DecayingMatrix(dim, 1);
+    const std::vector<double> a = dashi::testing::DecayingMatrix(dim, 1);
     for (int64_t batch : f.batches) {
       const std::vector<double> z0 =
-          dashi::vk::NonZeroUniform(static_cast<size_t>(batch * dim), 2, 1.0);
+          dashi::testing::NonZeroUniform(static_cast<size_t>(batch * dim), 2, 1.0);
       std::vector<BatchedTile> tiles = f.tiles;
       if (tiles.empty()) {
         const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx);

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <string>
 #include <utility>
 
 #include "accel_vulkan/batched/batched_shader_params.h"
+#include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/rollout_driver.h"
 #include "shaders/batched/batched_rollout_fc0.h"
 #include "shaders/batched/batched_rollout_fc1.h"
@@ -30,23 +32,15 @@ constexpr std::span<const uint32_t> kBatchedSpirv[8] = {
 // every batch a 4 GiB storage buffer can hold.
 constexpr uint32_t kMaxBindingSets = 64;
 
-// The first trajectory (row of `states`, dim wide) holding a non-finite value, with the index and
-// the value: {-1, -1, 0} when all are finite.
-struct NonFinite {
-  int64_t row = -1;
-  int64_t index = -1;
-  double value = 0;
-};
-NonFinite FindNonFinite(std::span<const double> states, int64_t dim) {
+// core_ref's error (`check` of one trajectory: a row of `states`, dim wide) for the first
+// trajectory holding a non-finite value, prefixed "trajectory b"; OK when all are finite.
+Status FirstTrajectoryError(std::span<const double> states, int64_t dim,
+                            const std::function<Status(std::span<const double>)>& check) {
   const int64_t k = FirstNonFiniteIndex(states);
-  if (k < 0) return {};
-  return {k / dim, k % dim, states[static_cast<size_t>(k)]};
-}
-
-// core_ref's error for trajectory `row`'s state that became non-finite, prefixed.
-Status TrajectoryBlewUp(const NonFinite& bad, int64_t step) {
-  return NonFiniteStateError(step, bad.index, bad.value)
-      .WithPrefix("trajectory " + std::to_string(bad.row));
+  if (k < 0) return OkStatus();
+  const int64_t row = k / dim;
+  return check(states.subspan(static_cast<size_t>(row * dim), static_cast<size_t>(dim)))
+      .WithPrefix("trajectory " + std::to_string(row));
 }
 
 uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
@@ -62,11 +56,9 @@ VulkanBatchedRollout::~VulkanBatchedRollout() = default;
 StatusOr<std::unique_ptr<VulkanBatchedRollout>> VulkanBatchedRollout::Create(
     VulkanContext& ctx, int64_t dim, std::span<const double> a,
     const VulkanBatchedRolloutOptions& options) {
-  DASHI_RETURN_IF_ERROR(ValidateRolloutMatrix("batched rollout", dim, kMaxDim, a));
-  if (options.max_steps_per_submit < 1 || options.max_snapshots_per_submit < 1) {
-    return InvalidArgumentError(
-        "batched rollout: max_steps_per_submit and max_snapshots_per_submit must be >= 1");
-  }
+  DASHI_RETURN_IF_ERROR(ValidateRolloutCreate("batched rollout", dim, kMaxDim, a,
+                                              options.max_steps_per_submit,
+                                              options.max_snapshots_per_submit));
   std::unique_ptr<VulkanBatchedRollout> r(new VulkanBatchedRollout(ctx, dim, options));
   DASHI_RETURN_IF_ERROR(r->Init(a));
   return r;
@@ -126,10 +118,7 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     staging_.emplace(std::move(s));
   }
   batch_ = batch;
-  const std::vector<uint32_t> guards(kGuardBytes / sizeof(uint32_t), kGuardWord);
-  for (auto& z : z_) {
-    DASHI_RETURN_IF_ERROR(z->UploadValues<uint32_t>(ctx_, guards, state_bytes));
-  }
+  for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
   return OkStatus();
 }
 
@@ -172,8 +161,9 @@ Status VulkanBatchedRollout::LocateNonFinite(int64_t from_step,
         return Advance(first, last, snaps, &parity);
       },
       [&](size_t slot, int64_t step) {
-        const NonFinite bad = FindNonFinite(StagingSlot(slot), dim_);
-        return bad.row < 0 ? OkStatus() : TrajectoryBlewUp(bad, step);
+        return FirstTrajectoryError(StagingSlot(slot), dim_, [step](std::span<const double> z) {
+          return CheckRolloutStateFinite(z, step);
+        });
       },
       "batched rollout");
 }
@@ -218,11 +208,7 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
                                 " entries but B x D = " + std::to_string(batch) + " x " +
                                 std::to_string(dim_) + " = " + std::to_string(batch * dim_));
   }
-  if (const NonFinite bad = FindNonFinite(z0, dim_); bad.row >= 0) {
-    return InvalidArgumentError("rollout: z0[" + std::to_string(bad.index) + "] = " +
-                                RolloutValueText(bad.value) + " is not finite")
-        .WithPrefix("trajectory " + std::to_string(bad.row));
-  }
+  DASHI_RETURN_IF_ERROR(FirstTrajectoryError(z0, dim_, ValidateRolloutStart));
   DASHI_RETURN_IF_ERROR(Reserve(batch));
 
   const int64_t steps = params.steps;
@@ -260,7 +246,7 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
     DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
     for (size_t k = 0; k < snaps.size(); ++k) {
       const std::span<const double> states = StagingSlot(k);
-      if (FindNonFinite(states, dim_).row >= 0) {
+      if (FirstNonFiniteIndex(states) >= 0) {
         return LocateNonFinite(last_good_step, last_good, snaps[k]);
       }
       // Hash a host copy: the staging memory may be uncached on discrete GPUs.
@@ -279,7 +265,7 @@ Status VulkanBatchedRollout::CheckGuardWords() const {
   const uint64_t payload = static_cast<uint64_t>(batch_ * dim_) * sizeof(double);
   for (int k = 0; k < 2; ++k) {
     if (!z_[k].has_value()) continue;
-    DASHI_RETURN_IF_ERROR(vk::CheckGuardWords(ctx_, *z_[k], payload, kGuardBytes, kGuardWord,
+    DASHI_RETURN_IF_ERROR(vk::CheckGuardWords(ctx_, *z_[k], payload,
                                               "batched rollout state buffer " +
                                                   std::to_string(k)));
   }

@@ -26,7 +26,7 @@
 // Float controls as in VulkanRollout: the shader comes in the eight variants of
 // shaders/rollout/float_controls.bzl and Create() picks every mode the device reports.
 //
-// Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes) and the states (B·D·8 bytes + 256 guard bytes) each
+// Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes) and the states (B·D·8 bytes + kGuardBytes) each
 // within maxStorageBufferRange (lavapipe: 128 MiB); ceil(D / cols) and ceil(B / rows)
 // workgroups within maxComputeWorkGroupCount. Beyond them UNIMPLEMENTED naming the limit.
 //
@@ -125,10 +125,9 @@ class VulkanBatchedRollout {
   // Staging slots of the last Run() (max_snapshots_per_submit, fewer for large batches).
   int64_t staging_slots() const { return slots_; }
 
-  // Guard words: kGuardBytes after the last Run()'s B×D states in both state buffers are set to
-  // kGuardWord before it. OK while they are intact; DATA_LOSS naming the first overwritten word.
-  static constexpr uint64_t kGuardBytes = 256;
-  static constexpr uint32_t kGuardWord = 0xCAFEF00Du;
+  // Guard words (accel_vulkan/guard_words.h) after the last Run()'s B×D states in both state
+  // buffers are written before it. OK while they are intact; DATA_LOSS naming the first
+  // overwritten word.
   Status CheckGuardWords() const;
 
  private:

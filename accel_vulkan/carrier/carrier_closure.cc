@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "accel_vulkan/carrier/carrier_shader_params.h"
+#include "accel_vulkan/guard_words.h"
 
 namespace dashi::vk {
 
@@ -27,7 +28,7 @@ StatusOr<std::unique_ptr<CarrierClosure>> CarrierClosure::Create(CarrierRecorder
   std::unique_ptr<CarrierClosure> c(new CarrierClosure(recorder, params, steps_per_submission));
   for (int i = 0; i < 2; ++i) {
     DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
-                           DeviceBuffer::Create(k.ctx(), carrier_bytes + kCarrierGuardBytes));
+                           DeviceBuffer::Create(k.ctx(), carrier_bytes + kGuardBytes));
     c->iterates_.push_back(std::move(b));
   }
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer stats, DeviceBuffer::Create(k.ctx(), stats_bytes));
@@ -155,7 +156,6 @@ Status CarrierClosure::CheckGuards() const {
   for (size_t i = 0; i < iterates_.size(); ++i) {
     if (iterates_[i].buffer() == VK_NULL_HANDLE) continue;  // taken
     DASHI_RETURN_IF_ERROR(CheckGuardWords(recorder_.kernels().ctx(), iterates_[i], carrier_bytes,
-                                          kCarrierGuardBytes, kCarrierGuardWord,
                                           "closure iterate " + std::to_string(i)));
   }
   return OkStatus();

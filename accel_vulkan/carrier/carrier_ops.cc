@@ -7,8 +7,7 @@
 #include "accel_vulkan/carrier/carrier_ops.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +17,7 @@
 #include "accel_vulkan/carrier/carrier_kernels.h"
 #include "accel_vulkan/carrier/carrier_shader_params.h"
 #include "accel_vulkan/command_batch.h"
+#include "accel_vulkan/guard_words.h"
 #include "core_ref/carrier/fusion.h"
 
 namespace dashi::vk {
@@ -49,8 +49,23 @@ struct CarrierOps::Impl {
   Status Submit() { return batch->SubmitAndWait(); }
   // Copies records()[slot] to host memory, submits, waits and returns the record.
   StatusOr<CarrierTotals> SubmitReadingRecord(uint32_t slot);
+  // An output buffer with room for the guard words (filled by RecordGuardFill in the op's
+  // submission).
   StatusOr<DeviceBuffer> NewBuffer(uint64_t payload_bytes) {
     return DeviceBuffer::Create(ctx, payload_bytes + kGuardBytes);
+  }
+  // The body of every op with one output of `cell_bytes` per cell of `shape`: a new output, the
+  // guard fill, `record` (the op on the shape's recorder) and one submission.
+  using RecordOp = std::function<Status(CarrierRecorder&, CommandBatch&, const DeviceBuffer& out)>;
+  StatusOr<DeviceBuffer> RunPerCellOp(const GridShape& shape, uint64_t cell_bytes,
+                                      const RecordOp& record);
+  StatusOr<DeviceCarrier> CarrierOp(const GridShape& shape, const RecordOp& record) {
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, RunPerCellOp(shape, sizeof(int32_t), record));
+    return DeviceCarrier{shape, std::move(out)};
+  }
+  StatusOr<DeviceField> FieldOp(const GridShape& shape, const RecordOp& record) {
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, RunPerCellOp(shape, sizeof(double), record));
+    return DeviceField{shape, std::move(out)};
   }
   StatusOr<const DeviceBuffer*> Grow(std::optional<DeviceBuffer>& b, uint64_t bytes);
 
@@ -70,6 +85,18 @@ StatusOr<CarrierRecorder*> CarrierOps::Impl::Begin(const GridShape& shape) {
   }
   DASHI_RETURN_IF_ERROR(batch->Begin());
   return recorder.get();
+}
+
+StatusOr<DeviceBuffer> CarrierOps::Impl::RunPerCellOp(const GridShape& shape,
+                                                      uint64_t cell_bytes,
+                                                      const RecordOp& record) {
+  const uint64_t payload = static_cast<uint64_t>(shape.size()) * cell_bytes;
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, NewBuffer(payload));
+  DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, Begin(shape));
+  RecordGuardFill(*batch, {&out}, payload);
+  DASHI_RETURN_IF_ERROR(record(*rec, *batch, out));
+  DASHI_RETURN_IF_ERROR(Submit());
+  return out;
 }
 
 StatusOr<CarrierTotals> CarrierOps::Impl::SubmitReadingRecord(uint32_t slot) {
@@ -163,23 +190,20 @@ StatusOr<std::unique_ptr<CarrierOps>> CarrierOps::Create(VulkanContext& ctx,
 Status CarrierOps::CheckGuards(const DeviceCarrier& c) {
   DASHI_RETURN_IF_ERROR(impl_->CheckCarrier(c, "carrier"));
   return CheckGuardWords(impl_->ctx, c.cells, static_cast<uint64_t>(c.shape.size()) * 4,
-                         kGuardBytes, kGuardWord, ToString(c.shape) + " carrier");
+                         ToString(c.shape) + " carrier");
 }
 
 Status CarrierOps::CheckGuards(const DeviceField& f) {
   DASHI_RETURN_IF_ERROR(impl_->CheckField(f, "field"));
   return CheckGuardWords(impl_->ctx, f.values, static_cast<uint64_t>(f.shape.size()) * 8,
-                         kGuardBytes, kGuardWord, ToString(f.shape) + " field");
+                         ToString(f.shape) + " field");
 }
 
 StatusOr<DeviceCarrier> CarrierOps::Upload(const Carrier& c) {
   const uint64_t n = static_cast<uint64_t>(c.size());
   DASHI_RETURN_IF_ERROR(impl_->kernels->CheckBinding(n * 4, "carrier " + ToString(c.shape())));
-  std::vector<int32_t> words(n + kGuardBytes / 4);
-  const auto v = c.values();
-  for (uint64_t k = 0; k < n; ++k) words[k] = v[k];
-  for (uint64_t k = n; k < words.size(); ++k) words[k] = static_cast<int32_t>(kGuardWord);
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, impl_->NewBuffer(n * 4));
+  const std::vector<int32_t> words(c.values().begin(), c.values().end());
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, CreateGuardedBuffer(impl_->ctx, n * 4));
   DASHI_RETURN_IF_ERROR(b.UploadValues<int32_t>(impl_->ctx, words));
   return DeviceCarrier{c.shape(), std::move(b)};
 }
@@ -203,11 +227,8 @@ StatusOr<Carrier> CarrierOps::Download(const DeviceCarrier& c) {
 StatusOr<DeviceField> CarrierOps::Upload(const RealField& f) {
   const uint64_t n = static_cast<uint64_t>(f.size());
   DASHI_RETURN_IF_ERROR(impl_->kernels->CheckBinding(n * 8, "field " + ToString(f.shape())));
-  std::vector<double> words(f.values().begin(), f.values().end());
-  const uint64_t guard64 = (uint64_t{kGuardWord} << 32) | kGuardWord;
-  words.resize(n + kGuardBytes / 8, std::bit_cast<double>(guard64));
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, impl_->NewBuffer(n * 8));
-  DASHI_RETURN_IF_ERROR(b.UploadValues<double>(impl_->ctx, words));
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, CreateGuardedBuffer(impl_->ctx, n * 8));
+  DASHI_RETURN_IF_ERROR(b.UploadValues<double>(impl_->ctx, f.values()));
   return DeviceField{f.shape(), std::move(b)};
 }
 
@@ -222,41 +243,29 @@ StatusOr<DeviceCarrier> CarrierOps::PdaThreshold(const DeviceField& f,
                                                  const PdaThresholdParams& p) {
   DASHI_RETURN_IF_ERROR(ValidatePdaThresholdParams(p));
   DASHI_RETURN_IF_ERROR(impl_->CheckField(f, "PDA threshold input"));
-  Impl& m = *impl_;
-  const uint64_t n = static_cast<uint64_t>(f.shape.size());
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 4));
-  DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(f.shape));
-  RecordGuardFill(*m.batch, {&out}, n * 4);
-  DASHI_RETURN_IF_ERROR(rec->PdaThreshold(*m.batch, f.values, out, p));
-  DASHI_RETURN_IF_ERROR(m.Submit());
-  return DeviceCarrier{f.shape, std::move(out)};
+  return impl_->CarrierOp(f.shape, [&](CarrierRecorder& rec, CommandBatch& b,
+                                       const DeviceBuffer& out) {
+    return rec.PdaThreshold(b, f.values, out, p);
+  });
 }
 
 StatusOr<DeviceCarrier> CarrierOps::Annihilate(const DeviceCarrier& s,
                                                const AnnihilationParams& p) {
   DASHI_RETURN_IF_ERROR(ValidateAnnihilationParams(p));
   DASHI_RETURN_IF_ERROR(impl_->CheckCarrier(s, "annihilation input"));
-  Impl& m = *impl_;
-  const uint64_t n = static_cast<uint64_t>(s.shape.size());
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 4));
-  DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(s.shape));
-  RecordGuardFill(*m.batch, {&out}, n * 4);
-  DASHI_RETURN_IF_ERROR(rec->Annihilate(*m.batch, s.cells, out, p));
-  DASHI_RETURN_IF_ERROR(m.Submit());
-  return DeviceCarrier{s.shape, std::move(out)};
+  return impl_->CarrierOp(s.shape, [&](CarrierRecorder& rec, CommandBatch& b,
+                                       const DeviceBuffer& out) {
+    return rec.Annihilate(b, s.cells, out, p);
+  });
 }
 
 StatusOr<DeviceCarrier> CarrierOps::Majority(const DeviceCarrier& s, const MajorityParams& p) {
   DASHI_RETURN_IF_ERROR(ValidateMajorityParams(p));
   DASHI_RETURN_IF_ERROR(impl_->CheckCarrier(s, "majority input"));
-  Impl& m = *impl_;
-  const uint64_t n = static_cast<uint64_t>(s.shape.size());
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 4));
-  DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(s.shape));
-  RecordGuardFill(*m.batch, {&out}, n * 4);
-  DASHI_RETURN_IF_ERROR(rec->Majority(*m.batch, s.cells, out, p));
-  DASHI_RETURN_IF_ERROR(m.Submit());
-  return DeviceCarrier{s.shape, std::move(out)};
+  return impl_->CarrierOp(s.shape, [&](CarrierRecorder& rec, CommandBatch& b,
+                                       const DeviceBuffer& out) {
+    return rec.Majority(b, s.cells, out, p);
+  });
 }
 
 StatusOr<DeviceCarrier> CarrierOps::ClosureStep(const DeviceCarrier& s, const ClosureParams& p) {
@@ -264,14 +273,10 @@ StatusOr<DeviceCarrier> CarrierOps::ClosureStep(const DeviceCarrier& s, const Cl
   DASHI_RETURN_IF_ERROR(ValidateMajorityParams(p.majority));
   DASHI_RETURN_IF_ERROR(ValidateAnnihilationParams(p.annihilation));
   DASHI_RETURN_IF_ERROR(impl_->CheckCarrier(s, "closure input"));
-  Impl& m = *impl_;
-  const uint64_t n = static_cast<uint64_t>(s.shape.size());
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 4));
-  DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(s.shape));
-  RecordGuardFill(*m.batch, {&out}, n * 4);
-  DASHI_RETURN_IF_ERROR(rec->ClosureStep(*m.batch, s.cells, out, p));
-  DASHI_RETURN_IF_ERROR(m.Submit());
-  return DeviceCarrier{s.shape, std::move(out)};
+  return impl_->CarrierOp(s.shape, [&](CarrierRecorder& rec, CommandBatch& b,
+                                       const DeviceBuffer& out) {
+    return rec.ClosureStep(b, s.cells, out, p);
+  });
 }
 
 StatusOr<CarrierOps::DeviceClosure> CarrierOps::Closure(const DeviceCarrier& s0,
@@ -370,26 +375,18 @@ StatusOr<int64_t> CarrierOps::Defect(const DeviceCarrier& s, Neighbourhood nbhd)
 StatusOr<DeviceField> CarrierOps::Smooth(const DeviceField& f, const SmoothingParams& p) {
   DASHI_RETURN_IF_ERROR(ValidateSmoothingParams(p));
   DASHI_RETURN_IF_ERROR(impl_->CheckField(f, "smoothing input"));
-  Impl& m = *impl_;
-  const uint64_t n = static_cast<uint64_t>(f.shape.size());
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 8));
-  DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(f.shape));
-  RecordGuardFill(*m.batch, {&out}, n * 8);
-  DASHI_RETURN_IF_ERROR(rec->Smooth(*m.batch, f.values, out, p));
-  DASHI_RETURN_IF_ERROR(m.Submit());
-  return DeviceField{f.shape, std::move(out)};
+  return impl_->FieldOp(f.shape, [&](CarrierRecorder& rec, CommandBatch& b,
+                                     const DeviceBuffer& out) {
+    return rec.Smooth(b, f.values, out, p);
+  });
 }
 
 StatusOr<DeviceField> CarrierOps::NormalizeByMaxAbs(const DeviceField& f) {
   DASHI_RETURN_IF_ERROR(impl_->CheckField(f, "normalisation input"));
-  Impl& m = *impl_;
-  const uint64_t n = static_cast<uint64_t>(f.shape.size());
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer out, m.NewBuffer(n * 8));
-  DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(f.shape));
-  RecordGuardFill(*m.batch, {&out}, n * 8);
-  DASHI_RETURN_IF_ERROR(rec->NormalizeByMaxAbs(*m.batch, f.values, out));
-  DASHI_RETURN_IF_ERROR(m.Submit());
-  return DeviceField{f.shape, std::move(out)};
+  return impl_->FieldOp(f.shape, [&](CarrierRecorder& rec, CommandBatch& b,
+                                     const DeviceBuffer& out) {
+    return rec.NormalizeByMaxAbs(b, f.values, out);
+  });
 }
 
 }  // namespace dashi::vk

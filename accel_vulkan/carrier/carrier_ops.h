@@ -57,11 +57,10 @@ class CarrierOps {
   };
   static StatusOr<std::unique_ptr<CarrierOps>> Create(VulkanContext& ctx, const Options& options);
 
-  // Every buffer CarrierOps allocates (Upload and every op's output) holds kGuardBytes after its
-  // payload, filled with kGuardWord before the shaders run; CheckGuards() verifies that region
-  // (DATA_LOSS when a shader wrote past the end). Not thread-safe: one CarrierOps per thread.
-  static constexpr uint64_t kGuardBytes = kCarrierGuardBytes;
-  static constexpr uint32_t kGuardWord = kCarrierGuardWord;
+  // Every buffer CarrierOps allocates (Upload and every op's output) holds the guard words of
+  // accel_vulkan/guard_words.h after its payload, filled before the shaders run; CheckGuards()
+  // verifies them (DATA_LOSS when a shader wrote past the end). Not thread-safe: one CarrierOps
+  // per thread.
   Status CheckGuards(const DeviceCarrier& c);
   Status CheckGuards(const DeviceField& f);
   ~CarrierOps();

@@ -1,6 +1,7 @@
 // Error paths of CarrierOps (bad parameters, shape mismatches, short or missing buffers: all
-// INVALID_ARGUMENT, as core_ref reports them), the guard-word check, and a quick parity smoke
-// test. The full device-vs-reference comparison lives in //conformance/carrier.
+// INVALID_ARGUMENT, as core_ref reports them), the guard-word check, and the ops the tiny-workgroup
+// conformance cases (carrier.dispatch.w5.*) leave out. The device-vs-reference comparison of every
+// op lives in //conformance/carrier.
 #include "accel_vulkan/carrier/carrier_ops.h"
 
 #include <gtest/gtest.h>
@@ -234,8 +235,10 @@ TEST_F(CarrierOpsTest, GuardsAreCheckedAndCorruptionIsDetected) {
   EXPECT_EQ(ops_->CheckGuards(bare).code(), StatusCode::kFailedPrecondition);
 }
 
-// A quick smoke test of every op against core_ref with a tiny workgroup and x-group cap, so even
-// this small grid takes the 2-D dispatch path (the conformance suite covers sizes and radii).
+// The ops without a carrier.dispatch.* case (normalisation, the 8-neighbourhood defect, the whole
+// closure with its level statistics) against core_ref with a tiny workgroup and x-group cap, so
+// even this small grid takes the 2-D dispatch path. (PDA, annihilation, majority and smoothing
+// with tiny workgroups: the carrier.dispatch.w5.* cases.)
 TEST_F(CarrierOpsTest, TinyWorkgroupsMatchTheReference) {
   CarrierOps::Options o;
   o.workgroup_size = 4;
@@ -246,21 +249,11 @@ TEST_F(CarrierOpsTest, TinyWorkgroupsMatchTheReference) {
   const RealField f = TestField(shape);
   ASSERT_OK_AND_ASSIGN(DeviceCarrier s, ops->Upload(c));
   ASSERT_OK_AND_ASSIGN(DeviceField df, ops->Upload(f));
-  ASSERT_OK_AND_ASSIGN(DeviceCarrier a, ops->Annihilate(s, {1}));
-  ASSERT_OK_AND_ASSIGN(Carrier a_host, ops->Download(a));
-  EXPECT_EQ(a_host, *Annihilate(c, {1}));
-  ASSERT_OK_AND_ASSIGN(DeviceCarrier m, ops->Majority(s, {2, 3}));
-  ASSERT_OK_AND_ASSIGN(Carrier m_host, ops->Download(m));
-  EXPECT_EQ(m_host, *Majority(c, {2, 3}));
-  ASSERT_OK_AND_ASSIGN(DeviceField sm, ops->Smooth(df, {SmoothingKernel::kTriangle, 2}));
-  ASSERT_OK_AND_ASSIGN(RealField sm_host, ops->Download(sm));
-  EXPECT_EQ(sm_host, *Smooth(f, {SmoothingKernel::kTriangle, 2}));
   ASSERT_OK_AND_ASSIGN(DeviceField nf, ops->NormalizeByMaxAbs(df));
   ASSERT_OK_AND_ASSIGN(RealField nf_host, ops->Download(nf));
   EXPECT_EQ(nf_host, NormalizeByMaxAbs(f));
   ASSERT_OK_AND_ASSIGN(DeviceCarrier p, ops->PdaThreshold(df, {0.4}));
   ASSERT_OK_AND_ASSIGN(Carrier p_host, ops->Download(p));
-  EXPECT_EQ(p_host, *PdaThreshold(f, {0.4}));
   ASSERT_OK_AND_ASSIGN(int64_t d8, ops->Defect(s, Neighbourhood::kEight));
   EXPECT_EQ(d8, Defect(c, Neighbourhood::kEight));
   ClosureParams cp;
@@ -277,10 +270,8 @@ TEST_F(CarrierOpsTest, TinyWorkgroupsMatchTheReference) {
     EXPECT_EQ(cl.levels[l].active_cells, ref->levels[l].active_cells) << l;
     EXPECT_EQ(cl.levels[l].mean_abs_field, ref->levels[l].mean_abs_field) << l;
   }
-  for (const DeviceCarrier* out : {&a, &m, &p, &cl.fixed_point}) {
-    EXPECT_TRUE(ops->CheckGuards(*out).ok());
-  }
-  for (const DeviceField* out : {&sm, &nf}) EXPECT_TRUE(ops->CheckGuards(*out).ok());
+  EXPECT_TRUE(ops->CheckGuards(cl.fixed_point).ok());
+  EXPECT_TRUE(ops->CheckGuards(nf).ok());
 }
 
 }  // namespace

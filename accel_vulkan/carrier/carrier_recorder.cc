@@ -29,15 +29,6 @@ BufferRange R(const DeviceBuffer& b) { return BufferRange::Of(b); }
 
 }  // namespace
 
-void RecordGuardFill(CommandBatch& batch, std::initializer_list<const DeviceBuffer*> buffers,
-                     uint64_t payload_bytes) {
-  for (const DeviceBuffer* b : buffers) {
-    vkCmdFillBuffer(batch.command_buffer(), b->buffer(), payload_bytes, kCarrierGuardBytes,
-                    kCarrierGuardWord);
-  }
-  batch.Barrier();
-}
-
 Status CheckOperand(const CarrierKernels& kernels, const DeviceBuffer& buffer,
                     uint64_t payload_bytes, const std::string& what) {
   if (buffer.buffer() == VK_NULL_HANDLE) return InvalidArgumentError(what + " has no device buffer");

@@ -19,7 +19,6 @@
 
 #include <array>
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,15 +38,6 @@
 #include "core_ref/status/status.h"
 
 namespace dashi::vk {
-
-// The guard region after the payload of every carrier/field buffer the carrier code allocates:
-// out-of-bounds writes land there (CarrierOps::CheckGuards, CarrierClosure::CheckGuards).
-inline constexpr uint64_t kCarrierGuardBytes = 256;
-inline constexpr uint32_t kCarrierGuardWord = 0xCAFEF00Du;
-// Records the fill of each buffer's guard region (after `payload_bytes`), then one barrier (so a
-// later out-of-bounds write lands after the fill and shows).
-void RecordGuardFill(CommandBatch& batch, std::initializer_list<const DeviceBuffer*> buffers,
-                     uint64_t payload_bytes);
 
 // INVALID_ARGUMENT naming `what` when `buffer` has no handle or fewer than `payload_bytes`;
 // RESOURCE_EXHAUSTED when the payload does not fit one storage binding.

@@ -18,6 +18,7 @@
 #include "accel_vulkan/testing/vulkan_test.h"
 #include "core_ref/fft/fft.h"
 #include "core_ref/prng/prng.h"
+#include "core_ref/testing/random_inputs.h"
 
 namespace dashi::vk {
 namespace {
@@ -29,7 +30,30 @@ struct Case {
   Precision precision;
 };
 
-class VkFftPlanTest : public VulkanTest, public ::testing::WithParamInterface<Case> {};
+class VkFftPlanTest : public VulkanTest, public ::testing::WithParamInterface<Case> {
+ protected:
+  // Uploads `input` into `src`, records one transform of `plan` (forward: real → spectrum,
+  // inverse: spectrum → real) between barriers into `batch`, submits, and returns the first
+  // `out_bytes` of `dst`; the guard words after both buffers' payloads must be intact.
+  std::vector<uint8_t> Transform(VkFftPlan& plan, bool forward, CommandBatch& batch,
+                                 DeviceBuffer& src, uint64_t src_bytes,
+                                 const std::vector<uint8_t>& input, const DeviceBuffer& dst,
+                                 uint64_t out_bytes) {
+    EXPECT_TRUE(src.Upload(ctx(), std::as_bytes(std::span(input))).ok());
+    EXPECT_TRUE(batch.Begin().ok());
+    batch.Barrier();
+    const Status recorded = forward ? plan.RecordForward(batch.command_buffer())
+                                    : plan.RecordInverse(batch.command_buffer());
+    EXPECT_TRUE(recorded.ok()) << recorded.ToString();
+    batch.Barrier();
+    EXPECT_TRUE(batch.SubmitAndWait().ok());
+    StatusOr<std::vector<uint8_t>> out = dst.DownloadValues<uint8_t>(ctx(), out_bytes);
+    EXPECT_TRUE(out.ok());
+    EXPECT_TRUE(GuardsIntact(src, src_bytes));
+    EXPECT_TRUE(GuardsIntact(dst, out_bytes));
+    return out.ok() ? *out : std::vector<uint8_t>(out_bytes);
+  }
+};
 
 // max |a − b| / max |b| over interleaved scalars.
 double MaxRel(const std::vector<double>& a, const std::vector<double>& b) {
@@ -84,8 +108,7 @@ TEST_P(VkFftPlanTest, ForwardIsRfftAndInverseIsIrfft) {
   ASSERT_TRUE(fft.ok());
 
   Xoshiro256ss rng(n);
-  std::vector<double> x(size_t{n} * n);
-  for (double& v : x) v = 2 * rng.NextDouble() - 1;
+  std::vector<double> x = dashi::testing::UniformValues(rng, size_t{n} * n, 1.0);
   if (p == Precision::kFp32) {
     for (double& v : x) v = static_cast<float>(v);  // the device sees exactly these
   }
@@ -98,19 +121,10 @@ TEST_P(VkFftPlanTest, ForwardIsRfftAndInverseIsIrfft) {
   const double tol = p == Precision::kFp64 ? 1e-14 : 2e-6;
 
   // Forward.
-  const std::vector<uint8_t> x_raw = FromScalars(p, x);
-  ASSERT_TRUE(real->Upload(ctx(), std::as_bytes(std::span(x_raw))).ok());
-  ASSERT_TRUE((*batch)->Begin().ok());
-  (*batch)->Barrier();
-  ASSERT_TRUE((*plan)->RecordForward((*batch)->command_buffer()).ok());
-  (*batch)->Barrier();
-  ASSERT_TRUE((*batch)->SubmitAndWait().ok());
-  StatusOr<std::vector<uint8_t>> got_half = spec->DownloadValues<uint8_t>(ctx(), spec_bytes);
-  ASSERT_TRUE(got_half.ok());
-  const double fwd_err = MaxRel(ToScalars(p, *got_half), ref_half_scalars);
+  const std::vector<uint8_t> got_half = Transform(**plan, /*forward=*/true, **batch, *real,
+                                                  real_bytes, FromScalars(p, x), *spec, spec_bytes);
+  const double fwd_err = MaxRel(ToScalars(p, got_half), ref_half_scalars);
   EXPECT_LE(fwd_err, tol) << "forward R2C vs core_ref Rfft";
-  EXPECT_TRUE(GuardsIntact(*spec, spec_bytes));
-  EXPECT_TRUE(GuardsIntact(*real, real_bytes));
 
   // Inverse of a spectrum with an arbitrary (non-Hermitian-consistent) kx = 0 column would be
   // ambiguous; use the exact spectrum of a real field, perturbed on the interior columns.
@@ -131,19 +145,11 @@ TEST_P(VkFftPlanTest, ForwardIsRfftAndInverseIsIrfft) {
     }
   }
   const std::vector<double> ref_real = fft->Irfft(half);
-  const std::vector<uint8_t> half_raw = FromScalars(p, half_scalars);
-  ASSERT_TRUE(spec->Upload(ctx(), std::as_bytes(std::span(half_raw))).ok());
-  ASSERT_TRUE((*batch)->Begin().ok());
-  (*batch)->Barrier();
-  ASSERT_TRUE((*plan)->RecordInverse((*batch)->command_buffer()).ok());
-  (*batch)->Barrier();
-  ASSERT_TRUE((*batch)->SubmitAndWait().ok());
-  StatusOr<std::vector<uint8_t>> got_real = real->DownloadValues<uint8_t>(ctx(), real_bytes);
-  ASSERT_TRUE(got_real.ok());
-  const double inv_err = MaxRel(ToScalars(p, *got_real), ref_real);
+  const std::vector<uint8_t> got_real =
+      Transform(**plan, /*forward=*/false, **batch, *spec, spec_bytes,
+                FromScalars(p, half_scalars), *real, real_bytes);
+  const double inv_err = MaxRel(ToScalars(p, got_real), ref_real);
   EXPECT_LE(inv_err, tol) << "inverse C2R vs core_ref Irfft (normalised 1/N^2)";
-  EXPECT_TRUE(GuardsIntact(*spec, spec_bytes));
-  EXPECT_TRUE(GuardsIntact(*real, real_bytes));
   std::printf("N=%u %s: forward max rel err %.3g, inverse %.3g\n", n, PrecisionName(p), fwd_err,
               inv_err);
 }

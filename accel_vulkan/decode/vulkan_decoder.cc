@@ -16,6 +16,8 @@
 #include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/device_buffer.h"
+#include "accel_vulkan/guard_words.h"
+#include "accel_vulkan/unique_handle.h"
 #include "accel_vulkan/vk_status.h"
 #include "shaders/decode/combine.h"
 #include "shaders/decode/convert_f32_to_f64.h"
@@ -29,14 +31,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// A device buffer of payload + guard bytes, entirely filled with the guard word.
-StatusOr<DeviceBuffer> Guarded(const VulkanContext& ctx, uint64_t bytes) {
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
-                         DeviceBuffer::Create(ctx, bytes + VulkanDecoder::kGuardBytes));
-  DASHI_RETURN_IF_ERROR(b.Fill(ctx, VulkanDecoder::kGuardWord));
-  return b;
 }
 
 // The half-spectrum slot of a mode and, on the kx = 0 column, of its conjugate partner (−ky), as
@@ -59,15 +53,16 @@ class ReadbackBuffer {
  public:
   static StatusOr<std::unique_ptr<ReadbackBuffer>> Create(const VulkanContext& ctx,
                                                           VkDeviceSize bytes) {
-    std::unique_ptr<ReadbackBuffer> b(new ReadbackBuffer(ctx.device()));
+    const VkDevice dev = ctx.device();
+    std::unique_ptr<ReadbackBuffer> b(new ReadbackBuffer());
     VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
     bci.size = bytes;
     bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    DASHI_VK_RETURN_IF_ERROR(vkCreateBuffer(b->device_, &bci, nullptr, &b->buffer_),
+    DASHI_VK_RETURN_IF_ERROR(vkCreateBuffer(dev, &bci, nullptr, b->buffer_.Receive(dev)),
                              "vkCreateBuffer (readback)");
     VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(b->device_, b->buffer_, &req);
+    vkGetBufferMemoryRequirements(dev, b->buffer_.get(), &req);
     const VkMemoryPropertyFlags coherent =
         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
     StatusOr<uint32_t> type =
@@ -78,31 +73,26 @@ class ReadbackBuffer {
     VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     mai.allocationSize = req.size;
     mai.memoryTypeIndex = *type;
-    DASHI_VK_RETURN_IF_ERROR(vkAllocateMemory(b->device_, &mai, nullptr, &b->memory_),
+    DASHI_VK_RETURN_IF_ERROR(vkAllocateMemory(dev, &mai, nullptr, b->memory_.Receive(dev)),
                              "vkAllocateMemory (readback, " + std::to_string(bytes) + " bytes)");
-    DASHI_VK_RETURN_IF_ERROR(vkBindBufferMemory(b->device_, b->buffer_, b->memory_, 0),
+    DASHI_VK_RETURN_IF_ERROR(vkBindBufferMemory(dev, b->buffer_.get(), b->memory_.get(), 0),
                              "vkBindBufferMemory (readback)");
-    DASHI_VK_RETURN_IF_ERROR(vkMapMemory(b->device_, b->memory_, 0, VK_WHOLE_SIZE, 0, &b->mapped_),
+    DASHI_VK_RETURN_IF_ERROR(vkMapMemory(dev, b->memory_.get(), 0, VK_WHOLE_SIZE, 0, &b->mapped_),
                              "vkMapMemory (readback)");
     return b;
-  }
-  ~ReadbackBuffer() {
-    if (mapped_ != nullptr) vkUnmapMemory(device_, memory_);
-    if (buffer_ != VK_NULL_HANDLE) vkDestroyBuffer(device_, buffer_, nullptr);
-    if (memory_ != VK_NULL_HANDLE) vkFreeMemory(device_, memory_, nullptr);
   }
   ReadbackBuffer(const ReadbackBuffer&) = delete;
   ReadbackBuffer& operator=(const ReadbackBuffer&) = delete;
 
-  VkBuffer buffer() const { return buffer_; }
+  VkBuffer buffer() const { return buffer_.get(); }
   const void* data() const { return mapped_; }
   bool cached() const { return cached_; }
 
  private:
-  explicit ReadbackBuffer(VkDevice device) : device_(device) {}
-  VkDevice device_;
-  VkBuffer buffer_ = VK_NULL_HANDLE;
-  VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  ReadbackBuffer() = default;
+  // The memory is declared first: the buffer is destroyed before it, and freeing it unmaps it.
+  UniqueHandle<VkDeviceMemory, vkFreeMemory> memory_;
+  UniqueHandle<VkBuffer, vkDestroyBuffer> buffer_;
   void* mapped_ = nullptr;
   bool cached_ = false;
 };
@@ -284,7 +274,7 @@ Status VulkanDecoder::Impl::Init() {
   DASHI_RETURN_IF_ERROR(pipeline(spirv::kCombine, 4, sizeof(CountParams), combine));
 
   auto make = [&](uint64_t bytes, std::unique_ptr<DeviceBuffer>& out) -> Status {
-    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, Guarded(ctx, bytes));
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, CreateGuardedBuffer(ctx, bytes));
     out = std::make_unique<DeviceBuffer>(std::move(b));
     return OkStatus();
   };
@@ -584,8 +574,8 @@ Status VulkanDecoder::CheckGuards() const {
     items.push_back({"real_fp32", m.real32.get(), m.cells * 4});
   }
   for (const Item& it : items) {
-    DASHI_RETURN_IF_ERROR(CheckGuardWords(m.ctx, *it.buffer, it.payload, kGuardBytes, kGuardWord,
-                                          std::string(it.name) + " buffer"));
+    DASHI_RETURN_IF_ERROR(
+        CheckGuardWords(m.ctx, *it.buffer, it.payload, std::string(it.name) + " buffer"));
   }
   return m.closure->CheckGuards();  // the iterates, s* among them
 }

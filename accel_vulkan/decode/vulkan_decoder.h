@@ -27,11 +27,14 @@
 #ifndef DASHI_ACCEL_VULKAN_DECODE_VULKAN_DECODER_H_
 #define DASHI_ACCEL_VULKAN_DECODE_VULKAN_DECODER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/decode/vkfft_plan.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/proxy/proxy_encoder.h"
@@ -114,18 +117,30 @@ class VulkanDecoder {
   const ProxySpec& spec() const;
   const DecodeParams& params() const;
 
-  // The guard words (256 bytes of 0xCAFEF00D) after the payload of every buffer the decoder's
-  // shaders, FFTs and mask kernels write are unchanged; DATA_LOSS naming the buffer otherwise.
+  // The guard words (accel_vulkan/guard_words.h) after the payload of every buffer the
+  // decoder's shaders, FFTs and mask kernels write are unchanged; DATA_LOSS naming the buffer
+  // otherwise.
   Status CheckGuards() const;
-
-  static constexpr uint64_t kGuardBytes = 256;
-  static constexpr uint32_t kGuardWord = 0xCAFEF00Du;
 
  private:
   struct Impl;
   explicit VulkanDecoder(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The decoder's shader libraries alone, for the conformance suite: the counter-based PRNG and the
+// fp64 sin/cos the synthesis stage draws its phases with, each run over `count` inputs by a probe
+// shader (shaders/decode/*_test.comp) whose output carries guard words.
+enum class DecodeProbe {
+  kCounterHash,  // input: CounterKey[count]; output per key: CounterHash, CounterUniform's bits
+  kSinCos,       // input: double[count]; output per argument: sin, cos
+};
+struct DecodeProbeResult {
+  std::vector<uint8_t> output;      // 16 bytes per input
+  int64_t damaged_guard_words = 0;  // guard words after the output that the shader overwrote
+};
+StatusOr<DecodeProbeResult> RunDecodeProbe(VulkanContext& ctx, DecodeProbe probe,
+                                           std::span<const std::byte> input, uint32_t count);
 
 }  // namespace dashi::vk
 

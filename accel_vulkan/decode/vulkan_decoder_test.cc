@@ -1,7 +1,8 @@
-// VulkanDecoder against core_ref's Decoder (N = 32, fp64 and fp32), its observer modes and
-// input checks, and the accuracy of the shaders' fp64 sin/cos against long double. Every test
-// fails on any validation message (VulkanTest). The full tolerance table is in
-// //conformance/decode.
+// VulkanDecoder against core_ref's Decoder (N = 32, fp64 and fp32) at tolerances tighter than the
+// conformance table's, and what the conformance cases (//conformance/decode) do not cover: buffer
+// reuse, the report, closure continuation across submissions, DecodeInto, grid-stride dispatch
+// and input checks. (The shaders' fp64 sin/cos and PRNG: decode.trig.sincos_ulp and
+// decode.prng.counter_hash_bit_exact.) Every test fails on any validation message (VulkanTest).
 #include "accel_vulkan/decode/vulkan_decoder.h"
 
 #include <algorithm>
@@ -10,20 +11,14 @@
 #include <cstring>
 #include <limits>
 #include <memory>
-#include <numbers>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "accel_vulkan/command_batch.h"
-#include "accel_vulkan/compute_pipeline.h"
-#include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/testing/vulkan_test.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/les/les_solver.h"
-#include "core_ref/prng/prng.h"
 #include "core_ref/proxy/proxy_encoder.h"
-#include "shaders/decode/trig_f64_test.h"
 
 namespace dashi::vk {
 namespace {
@@ -118,28 +113,19 @@ TEST_F(VulkanDecoderTest, Fp32LowPassWithinTolerance) {
   EXPECT_TRUE((*dec)->CheckGuards().ok()) << (*dec)->CheckGuards().ToString();
 }
 
-TEST_F(VulkanDecoderTest, ObserverModesReadBackOnlyWhatTheyAskFor) {
+// The report of each observer mode: its name, and the closure records read back (the statistics
+// in metrics mode; in none the 64-byte control record alone, for the host to go on if the closure
+// did not finish). (The fields each mode reads back: decode.observer.none / .metrics.)
+TEST_F(VulkanDecoderTest, ObserverModesReportTheirClosureReadback) {
   const Fixture f = MakeFixture(32, 4, 8, 6, 5);
-  StatusOr<DecodedFrame> ref = Decoder::Create(f.spec, DecodeParams{})->Decode(f.z, 1);
   StatusOr<std::unique_ptr<VulkanDecoder>> dec =
       VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64);
   ASSERT_TRUE(dec.ok()) << dec.status().ToString();
-  StatusOr<DecodedFrame> none = (*dec)->Decode(f.z, 1, ObserverMode::kNone);
-  ASSERT_TRUE(none.ok()) << none.status().ToString();
-  EXPECT_TRUE(none->omega.empty() && none->omega_lp.empty() && none->omega_resid.empty());
-  EXPECT_TRUE(none->closure.levels.empty());
-  EXPECT_EQ(none->closure.fixed_point.size(), 1);
-  EXPECT_EQ((*dec)->last_report().readback_bytes, 0u);
+  ASSERT_TRUE((*dec)->Decode(f.z, 1, ObserverMode::kNone).ok());
   EXPECT_EQ((*dec)->last_report().mode, ObserverMode::kNone);
-  StatusOr<DecodedFrame> metrics = (*dec)->Decode(f.z, 1, ObserverMode::kMetrics);
-  ASSERT_TRUE(metrics.ok()) << metrics.status().ToString();
-  EXPECT_TRUE(metrics->omega.empty() && metrics->omega_lp.empty() && metrics->omega_resid.empty());
-  EXPECT_EQ(metrics->closure.depth, ref->closure.depth);
-  ASSERT_EQ(metrics->closure.levels.size(), ref->closure.levels.size());
-  EXPECT_EQ(metrics->closure.levels[0].active_cells, ref->closure.levels[0].active_cells);
   EXPECT_EQ((*dec)->last_report().readback_bytes, 0u);
-  // The closure's statistics come back in metrics mode only; none reads its control record
-  // alone (64 bytes: whether the closure finished, for the host to go on if it did not).
+  ASSERT_TRUE((*dec)->Decode(f.z, 1, ObserverMode::kMetrics).ok());
+  EXPECT_EQ((*dec)->last_report().mode, ObserverMode::kMetrics);
   EXPECT_GT((*dec)->last_report().closure_readback_bytes, 64u);
   ASSERT_TRUE((*dec)->Decode(f.z, 1, ObserverMode::kNone).ok());
   EXPECT_EQ((*dec)->last_report().closure_readback_bytes, 64u);
@@ -270,67 +256,6 @@ TEST_F(VulkanDecoderTest, RejectsBadInput) {
   DecodeParams bad;
   bad.threshold.tau = -1;
   EXPECT_FALSE(VulkanDecoder::Create(ctx(), f.spec, bad, Precision::kFp64).ok());
-}
-
-// The shaders' fp64 sin/cos against long double sinl/cosl (64-bit mantissa): error in units of
-// the last place of the correctly rounded double result.
-TEST_F(VulkanDecoderTest, TrigF64IsWithinOneUlp) {
-  std::vector<double> x;
-  Xoshiro256ss rng(11);
-  for (int i = 0; i < 20000; ++i) x.push_back(2 * std::numbers::pi * rng.NextDouble());
-  for (int i = 0; i < 2000; ++i)
-    x.push_back(2.0 * std::numbers::pi * CounterUniform(1, i, 3, -4, 0));
-  for (int k = 0; k <= 8; ++k) {  // around multiples of π/4, where the reduction is hardest
-    const double c = k * std::numbers::pi / 4;
-    double v = c;
-    for (int s = 0; s < 40; ++s) {
-      x.push_back(v);
-      v = std::nextafter(v, 10.0);
-    }
-    v = c;
-    for (int s = 0; s < 40; ++s) {
-      v = std::nextafter(v, -10.0);
-      if (v >= 0) x.push_back(v);
-    }
-  }
-  for (double v : {0.0, 1e-300, 1e-20, 1e-9, 0.5, 1.0, 3.0, 100.0, 1e5, -2.5, -1e-3})
-    x.push_back(v);
-  const uint32_t count = static_cast<uint32_t>(x.size());
-  StatusOr<std::unique_ptr<ComputePipeline>> pipe =
-      ComputePipeline::Create(ctx(), {spirv::kTrigF64Test, 2, sizeof(CountParams), {64}, 1});
-  ASSERT_TRUE(pipe.ok()) << pipe.status().ToString();
-  StatusOr<DeviceBuffer> in = DeviceBuffer::Create(ctx(), count * 8);
-  StatusOr<DeviceBuffer> out = GuardedBuffer(uint64_t{count} * 16);
-  ASSERT_TRUE(in.ok() && out.ok());
-  ASSERT_TRUE(in->UploadValues<double>(ctx(), x).ok());
-  const VkBuffer bufs[] = {in->buffer(), out->buffer()};
-  StatusOr<VkDescriptorSet> set = (*pipe)->Bindings(bufs);
-  ASSERT_TRUE(set.ok());
-  StatusOr<std::unique_ptr<CommandBatch>> batch = CommandBatch::Create(ctx());
-  ASSERT_TRUE(batch.ok());
-  ASSERT_TRUE((*batch)->Begin().ok());
-  const CountParams cp{count};
-  (*batch)->Dispatch(**pipe, *set, &cp, sizeof(cp), (count + 63) / 64);
-  ASSERT_TRUE((*batch)->SubmitAndWait().ok());
-  StatusOr<std::vector<double>> sc = out->DownloadValues<double>(ctx(), 2 * size_t{count});
-  ASSERT_TRUE(sc.ok());
-  EXPECT_TRUE(GuardsIntact(*out, uint64_t{count} * 16));
-  double max_ulp = 0;
-  for (uint32_t i = 0; i < count; ++i) {
-    const long double exact[2] = {sinl(static_cast<long double>(x[i])),
-                                  cosl(static_cast<long double>(x[i]))};
-    for (int k = 0; k < 2; ++k) {
-      const double rounded = static_cast<double>(exact[k]);
-      const double ulp = rounded == 0
-                             ? std::numeric_limits<double>::denorm_min()
-                             : std::nextafter(std::fabs(rounded), INFINITY) - std::fabs(rounded);
-      const double err = static_cast<double>(std::fabs((*sc)[2 * i + k] - exact[k]) / ulp);
-      ASSERT_FALSE(std::isnan((*sc)[2 * i + k])) << "x = " << x[i];
-      max_ulp = std::max(max_ulp, err);
-    }
-  }
-  std::printf("fp64 sin/cos: max error %.3f ulp over %u arguments\n", max_ulp, count);
-  EXPECT_LE(max_ulp, 1.0);
 }
 
 }  // namespace

@@ -1,27 +1,11 @@
 #include "accel_vulkan/rollout/rollout_driver.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
+#include "core_ref/rollout/rollout.h"
+
 namespace dashi::vk {
-
-std::string RolloutValueText(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return std::to_string(v);
-}
-
-int64_t FirstNonFiniteIndex(std::span<const double> v) {
-  const auto it = std::find_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); });
-  return it == v.end() ? -1 : static_cast<int64_t>(it - v.begin());
-}
-
-Status NonFiniteStateError(int64_t step, int64_t index, double value) {
-  return OutOfRangeError("rollout: the state became non-finite at step " + std::to_string(step) +
-                         " (z[" + std::to_string(index) + "] = " + RolloutValueText(value) +
-                         "); A amplifies the state (spectral radius above 1?)");
-}
 
 int64_t NextMultiple(int64_t step, int64_t every, int64_t cap) {
   const int64_t base = step - step % every;
@@ -29,8 +13,9 @@ int64_t NextMultiple(int64_t step, int64_t every, int64_t cap) {
   return std::min(cap, base + every);
 }
 
-Status ValidateRolloutMatrix(std::string_view who, int64_t dim, int64_t max_dim,
-                             std::span<const double> a) {
+Status ValidateRolloutCreate(std::string_view who, int64_t dim, int64_t max_dim,
+                             std::span<const double> a, int64_t max_steps_per_submit,
+                             int64_t max_snapshots_per_submit) {
   const std::string w(who);
   if (dim < 1) return InvalidArgumentError(w + ": D = " + std::to_string(dim) + " must be >= 1");
   if (dim > max_dim) {
@@ -43,11 +28,10 @@ Status ValidateRolloutMatrix(std::string_view who, int64_t dim, int64_t max_dim,
                                 std::to_string(dim) + ", so A must be D x D = " +
                                 std::to_string(dim) + " x " + std::to_string(dim));
   }
-  if (const int64_t k = FirstNonFiniteIndex(a); k >= 0) {
-    return InvalidArgumentError(w + ": A[" + std::to_string(k / dim) + "][" +
-                                std::to_string(k % dim) + "] (flat index " + std::to_string(k) +
-                                ") = " + RolloutValueText(a[static_cast<size_t>(k)]) +
-                                " is not finite");
+  DASHI_RETURN_IF_ERROR(ValidateRolloutMatrixValues(a, dim));
+  if (max_steps_per_submit < 1 || max_snapshots_per_submit < 1) {
+    return InvalidArgumentError(
+        w + ": max_steps_per_submit and max_snapshots_per_submit must be >= 1");
   }
   return OkStatus();
 }

@@ -1,9 +1,10 @@
 // The host side shared by the Vulkan rollouts (VulkanRollout: one trajectory; VulkanBatchedRollout
-// in accel_vulkan/batched: B at once): core_ref's input checks and error wording, the plan of
-// which steps go into one submission, recording a submission's steps with snapshot copies into a
-// staging ring, and the step-by-step replay that locates the first non-finite state. The device
-// work of one step and of one copy stays with the caller (callbacks), so one loop serves every
-// kernel layout.
+// in accel_vulkan/batched: B at once): the checks of their Create() (core_ref/rollout's for the
+// values of A, with its wording; the other errors of a run are core_ref/rollout's own functions),
+// the plan of which steps go into one submission, recording a submission's steps with snapshot
+// copies into a staging ring, and the step-by-step replay that locates the first non-finite
+// state. The device work of one step and of one copy stays with the caller (callbacks), so one
+// loop serves every kernel layout.
 //
 //   std::vector<int64_t> snaps;
 //   const int64_t end = PlanSubmission(t, steps, max_steps, slots, next_snapshot, &snaps);
@@ -13,9 +14,7 @@
 #define DASHI_ACCEL_VULKAN_ROLLOUT_ROLLOUT_DRIVER_H_
 
 #include <cstdint>
-#include <exception>
 #include <functional>
-#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -29,24 +28,18 @@
 
 namespace dashi::vk {
 
-// core_ref's spelling of a value in its messages: "nan", "inf", "-inf", else std::to_string.
-std::string RolloutValueText(double v);
-
-// Index of the first NaN or ±Inf in v, or -1.
-int64_t FirstNonFiniteIndex(std::span<const double> v);
-
-// core_ref's OUT_OF_RANGE error for a state that became non-finite (rollout.cc), word for word.
-Status NonFiniteStateError(int64_t step, int64_t index, double value);
-
 // The smallest multiple of `every` (≥ 1) above `step` (≥ 0), or `cap` when that is smaller (also
 // when the multiple would overflow).
 int64_t NextMultiple(int64_t step, int64_t every, int64_t cap);
 
 // The checks of a rollout's Create(), messages opening with `who` ("vulkan rollout: ..."):
-// INVALID_ARGUMENT for D < 1, a.size() ≠ D², a NaN/±Inf in A (naming the entry and its flat
-// index); UNIMPLEMENTED for D > max_dim (32-bit indexing in the shaders).
-Status ValidateRolloutMatrix(std::string_view who, int64_t dim, int64_t max_dim,
-                             std::span<const double> a);
+// INVALID_ARGUMENT for D < 1 or a.size() ≠ D², UNIMPLEMENTED for D > max_dim (32-bit indexing
+// in the shaders); then core_ref's check of A's values (ValidateRolloutMatrixValues: a NaN/±Inf
+// named with its flat index, in core_ref's words); then INVALID_ARGUMENT unless
+// max_steps_per_submit and max_snapshots_per_submit are both >= 1.
+Status ValidateRolloutCreate(std::string_view who, int64_t dim, int64_t max_dim,
+                             std::span<const double> a, int64_t max_steps_per_submit,
+                             int64_t max_snapshots_per_submit);
 
 // The device's properties, or UNIMPLEMENTED (opening with `who`) when it lacks shaderFloat64 or
 // Vulkan 1.2 (the rollout shaders are SPIR-V 1.5).
@@ -114,21 +107,6 @@ Status ReplayToFirstNonFinite(
     const std::function<Status(int64_t first, int64_t last, std::span<const int64_t> snapshots)>&
         advance,
     const std::function<Status(size_t slot, int64_t step)>& check, std::string_view who);
-
-// body(), with an escaping exception turned into a Status as core_ref's Rollout does:
-// RESOURCE_EXHAUSTED "<who>: out of memory", INTERNAL "<who>: unexpected exception: <what>".
-template <typename T, typename Body>
-StatusOr<T> CatchRolloutExceptions(std::string_view who, Body&& body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return ResourceExhaustedError(std::string(who) + ": out of memory");
-  } catch (const std::exception& e) {
-    return InternalError(std::string(who) + ": unexpected exception: " + e.what());
-  } catch (...) {
-    return InternalError(std::string(who) + ": unexpected exception");
-  }
-}
 
 }  // namespace dashi::vk
 

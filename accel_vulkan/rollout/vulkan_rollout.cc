@@ -10,6 +10,7 @@
 #include <string>
 #include <utility>
 
+#include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/rollout_driver.h"
 #include "accel_vulkan/rollout/rollout_shader_params.h"
 #include "accel_vulkan/vk_status.h"
@@ -210,11 +211,9 @@ VulkanRollout::~VulkanRollout() = default;
 StatusOr<std::unique_ptr<VulkanRollout>> VulkanRollout::Create(
     VulkanContext& ctx, int64_t dim, std::span<const double> a,
     const VulkanRolloutOptions& options) {
-  DASHI_RETURN_IF_ERROR(ValidateRolloutMatrix("vulkan rollout", dim, kMaxDim, a));
-  if (options.max_steps_per_submit < 1 || options.max_snapshots_per_submit < 1) {
-    return InvalidArgumentError(
-        "vulkan rollout: max_steps_per_submit and max_snapshots_per_submit must be >= 1");
-  }
+  DASHI_RETURN_IF_ERROR(ValidateRolloutCreate("vulkan rollout", dim, kMaxDim, a,
+                                              options.max_steps_per_submit,
+                                              options.max_snapshots_per_submit));
   std::unique_ptr<VulkanRollout> r(new VulkanRollout(ctx, dim, options));
   DASHI_RETURN_IF_ERROR(r->Init(a));
   return r;
@@ -266,8 +265,7 @@ Status VulkanRollout::Init(std::span<const double> a) {
   DASHI_RETURN_IF_ERROR(a_buf.UploadValues<double>(ctx_, a));
   a_.emplace(std::move(a_buf));
   for (auto& z : z_) {
-    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Create(ctx_, state_bytes + kGuardBytes));
-    DASHI_RETURN_IF_ERROR(b.Fill(ctx_, kGuardWord));
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, CreateGuardedBuffer(ctx_, state_bytes));
     z.emplace(std::move(b));
   }
   DASHI_ASSIGN_OR_RETURN(
@@ -300,10 +298,9 @@ Status VulkanRollout::Init(std::span<const double> a) {
                               " workgroups, beyond maxComputeWorkGroupCount");
   }
   if (chunks_ > 1) {
-    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
-                           DeviceBuffer::Create(ctx_, static_cast<VkDeviceSize>(chunks_) *
-                                                              state_bytes + kGuardBytes));
-    DASHI_RETURN_IF_ERROR(b.Fill(ctx_, kGuardWord));
+    DASHI_ASSIGN_OR_RETURN(
+        DeviceBuffer b,
+        CreateGuardedBuffer(ctx_, static_cast<VkDeviceSize>(chunks_) * state_bytes));
     partials_.emplace(std::move(b));
   }
   DASHI_ASSIGN_OR_RETURN(
@@ -465,9 +462,7 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(dim_) * kDoubleBytes;
   DASHI_ASSIGN_OR_RETURN(
       DeviceBuffer partials,
-      DeviceBuffer::Create(ctx_, 2 * static_cast<VkDeviceSize>(chunks_) * state_bytes +
-                                     kGuardBytes));
-  DASHI_RETURN_IF_ERROR(partials.Fill(ctx_, kGuardWord));
+      CreateGuardedBuffer(ctx_, 2 * static_cast<VkDeviceSize>(chunks_) * state_bytes));
   persistent_partials_.emplace(std::move(partials));
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer sync,
                          DeviceBuffer::Create(ctx_, (1 + kSyncCounters) * sizeof(uint32_t)));
@@ -579,11 +574,7 @@ Status VulkanRollout::LocateNonFinite(int64_t from_step, std::span<const double>
       [&](int64_t first, int64_t last, std::span<const int64_t> snaps) {
         return Advance(first, last, snaps, &parity);
       },
-      [&](size_t slot, int64_t step) {
-        const std::span<const double> state = StagingSlot(slot);
-        const int64_t i = FirstNonFiniteIndex(state);
-        return i < 0 ? OkStatus() : NonFiniteStateError(step, i, state[i]);
-      },
+      [&](size_t slot, int64_t step) { return CheckRolloutStateFinite(StagingSlot(slot), step); },
       "vulkan rollout");
 }
 
@@ -614,10 +605,7 @@ StatusOr<RolloutResult> VulkanRollout::RunImpl(std::span<const double> z0,
                                 " entries but this Vulkan rollout was created for D = " +
                                 std::to_string(dim_));
   }
-  if (const int64_t k = FirstNonFiniteIndex(z0); k >= 0) {
-    return InvalidArgumentError("rollout: z0[" + std::to_string(k) + "] = " +
-                                RolloutValueText(z0[k]) + " is not finite");
-  }
+  DASHI_RETURN_IF_ERROR(ValidateRolloutStart(z0));
 
   const int64_t steps = params.steps;
   auto is_observed = [&](int64_t step) {
@@ -681,10 +669,10 @@ StatusOr<RolloutResult> VulkanRollout::RunImpl(std::span<const double> z0,
 StatusOr<int64_t> VulkanRollout::CountCorruptedGuardWords() const {
   int64_t corrupted = 0;
   auto count = [&](const DeviceBuffer& b) -> Status {
-    DASHI_ASSIGN_OR_RETURN(
-        std::vector<uint32_t> g,
-        b.DownloadValues<uint32_t>(ctx_, kGuardBytes / 4, b.size() - kGuardBytes));
-    for (uint32_t w : g) corrupted += (w != kGuardWord) ? 1 : 0;
+    // Every buffer was made by CreateGuardedBuffer: the guard words end it.
+    DASHI_ASSIGN_OR_RETURN(const int64_t n, vk::CountCorruptedGuardWords(
+                                                ctx_, b, b.size() - kGuardBytes, "rollout"));
+    corrupted += n;
     return OkStatus();
   };
   for (const auto& z : z_) DASHI_RETURN_IF_ERROR(count(*z));

@@ -226,11 +226,9 @@ class VulkanRollout {
   // every state) then run the fused kernel, quicker there (docs/PERF.md).
   bool short_segments_fused() const { return short_segments_fused_; }
 
-  // Guard words: every state and scratch buffer the kernels write has kGuardBytes after its data
-  // (inside the bound range), filled with kGuardWord at Create(). Returns how many 32-bit guard
-  // words no longer hold it (0 unless a kernel wrote out of bounds).
-  static constexpr uint64_t kGuardBytes = 256;
-  static constexpr uint32_t kGuardWord = 0xCAFEF00Du;
+  // Guard words (accel_vulkan/guard_words.h): every state and scratch buffer the kernels write
+  // has them after its data (inside the bound range), written at Create(). Returns how many no
+  // longer hold kGuardWord (0 unless a kernel wrote out of bounds).
   StatusOr<int64_t> CountCorruptedGuardWords() const;
 
  private:

@@ -1,6 +1,8 @@
 // VulkanRollout against core_ref's Rollout (the oracle) on the default device (lavapipe in CI),
-// with the validation layer on: bit-exact chains and states, core_ref's errors word for word, the
-// host-side planning (submission splits, staging slots, observer order, non-finite location).
+// with the validation layer on: what the conformance cases (//conformance/rollout, default
+// options) do not cover — the options (workgroup sizes, tiles, kernels, submission splits,
+// staging slots), the pairwise-tree examples, step-count edges, core_ref's errors word for word,
+// the non-finite location, timings and D = 4096.
 #include "accel_vulkan/rollout/vulkan_rollout.h"
 
 #include <algorithm>
@@ -17,9 +19,9 @@
 #include <gtest/gtest.h>
 
 #include "accel_vulkan/testing/vulkan_test.h"
-#include "core_ref/prng/prng.h"
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/rollout/vecmat.h"
+#include "core_ref/testing/random_inputs.h"
 
 namespace dashi::vk {
 namespace {
@@ -27,21 +29,9 @@ namespace {
 constexpr RolloutKernel kAllKernels[] = {RolloutKernel::kFused, RolloutKernel::kTwoKernels,
                                          RolloutKernel::kPersistent};
 
-// A with entries uniform in [-1, 1) · 0.9 / sqrt(D) (stable over a few dozen steps).
-std::vector<double> RandomMatrix(int64_t dim, uint64_t seed) {
-  Xoshiro256ss rng(seed);
-  std::vector<double> a(static_cast<size_t>(dim * dim));
-  const double scale = 0.9 / std::sqrt(static_cast<double>(dim));
-  for (double& x : a) x = (2.0 * rng.NextDouble() - 1.0) * scale;
-  return a;
-}
-
-std::vector<double> RandomVector(int64_t dim, uint64_t seed) {
-  Xoshiro256ss rng(seed);
-  std::vector<double> z(static_cast<size_t>(dim));
-  for (double& x : z) x = 2.0 * rng.NextDouble() - 1.0;
-  return z;
-}
+// A: entries uniform in [-1, 1) · 0.9 / sqrt(D), stable over a few dozen steps; z0 uniform.
+using dashi::testing::StableMatrix;
+using dashi::testing::UniformValues;
 
 bool SameBits(std::span<const double> a, std::span<const double> b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
@@ -73,7 +63,7 @@ class VulkanRolloutTest : public testing::VulkanTest {
 };
 
 TEST_F(VulkanRolloutTest, ReportsFloatControlsAndPicksTheSupportedVariant) {
-  const std::vector<double> a = RandomMatrix(3, 1);
+  const std::vector<double> a = StableMatrix(3, 1);
   std::unique_ptr<VulkanRollout> r = Make(3, a);
   ASSERT_NE(r, nullptr);
   const Float64Controls& fc = r->device_float_controls();
@@ -87,21 +77,6 @@ TEST_F(VulkanRolloutTest, ReportsFloatControlsAndPicksTheSupportedVariant) {
   EXPECT_EQ(FloatControlsVariantName(7), "DenormPreserve+SignedZeroInfNanPreserve+RoundingModeRTE");
 }
 
-TEST_F(VulkanRolloutTest, OneStepEqualsTheScalarContract) {
-  for (int64_t dim : {1, 2, 63, 64, 65, 127, 128, 129, 191, 192, 193, 257, 449}) {
-    SCOPED_TRACE("D=" + std::to_string(dim));
-    const std::vector<double> a = RandomMatrix(dim, 100 + dim);
-    const std::vector<double> z0 = RandomVector(dim, 200 + dim);
-    std::unique_ptr<VulkanRollout> r = Make(dim, a);
-    ASSERT_NE(r, nullptr);
-    std::vector<double> want(dim);
-    ASSERT_TRUE(CanonicalVecMatScalar(z0, a, want).ok());
-    StatusOr<RolloutResult> got = r->Run(z0, {.steps = 1, .hash_every = 1});
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    EXPECT_TRUE(SameBits(got->final_state, want));
-  }
-}
-
 // docs/MATH.md §9's examples of the pairwise tree, on both paths: z = 1 at the first row of each
 // chunk and 0 elsewhere, so column j's chunk partials are the A entries of those rows.
 // D = 256, partials (1e16, 1, −1e16, 1): (1e16+1) + (−1e16+1) = 0 (a flat sum gives 1);
@@ -110,7 +85,7 @@ TEST_F(VulkanRolloutTest, PairwiseTreeExamplesOnEveryKernel) {
   const std::vector<std::vector<double>> cases = {{1e16, 1, -1e16, 1}, {1, 1e16, -1e16}};
   for (const std::vector<double>& partials : cases) {
     const int64_t dim = 64 * static_cast<int64_t>(partials.size());
-    std::vector<double> a = RandomMatrix(dim, 700 + dim);
+    std::vector<double> a = StableMatrix(dim, 700 + dim);
     std::vector<double> z0(static_cast<size_t>(dim), 0.0);
     for (size_t c = 0; c < partials.size(); ++c) {
       z0[64 * c] = 1.0;
@@ -134,23 +109,25 @@ TEST_F(VulkanRolloutTest, PairwiseTreeExamplesOnEveryKernel) {
   }
 }
 
-TEST_F(VulkanRolloutTest, ChainMatchesCoreRefAcrossChunkBoundaries) {
-  for (int64_t dim : {1, 5, 63, 64, 65, 129, 200, 320}) {
+// Step counts the conformance cases (40 steps, hash_every 7) do not reach: none at all (z0's
+// checkpoint only), fewer steps than the checkpoint spacing; one object run repeatedly.
+TEST_F(VulkanRolloutTest, StepCountEdgesMatchCoreRef) {
+  for (int64_t dim : {1, 65}) {
     SCOPED_TRACE("D=" + std::to_string(dim));
-    const std::vector<double> a = RandomMatrix(dim, 300 + dim);
-    const std::vector<double> z0 = RandomVector(dim, 400 + dim);
+    const std::vector<double> a = StableMatrix(dim, 300 + dim);
+    const std::vector<double> z0 = UniformValues(dim, 400 + dim, 1.0);
     std::unique_ptr<VulkanRollout> r = Make(dim, a);
     ASSERT_NE(r, nullptr);
-    ExpectMatchesReference(*r, z0, a, {.steps = 23, .hash_every = 5});
     ExpectMatchesReference(*r, z0, a, {.steps = 0, .hash_every = 3});  // z0 only
     ExpectMatchesReference(*r, z0, a, {.steps = 4, .hash_every = 100});
+    ExpectMatchesReference(*r, z0, a, {.steps = 23, .hash_every = 5});
   }
 }
 
 TEST_F(VulkanRolloutTest, WorkgroupSizesSubmissionSplitsAndVariantsAgree) {
   const int64_t dim = 130;
-  const std::vector<double> a = RandomMatrix(dim, 7);
-  const std::vector<double> z0 = RandomVector(dim, 8);
+  const std::vector<double> a = StableMatrix(dim, 7);
+  const std::vector<double> z0 = UniformValues(dim, 8, 1.0);
   const VulkanRolloutOptions configs[] = {
       {.workgroup_size = 1},
       {.workgroup_size = 7},
@@ -205,8 +182,8 @@ TEST_F(VulkanRolloutTest, WorkgroupSizesSubmissionSplitsAndVariantsAgree) {
 // counts (the carried element of the tree), tiles of one output, several units per workgroup.
 TEST_F(VulkanRolloutTest, EveryKernelMatchesCoreRefAtTileBoundaries) {
   for (int64_t dim : {1, 2, 63, 64, 65, 128, 129, 191, 193, 300, 449}) {
-    const std::vector<double> a = RandomMatrix(dim, 500 + dim);
-    const std::vector<double> z0 = RandomVector(dim, 600 + dim);
+    const std::vector<double> a = StableMatrix(dim, 500 + dim);
+    const std::vector<double> z0 = UniformValues(dim, 600 + dim, 1.0);
     using K = RolloutKernel;
     for (const auto& [wg, tile, kernel] : {std::tuple<uint32_t, uint32_t, K>{64, 0, K::kFused},
                                           {1, 0, K::kFused},
@@ -248,8 +225,8 @@ TEST_F(VulkanRolloutTest, EveryKernelMatchesCoreRefAtTileBoundaries) {
 
 TEST_F(VulkanRolloutTest, ObserverSeesTheReferenceStatesInOrder) {
   const int64_t dim = 70;
-  const std::vector<double> a = RandomMatrix(dim, 11);
-  const std::vector<double> z0 = RandomVector(dim, 12);
+  const std::vector<double> a = StableMatrix(dim, 11);
+  const std::vector<double> z0 = UniformValues(dim, 12, 1.0);
   std::unique_ptr<VulkanRollout> r = Make(dim, a, {.max_snapshots_per_submit = 2});
   ASSERT_NE(r, nullptr);
   using Seen = std::vector<std::pair<int64_t, std::vector<double>>>;
@@ -279,8 +256,8 @@ TEST_F(VulkanRolloutTest, ObserverSeesTheReferenceStatesInOrder) {
 // alternate on the same state buffers.
 TEST_F(VulkanRolloutTest, PersistentWithFusedShortSegmentsMatchesCoreRef) {
   const int64_t dim = 130;
-  const std::vector<double> a = RandomMatrix(dim, 24);
-  const std::vector<double> z0 = RandomVector(dim, 25);
+  const std::vector<double> a = StableMatrix(dim, 24);
+  const std::vector<double> z0 = UniformValues(dim, 25, 1.0);
   std::unique_ptr<VulkanRollout> r = Make(
       dim, a, {.kernel = RolloutKernel::kPersistent, .persistent_short_segments_fused = true});
   ASSERT_NE(r, nullptr);
@@ -309,8 +286,8 @@ TEST_F(VulkanRolloutTest, PersistentWithFusedShortSegmentsMatchesCoreRef) {
 
 TEST_F(VulkanRolloutTest, ObserverErrorAndExceptionLikeCoreRef) {
   const int64_t dim = 9;
-  const std::vector<double> a = RandomMatrix(dim, 13);
-  const std::vector<double> z0 = RandomVector(dim, 14);
+  const std::vector<double> a = StableMatrix(dim, 13);
+  const std::vector<double> z0 = UniformValues(dim, 14, 1.0);
   std::unique_ptr<VulkanRollout> r = Make(dim, a);
   ASSERT_NE(r, nullptr);
   auto failing = [](int64_t step, std::span<const double>) {
@@ -334,8 +311,8 @@ TEST_F(VulkanRolloutTest, ObserverErrorAndExceptionLikeCoreRef) {
 
 TEST_F(VulkanRolloutTest, RejectsBadInputsLikeCoreRef) {
   const int64_t dim = 4;
-  std::vector<double> a = RandomMatrix(dim, 15);
-  const std::vector<double> z0 = RandomVector(dim, 16);
+  std::vector<double> a = StableMatrix(dim, 15);
+  const std::vector<double> z0 = UniformValues(dim, 16, 1.0);
   // Create.
   EXPECT_EQ(VulkanRollout::Create(ctx(), 0, {}).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(VulkanRollout::Create(ctx(), dim, std::span(a).first(15)).status().code(),
@@ -392,9 +369,9 @@ TEST_F(VulkanRolloutTest, RejectsBadInputsLikeCoreRef) {
 TEST_F(VulkanRolloutTest, NonFiniteStateGivesCoreRefsErrorAtTheSameStep) {
   // A = 1e30·(random): |z| grows by ~1e29 per step and overflows after ~10 steps.
   const int64_t dim = 100;
-  std::vector<double> a = RandomMatrix(dim, 17);
+  std::vector<double> a = StableMatrix(dim, 17);
   for (double& x : a) x *= 1e30;
-  const std::vector<double> z0 = RandomVector(dim, 18);
+  const std::vector<double> z0 = UniformValues(dim, 18, 1.0);
   for (const auto& [max_snaps, kernel] :
        {std::pair<int64_t, RolloutKernel>{1, RolloutKernel::kFused},
         {3, RolloutKernel::kFused},
@@ -427,7 +404,7 @@ TEST_F(VulkanRolloutTest, KernelNamesAndAutomaticChoice) {
   }
   EXPECT_EQ(ParseRolloutKernel("fast").status().code(), StatusCode::kInvalidArgument);
   const int64_t dim = 70;
-  const std::vector<double> a = RandomMatrix(dim, 21);
+  const std::vector<double> a = StableMatrix(dim, 21);
   std::unique_ptr<VulkanRollout> r = Make(dim, a);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->kernel(), QuerySmInfo(ctx()).has_value() ? RolloutKernel::kPersistent
@@ -441,8 +418,8 @@ TEST_F(VulkanRolloutTest, KernelNamesAndAutomaticChoice) {
 // the reference chain.
 TEST_F(VulkanRolloutTest, PersistentKernelReportsNonResidentWorkgroups) {
   const int64_t dim = 512;  // W = 16, R = 1: 8 chunks × 32 tiles = 256 units
-  const std::vector<double> a = RandomMatrix(dim, 22);
-  const std::vector<double> z0 = RandomVector(dim, 23);
+  const std::vector<double> a = StableMatrix(dim, 22);
+  const std::vector<double> z0 = UniformValues(dim, 23, 1.0);
   EXPECT_EQ(VulkanRollout::Create(ctx(), dim, a,
                                   {.workgroup_size = 8, .kernel = RolloutKernel::kPersistent})
                 .status()
@@ -488,8 +465,8 @@ TEST_F(VulkanRolloutTest, ResidentPathMatchesCoreRef) {
                                 {40, 64},
                                 {64, 64},
                                 {64, 128}}) {
-    const std::vector<double> a = RandomMatrix(dim, 800 + dim);
-    const std::vector<double> z0 = RandomVector(dim, 900 + dim);
+    const std::vector<double> a = StableMatrix(dim, 800 + dim);
+    const std::vector<double> z0 = UniformValues(dim, 900 + dim, 1.0);
     for (const int64_t per_dispatch : {0, 1, 4}) {
       SCOPED_TRACE("D=" + std::to_string(dim) + " wg=" + std::to_string(wg) +
                    " per_dispatch=" + std::to_string(per_dispatch));
@@ -508,17 +485,15 @@ TEST_F(VulkanRolloutTest, ResidentPathMatchesCoreRef) {
   }
 }
 
-TEST_F(VulkanRolloutTest, GuardWordsIntactAndTimingsFilled) {
+// (Guard words after 9 steps of every kernel: the case rollout.guard_words.)
+TEST_F(VulkanRolloutTest, TimingsFilled) {
   for (int64_t dim : {3, 64, 65, 300}) {
-    const std::vector<double> a = RandomMatrix(dim, 19);
-    const std::vector<double> z0 = RandomVector(dim, 20);
+    const std::vector<double> a = StableMatrix(dim, 19);
+    const std::vector<double> z0 = UniformValues(dim, 20, 1.0);
     std::unique_ptr<VulkanRollout> r = Make(dim, a, {.workgroup_size = 256});
     ASSERT_NE(r, nullptr);
     StatusOr<RolloutResult> got = r->Run(z0, {.steps = 12, .hash_every = 4});
     ASSERT_TRUE(got.ok()) << got.status().ToString();
-    StatusOr<int64_t> bad = r->CountCorruptedGuardWords();
-    ASSERT_TRUE(bad.ok()) << bad.status().ToString();
-    EXPECT_EQ(*bad, 0) << "D=" << dim;
     const RolloutTimings& t = r->last_timings();
     EXPECT_EQ(t.steps, 12);
     EXPECT_EQ(t.submissions, 1);
@@ -533,8 +508,8 @@ TEST_F(VulkanRolloutTest, GuardWordsIntactAndTimingsFilled) {
 
 TEST_F(VulkanRolloutTest, LargestLavapipeDimension4096) {
   const int64_t dim = 4096;
-  const std::vector<double> a = RandomMatrix(dim, 21);
-  const std::vector<double> z0 = RandomVector(dim, 22);
+  const std::vector<double> a = StableMatrix(dim, 21);
+  const std::vector<double> z0 = UniformValues(dim, 22, 1.0);
   std::unique_ptr<VulkanRollout> r = Make(dim, a);
   ASSERT_NE(r, nullptr);
   ExpectMatchesReference(*r, z0, a, {.steps = 2, .hash_every = 1});

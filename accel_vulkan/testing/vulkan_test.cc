@@ -1,6 +1,5 @@
 #include "accel_vulkan/testing/vulkan_test.h"
 
-
 namespace dashi::vk::testing {
 
 void VulkanTest::SetUp() {
@@ -18,13 +17,11 @@ void VulkanTest::TearDown() {
 }
 
 StatusOr<DeviceBuffer> VulkanTest::GuardedBuffer(uint64_t bytes) {
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Create(*ctx_, bytes + kGuardBytes));
-  DASHI_RETURN_IF_ERROR(b.Fill(*ctx_, kGuardWord32));
-  return b;
+  return CreateGuardedBuffer(*ctx_, bytes);
 }
 
 ::testing::AssertionResult VulkanTest::GuardsIntact(const DeviceBuffer& buffer, uint64_t bytes) {
-  const Status st = CheckGuardWords(*ctx_, buffer, bytes, kGuardBytes, kGuardWord32, "output");
+  const Status st = CheckGuardWords(*ctx_, buffer, bytes, "output");
   if (!st.ok()) return ::testing::AssertionFailure() << st.ToString();
   return ::testing::AssertionSuccess();
 }

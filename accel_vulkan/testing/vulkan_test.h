@@ -1,6 +1,7 @@
 // Test support for every Vulkan test (GoogleTest): a fixture whose context has the Khronos
-// validation layer on and that fails the test on any validation message, and guard words to
-// catch out-of-bounds writes. A missing device or layer FAILS the test: nothing skips quietly.
+// validation layer on and that fails the test on any validation message, and the accelerator's
+// guard words (accel_vulkan/guard_words.h) to catch out-of-bounds writes. A missing device or
+// layer FAILS the test: nothing skips quietly.
 //
 //   class MyOpTest : public dashi::vk::testing::VulkanTest {};
 //   TEST_F(MyOpTest, Matches) { ctx();  ... }
@@ -17,11 +18,9 @@
 
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/device_buffer.h"
+#include "accel_vulkan/guard_words.h"
 
 namespace dashi::vk::testing {
-
-inline constexpr uint32_t kGuardWord32 = 0xCAFEF00Du;
-inline constexpr uint64_t kGuardBytes = 256;  // guard region after every output
 
 class VulkanTest : public ::testing::Test {
  protected:
@@ -29,7 +28,7 @@ class VulkanTest : public ::testing::Test {
   void TearDown() override;
   VulkanContext& ctx() { return *ctx_; }
 
-  // A device buffer of `bytes` + kGuardBytes, entirely filled with kGuardWord32.
+  // A device buffer of `bytes` + kGuardBytes, entirely filled with kGuardWord.
   StatusOr<DeviceBuffer> GuardedBuffer(uint64_t bytes);
   // Checks that bytes [bytes, bytes + kGuardBytes) of `buffer` still hold the guard pattern.
   ::testing::AssertionResult GuardsIntact(const DeviceBuffer& buffer, uint64_t bytes);

@@ -15,8 +15,8 @@
 //   batched_rollout.nonfinite_state_error    a blow-up's error ≠ core_ref's for the first
 //                                            trajectory to blow up ("trajectory b: " prefixed)
 //
-// Inputs: batched_inputs.h (A = DecayingMatrix(D, seed), Z0 = NonZeroUniform(B·D, seed, 1)),
-// seeds in each case's detail.
+// Inputs: core_ref/testing/random_inputs.h (A = DecayingMatrix(D, seed),
+// Z0 = NonZeroUniform(B·D, seed, 1)), seeds in each case's detail.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -30,14 +30,15 @@
 #include <utility>
 #include <vector>
 
-#include "accel_vulkan/batched/batched_inputs.h"
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/guard_words.h"
 #include "conformance/framework/conformance_case.h"
 #include "core_ref/blake2b/blake2b.h"
 #include "core_ref/prng/prng.h"
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/status/status.h"
+#include "core_ref/testing/random_inputs.h"
 
 namespace dashi::conformance {
 namespace {
@@ -118,9 +119,9 @@ StatusOr<std::pair<int64_t, std::string>> DeviceVersusReference(
 
 CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
-  const std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
   const std::vector<double> z0 =
-      vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
   const Reference want = RunCoreRef(z0, a, dim, kParityParams);
   if (!want.status.ok()) return FailFromStatus(want.status);
   CASE_ASSIGN(const auto compared,
@@ -145,9 +146,9 @@ const bool kParityRegistered = [] {
 CaseResult Tiles(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t batch = 9, dim = 193;  // 4 chunks, the last of one row
-  const std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
   const std::vector<double> z0 =
-      vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
   // Fewer steps than the parity cases: the one-invocation tile is slow on CPU drivers.
   const RolloutParams p{.steps = 8, .hash_every = 3};
   const Reference want = RunCoreRef(z0, a, dim, p);
@@ -255,16 +256,17 @@ DASHI_CONFORMANCE_CASE("batched_rollout.signed_zero", "batched_rollout",
 CaseResult GuardWords(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   int64_t damaged = 0;
-  std::string detail = "256 guard bytes after the B x D states of both state buffers, after 5 "
+  std::string detail = std::to_string(vk::kGuardBytes) +
+                       " guard bytes after the B x D states of both state buffers, after 5 "
                        "steps at (B, D, tile):";
   const BatchedTile small{.threads_x = 3, .threads_y = 5, .rows_per_thread = 2,
                           .cols_per_thread = 2, .slice_k = 16};
   for (const auto& [batch, dim, tile] :
        {std::tuple<int64_t, int64_t, BatchedTile>{1, 1, {}}, {63, 65, {}}, {65, 64, {}},
         {11, 100, small}}) {
-    const std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+    const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
     const std::vector<double> z0 =
-        vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+        testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
     CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
                 VulkanBatchedRollout::Create(ctx, dim, a, {.tile = tile}));
     CASE_ASSIGN(BatchedRolloutResult got, r->Run(z0, batch, {.steps = 5, .hash_every = 2}));
@@ -286,9 +288,9 @@ DASHI_CONFORMANCE_CASE("batched_rollout.guard_words", "batched_rollout",
 CaseResult RejectsNonFiniteInput(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t dim = 70, batch = 3;
-  const std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
   const std::vector<double> z0 =
-      vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
   const double inf = std::numeric_limits<double>::infinity();
   int64_t accepted = 0, tried = 0;
   std::string detail;
@@ -326,10 +328,10 @@ DASHI_CONFORMANCE_CASE("batched_rollout.rejects_nonfinite_input", "batched_rollo
 CaseResult NonFiniteStateError(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t dim = 90, batch = 6;
-  std::vector<double> a = vk::DecayingMatrix(dim, kMatrixSeed + dim);
+  std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
   for (double& x : a) x *= 1e25;
   std::vector<double> z0 =
-      vk::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1e-100);
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1e-100);
   for (int64_t i = 0; i < dim; ++i) {
     z0[2 * dim + i] *= 1e100;
     z0[4 * dim + i] = z0[2 * dim + i];

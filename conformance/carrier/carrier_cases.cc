@@ -34,7 +34,7 @@
 #include "core_ref/carrier/pda_threshold.h"
 #include "core_ref/carrier/smoothing.h"
 #include "core_ref/npy/npy.h"
-#include "core_ref/prng/prng.h"
+#include "core_ref/testing/random_inputs.h"
 
 namespace dashi::conformance {
 namespace {
@@ -47,28 +47,11 @@ constexpr uint32_t kW = 64;  // CarrierOps' default workgroup size, the one the 
 
 // ---- inputs -----------------------------------------------------------------------------------
 
-Carrier RandomCarrier(GridShape shape, uint64_t seed, double p_zero) {
-  Xoshiro256ss rng(seed);
-  std::vector<int8_t> v(static_cast<size_t>(shape.size()));
-  for (int8_t& x : v) x = rng.NextDouble() < p_zero ? 0 : ((rng.Next() >> 63) ? 1 : -1);
-  return *Carrier::FromValues(shape, std::move(v));
-}
-
-RealField RandomField(GridShape shape, uint64_t seed, double scale) {
-  Xoshiro256ss rng(seed);
-  std::vector<double> v(static_cast<size_t>(shape.size()));
-  for (double& x : v) x = scale * (2.0 * rng.NextDouble() - 1.0);
-  return *RealField::FromValues(shape, std::move(v));
-}
-
-// Coherent blobs (a random field smoothed twice, normalised, thresholded): closure runs several
-// levels deep on these.
-Carrier BlobCarrier(GridShape shape, uint64_t seed, double tau) {
-  RealField f = RandomField(shape, seed, 1.0);
-  const SmoothingParams box{SmoothingKernel::kBox, 2};
-  f = *Smooth(*Smooth(f, box), box);
-  return *PdaThreshold(NormalizeByMaxAbs(f), {tau});
-}
+// Random carriers and fields, and coherent blobs (closure runs several levels deep on these):
+// core_ref/testing/random_inputs.h.
+using testing::BlobCarrier;
+using testing::RandomCarrier;
+using testing::RandomField;
 
 // The sizes where bugs live, for workgroup size w: 1×1, tiny grids, 1×n and n×1 with n around
 // w, k·w + r cells, non-square grids, one 128×128.

@@ -31,11 +31,8 @@
 #include <utility>
 #include <vector>
 
-#include "accel_vulkan/command_batch.h"
-#include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/decode/vulkan_decoder.h"
-#include "accel_vulkan/device_buffer.h"
 #include "conformance/framework/conformance_case.h"
 #include "conformance/framework/golden_input.h"
 #include "core_ref/decode/decoder.h"
@@ -43,8 +40,6 @@
 #include "core_ref/npy/npy.h"
 #include "core_ref/prng/prng.h"
 #include "core_ref/proxy/proxy_encoder.h"
-#include "shaders/decode/counter_hash_test.h"
-#include "shaders/decode/trig_f64_test.h"
 
 namespace dashi::conformance {
 namespace {
@@ -434,39 +429,6 @@ DASHI_CONFORMANCE_CASE(
 
 // ---- PRNG and trigonometry probes ---------------------------------------------------------------
 
-// Runs `spirv` (bindings: input, output; push CountParams) over `count` items; the output buffer
-// has guard words after `out_bytes`. Returns the output, or an error naming damaged guards.
-StatusOr<std::vector<uint8_t>> RunProbe(vk::VulkanContext& ctx, std::span<const uint32_t> spirv,
-                                        std::span<const std::byte> input, uint32_t count,
-                                        uint64_t out_bytes, int64_t* damaged_guards) {
-  constexpr uint64_t kGuard = 256;
-  constexpr uint32_t kGuardWord = 0xCAFEF00Du;
-  DASHI_ASSIGN_OR_RETURN(
-      std::unique_ptr<vk::ComputePipeline> pipe,
-      vk::ComputePipeline::Create(ctx, {spirv, 2, sizeof(vk::CountParams), {64}, 1}));
-  DASHI_ASSIGN_OR_RETURN(vk::DeviceBuffer in, vk::DeviceBuffer::Create(ctx, input.size()));
-  DASHI_RETURN_IF_ERROR(in.Upload(ctx, input));
-  DASHI_ASSIGN_OR_RETURN(vk::DeviceBuffer out, vk::DeviceBuffer::Create(ctx, out_bytes + kGuard));
-  DASHI_RETURN_IF_ERROR(out.Fill(ctx, kGuardWord));
-  const VkBuffer bufs[] = {in.buffer(), out.buffer()};
-  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set, pipe->Bindings(bufs));
-  DASHI_ASSIGN_OR_RETURN(std::unique_ptr<vk::CommandBatch> batch, vk::CommandBatch::Create(ctx));
-  DASHI_RETURN_IF_ERROR(batch->Begin());
-  const vk::CountParams cp{count};
-  batch->Dispatch(*pipe, set, &cp, sizeof(cp), (count + 63) / 64);
-  DASHI_RETURN_IF_ERROR(batch->SubmitAndWait());
-  DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> raw,
-                         out.DownloadValues<uint8_t>(ctx, out_bytes + kGuard));
-  *damaged_guards = 0;
-  for (uint64_t g = out_bytes; g < out_bytes + kGuard; g += 4) {
-    uint32_t w;
-    std::memcpy(&w, raw.data() + g, 4);
-    if (w != kGuardWord) ++*damaged_guards;
-  }
-  raw.resize(out_bytes);
-  return raw;
-}
-
 DASHI_CONFORMANCE_CASE(
     "decode.prng.counter_hash_bit_exact", "decode.prng",
     "mismatching words (CounterHash and CounterUniform bits) + damaged guard words", 0.0,
@@ -501,12 +463,12 @@ DASHI_CONFORMANCE_CASE(
       }
       keys.push_back({42, 7, -3, 5, 1});  // MATH §3's known answer 0.23381237748016648
       const uint32_t count = static_cast<uint32_t>(keys.size());
-      int64_t damaged = 0;
-      CASE_ASSIGN(std::vector<uint8_t> raw,
-                  RunProbe(ctx, spirv::kCounterHashTest, std::as_bytes(std::span(keys)), count,
-                           uint64_t{count} * 16, &damaged));
+      CASE_ASSIGN(vk::DecodeProbeResult probe,
+                  vk::RunDecodeProbe(ctx, vk::DecodeProbe::kCounterHash,
+                                     std::as_bytes(std::span(keys)), count));
+      const int64_t damaged = probe.damaged_guard_words;
       std::vector<uint64_t> words(2 * size_t{count});
-      std::memcpy(words.data(), raw.data(), raw.size());
+      std::memcpy(words.data(), probe.output.data(), probe.output.size());
       int64_t mismatches = 0;
       std::string first;
       for (uint32_t i = 0; i < count; ++i) {
@@ -550,13 +512,14 @@ DASHI_CONFORMANCE_CASE(
       }
       for (double v : {0.0, 1e-300, 1e-9, 0.5, 3.0, 100.0, 1e5, -2.5}) x.push_back(v);
       const uint32_t count = static_cast<uint32_t>(x.size());
-      int64_t damaged = 0;
-      CASE_ASSIGN(std::vector<uint8_t> raw,
-                  RunProbe(ctx, spirv::kTrigF64Test, std::as_bytes(std::span(x)), count,
-                           uint64_t{count} * 16, &damaged));
-      if (damaged != 0) return Fail(NAN, std::to_string(damaged) + " damaged guard words");
+      CASE_ASSIGN(vk::DecodeProbeResult probe,
+                  vk::RunDecodeProbe(ctx, vk::DecodeProbe::kSinCos, std::as_bytes(std::span(x)),
+                                     count));
+      if (probe.damaged_guard_words != 0) {
+        return Fail(NAN, std::to_string(probe.damaged_guard_words) + " damaged guard words");
+      }
       std::vector<double> sc(2 * size_t{count});
-      std::memcpy(sc.data(), raw.data(), raw.size());
+      std::memcpy(sc.data(), probe.output.data(), probe.output.size());
       double max_ulp = 0, worst_x = 0;
       for (uint32_t i = 0; i < count; ++i) {
         const long double exact[2] = {sinl(static_cast<long double>(x[i])),

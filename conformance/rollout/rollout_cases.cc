@@ -23,7 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
+#include <functional>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -34,13 +34,16 @@
 #include <vector>
 
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/vulkan_rollout.h"
 #include "conformance/framework/conformance_case.h"
+#include "conformance/framework/golden_input.h"
 #include "core_ref/blake2b/blake2b.h"
 #include "core_ref/npy/npy.h"
 #include "core_ref/prng/prng.h"
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/status/status.h"
+#include "core_ref/testing/random_inputs.h"
 
 namespace dashi::conformance {
 namespace {
@@ -56,17 +59,15 @@ constexpr int64_t kParityHashEvery = 7;  // 40 is not a multiple: the last check
 uint64_t MatrixSeed(int64_t dim) { return 0xA5EED000u + static_cast<uint64_t>(dim); }
 uint64_t StateSeed(int64_t dim) { return 0x25EED000u + static_cast<uint64_t>(dim); }
 
-// Entries uniform in [-1, 1) · scale (Xoshiro256** from `seed`).
-std::vector<double> Uniform(size_t n, uint64_t seed, double scale) {
-  Xoshiro256ss rng(seed);
-  std::vector<double> v(n);
-  for (double& x : v) x = (2.0 * rng.NextDouble() - 1.0) * scale;
-  return v;
-}
-
-// A random stable matrix: uniform in [-1, 1) · 0.9 / sqrt(D).
-std::vector<double> StableMatrix(int64_t dim, uint64_t seed) {
-  return Uniform(static_cast<size_t>(dim * dim), seed, 0.9 / std::sqrt(static_cast<double>(dim)));
+// The inputs of dimension D (core_ref/testing/random_inputs.h): a random stable matrix
+// A = StableMatrix(D, MatrixSeed(D)), uniform in [-1, 1) · 0.9 / sqrt(D), and
+// z0 = UniformValues(D, StateSeed(D), 1).
+struct SeededInputs {
+  std::vector<double> a, z0;
+};
+SeededInputs Inputs(int64_t dim) {
+  return {testing::StableMatrix(dim, MatrixSeed(dim)),
+          testing::UniformValues(static_cast<size_t>(dim), StateSeed(dim), 1.0)};
 }
 
 std::string Seeds(int64_t dim) {
@@ -105,11 +106,6 @@ std::optional<CaseResult> RequireFloat64(const VulkanContext& ctx) {
     return NotSupported("device '" + ctx.info().name + "' lacks shaderFloat64 (fp64 rollout)");
   }
   return std::nullopt;
-}
-
-std::string GoldenDir() {
-  const char* env = std::getenv("DASHI_GOLDEN_DIR");
-  return (env != nullptr && env[0] != '\0') ? std::string(env) : std::string("golden");
 }
 
 constexpr RolloutKernel kKernels[] = {RolloutKernel::kFused, RolloutKernel::kTwoKernels,
@@ -184,10 +180,31 @@ StatusOr<KernelSweep> SweepKernels(VulkanContext& ctx, int64_t dim, std::span<co
   return out;
 }
 
+// core_ref's run with every state observed (`tally` sees each), then SweepKernels against it.
+StatusOr<KernelSweep> SweepAgainstCoreRef(
+    VulkanContext& ctx, int64_t dim, std::span<const double> a, std::span<const double> z0,
+    const RolloutParams& p, const std::function<void(std::span<const double>)>& tally) {
+  std::vector<std::vector<double>> want_states;
+  StatusOr<RolloutResult> want = Rollout(z0, a, p, [&](int64_t, std::span<const double> s) {
+    tally(s);
+    want_states.emplace_back(s.begin(), s.end());
+    return OkStatus();
+  });
+  if (!want.ok()) return want.status().WithPrefix("core_ref");
+  return SweepKernels(ctx, dim, a, z0, p, *want, want_states);
+}
+
+// "<L> links and <S> states differ[ (first at step t)]"
+std::string SweepDifferences(const KernelSweep& s) {
+  std::string d = std::to_string(s.links_differ) + " links and " +
+                  std::to_string(s.states_differ) + " states differ";
+  if (s.first_state >= 0) d += " (first at step " + std::to_string(s.first_state) + ")";
+  return d;
+}
+
 CaseResult HashParity(VulkanContext& ctx, int64_t dim, RolloutKernel kernel) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
-  const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
-  const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
+  const auto [a, z0] = Inputs(dim);
   const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
   PairedRun run = RunBoth(ctx, dim, a, z0, p, kernel);
   if (!run.reference.ok()) return FailFromStatus(run.reference.status().WithPrefix("core_ref"));
@@ -207,8 +224,7 @@ CaseResult HashParity(VulkanContext& ctx, int64_t dim, RolloutKernel kernel) {
 
 CaseResult FinalState(VulkanContext& ctx, int64_t dim, RolloutKernel kernel) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
-  const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
-  const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
+  const auto [a, z0] = Inputs(dim);
   const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
   PairedRun run = RunBoth(ctx, dim, a, z0, p, kernel);
   if (!run.reference.ok()) return FailFromStatus(run.reference.status().WithPrefix("core_ref"));
@@ -253,22 +269,13 @@ const bool kParityCasesRegistered = [] {
 CaseResult GoldenPipeline32(VulkanContext& ctx) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const std::string dir = GoldenDir();
-  auto read = [&](const std::string& name) -> StatusOr<NpyArray> {
-    StatusOr<NpyArray> arr = ReadNpy(dir + "/" + name);
-    if (!arr.ok() && arr.status().code() == StatusCode::kNotFound) {
-      return NotFoundError("golden file missing: " + arr.status().message() +
-                           " (golden directory '" + dir +
-                           "': set $DASHI_GOLDEN_DIR or run from the repository root)");
-    }
-    return arr;
-  };
-  StatusOr<NpyArray> a_npy = read("pipeline_32_A.npy");
+  StatusOr<NpyArray> a_npy = ReadGolden("pipeline_32_A");
   if (!a_npy.ok()) return FailFromStatus(a_npy.status());
-  StatusOr<NpyArray> z_npy = read("pipeline_32_z_rollout.npy");
+  StatusOr<NpyArray> z_npy = ReadGolden("pipeline_32_z_rollout");
   if (!z_npy.ok()) return FailFromStatus(z_npy.status());
-  StatusOr<NpyArray> links_npy = read("pipeline_32_chain_links.npy");
+  StatusOr<NpyArray> links_npy = ReadGolden("pipeline_32_chain_links");
   if (!links_npy.ok()) return FailFromStatus(links_npy.status());
-  StatusOr<NpyArray> steps_npy = read("pipeline_32_chain_steps.npy");
+  StatusOr<NpyArray> steps_npy = ReadGolden("pipeline_32_chain_steps");
   if (!steps_npy.ok()) return FailFromStatus(steps_npy.status());
 
   StatusOr<std::vector<double>> a = a_npy->As<double>();
@@ -355,34 +362,25 @@ CaseResult Subnormal(VulkanContext& ctx) {
   const RolloutParams p{.steps = 24, .hash_every = 4, .observe_every = 1};
 
   int64_t subnormal_entries = 0, zero_entries = 0;
-  std::vector<std::vector<double>> want_states;
-  StatusOr<RolloutResult> want = Rollout(z0, a, p, [&](int64_t, std::span<const double> s) {
-    for (double x : s) {
-      subnormal_entries += std::fpclassify(x) == FP_SUBNORMAL;
-      zero_entries += x == 0.0;
-    }
-    want_states.emplace_back(s.begin(), s.end());
-    return OkStatus();
-  });
-  if (!want.ok()) return FailFromStatus(want.status().WithPrefix("core_ref"));
-
-  StatusOr<KernelSweep> sweep = SweepKernels(ctx, dim, a, z0, p, *want, want_states);
-  if (!sweep.ok()) return FailFromStatus(sweep.status());
-  const auto& [fc, variant, states_differ, first_state, links_differ] = *sweep;
+  CASE_ASSIGN(const KernelSweep sweep,
+              SweepAgainstCoreRef(ctx, dim, a, z0, p, [&](std::span<const double> s) {
+                for (double x : s) {
+                  subnormal_entries += std::fpclassify(x) == FP_SUBNORMAL;
+                  zero_entries += x == 0.0;
+                }
+              }));
+  const vk::Float64Controls& fc = sweep.float_controls;
   std::string detail = "D=130, seed 0x5ab0a11, 24 steps, hash_every 4, fused, two-kernel and persistent "
                        "paths; reference states hold " +
                        std::to_string(subnormal_entries) + " subnormal and " +
-                       std::to_string(zero_entries) + " zero entries; " +
-                       std::to_string(links_differ) + " links and " +
-                       std::to_string(states_differ) + " states differ";
-  if (first_state >= 0) detail += " (first at step " + std::to_string(first_state) + ")";
+                       std::to_string(zero_entries) + " zero entries; " + SweepDifferences(sweep);
   detail += "; device fp64 float controls: " + fc.ToString() +
-            "; shaders: " + vk::FloatControlsVariantName(variant);
+            "; shaders: " + vk::FloatControlsVariantName(sweep.variant);
   if (!fc.denorm_preserve) {
     detail += " (the device does not guarantee fp64 subnormals: DenormPreserve unavailable)";
   }
   if (subnormal_entries == 0) return Fail(NAN, "test data produced no subnormals; " + detail);
-  return Judge(static_cast<double>(links_differ + states_differ), 0, detail);
+  return Judge(static_cast<double>(sweep.links_differ + sweep.states_differ), 0, detail);
 }
 
 DASHI_CONFORMANCE_CASE("rollout.subnormal", "rollout",
@@ -410,30 +408,21 @@ CaseResult SignedZero(VulkanContext& ctx) {
   for (double& x : z0) x = (rng.Next() & 1) ? 0.0 : -0.0;
   const RolloutParams p{.steps = 12, .hash_every = 3, .observe_every = 1};
   int64_t negative_zeros = 0, positive_zeros = 0;
-  std::vector<std::vector<double>> want_states;
-  StatusOr<RolloutResult> want = Rollout(z0, a, p, [&](int64_t, std::span<const double> s) {
-    for (double x : s) {
-      if (x == 0.0) (std::signbit(x) ? negative_zeros : positive_zeros) += 1;
-    }
-    want_states.emplace_back(s.begin(), s.end());
-    return OkStatus();
-  });
-  if (!want.ok()) return FailFromStatus(want.status().WithPrefix("core_ref"));
-  StatusOr<KernelSweep> sweep = SweepKernels(ctx, dim, a, z0, p, *want, want_states);
-  if (!sweep.ok()) return FailFromStatus(sweep.status());
-  const auto& [fc, variant, states_differ, first_state, links_differ] = *sweep;
+  CASE_ASSIGN(const KernelSweep sweep,
+              SweepAgainstCoreRef(ctx, dim, a, z0, p, [&](std::span<const double> s) {
+                for (double x : s) {
+                  if (x == 0.0) (std::signbit(x) ? negative_zeros : positive_zeros) += 1;
+                }
+              }));
   std::string detail = "D=200, seed 0x2e205, 12 steps, hash_every 3, fused, two-kernel and persistent "
                        "paths; reference states hold " +
                        std::to_string(negative_zeros) + " -0 and " +
-                       std::to_string(positive_zeros) + " +0 entries; " +
-                       std::to_string(links_differ) + " links and " +
-                       std::to_string(states_differ) + " states differ";
-  if (first_state >= 0) detail += " (first at step " + std::to_string(first_state) + ")";
-  detail += "; shaders: " + vk::FloatControlsVariantName(variant);
+                       std::to_string(positive_zeros) + " +0 entries; " + SweepDifferences(sweep);
+  detail += "; shaders: " + vk::FloatControlsVariantName(sweep.variant);
   if (negative_zeros == 0 || positive_zeros == 0) {
     return Fail(NAN, "test data did not produce both signed zeros; " + detail);
   }
-  return Judge(static_cast<double>(links_differ + states_differ), 0, detail);
+  return Judge(static_cast<double>(sweep.links_differ + sweep.states_differ), 0, detail);
 }
 
 DASHI_CONFORMANCE_CASE("rollout.signed_zero", "rollout",
@@ -442,8 +431,7 @@ DASHI_CONFORMANCE_CASE("rollout.signed_zero", "rollout",
 CaseResult ObserverStates(VulkanContext& ctx) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const int64_t dim = 150;
-  const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
-  const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
+  const auto [a, z0] = Inputs(dim);
   const RolloutParams p{.steps = 17, .hash_every = 5, .observe_every = 3};
   std::vector<std::pair<int64_t, std::vector<double>>> want_seen, got_seen;
   StatusOr<RolloutResult> want = Rollout(z0, a, p, [&](int64_t t, std::span<const double> s) {
@@ -483,15 +471,15 @@ CaseResult GuardWords(VulkanContext& ctx) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   int64_t corrupted = 0;
   std::string detail =
-      "256 guard bytes after each state and scratch buffer, after 9 steps at (D, workgroup) = "
+      std::to_string(vk::kGuardBytes) +
+      " guard bytes after each state and scratch buffer, after 9 steps at (D, workgroup) = "
       "(1, 64), (64, 256), (65, 64), (129, 256), (1000, 64), (1000, 256)";
   const std::pair<int64_t, uint32_t> configs[] = {{1, 64}, {64, 256}, {65, 64}, {129, 256},
                                                   {1000, 64}, {1000, 256}};
   detail += ", fused, two-kernel and persistent kernels";
   for (const RolloutKernel kernel : kKernels) {
     for (const auto& [dim, wg] : configs) {
-      const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
-      const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
+      const auto [a, z0] = Inputs(dim);
       StatusOr<std::unique_ptr<VulkanRollout>> r =
           VulkanRollout::Create(ctx, dim, a, {.workgroup_size = wg, .kernel = kernel});
       if (!r.ok()) return FailFromStatus(r.status());
@@ -516,8 +504,7 @@ DASHI_CONFORMANCE_CASE("rollout.guard_words", "rollout", "guard words overwritte
 CaseResult RejectsNonFiniteInput(VulkanContext& ctx) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const int64_t dim = 70;
-  const std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
-  const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
+  const auto [a, z0] = Inputs(dim);
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   int64_t accepted = 0, tried = 0;
@@ -557,9 +544,8 @@ DASHI_CONFORMANCE_CASE("rollout.rejects_nonfinite_input", "rollout",
 CaseResult NonFiniteStateError(VulkanContext& ctx) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const int64_t dim = 90;
-  std::vector<double> a = StableMatrix(dim, MatrixSeed(dim));
+  auto [a, z0] = Inputs(dim);
   for (double& x : a) x *= 1e25;  // the state overflows after a dozen steps
-  const std::vector<double> z0 = Uniform(static_cast<size_t>(dim), StateSeed(dim), 1.0);
   const RolloutParams p{.steps = 60, .hash_every = 25};
   const Status want = Rollout(z0, a, p).status();
   if (want.code() != StatusCode::kOutOfRange) {

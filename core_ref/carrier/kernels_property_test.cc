@@ -15,8 +15,8 @@
 #include "core_ref/carrier/defect.h"
 #include "core_ref/carrier/fusion.h"
 #include "core_ref/carrier/majority.h"
-#include "core_ref/carrier/test_carriers.h"
 #include "core_ref/prng/prng.h"
+#include "core_ref/testing/random_inputs.h"
 
 namespace dashi {
 namespace {

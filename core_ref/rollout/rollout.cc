@@ -4,8 +4,6 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <exception>
-#include <new>
 #include <string>
 #include <utility>
 
@@ -26,14 +24,6 @@ std::string DoubleText(double v) {
   return std::to_string(v);
 }
 
-// First index of a non-finite value, or -1.
-int64_t FirstNonFinite(std::span<const double> v) {
-  for (size_t k = 0; k < v.size(); ++k) {
-    if (!std::isfinite(v[k])) return static_cast<int64_t>(k);
-  }
-  return -1;
-}
-
 Status ValidateInputs(std::span<const double> z0, std::span<const double> a,
                       const RolloutParams& params, bool has_observer) {
   DASHI_RETURN_IF_ERROR(ValidateRolloutParams(params, has_observer));
@@ -45,17 +35,8 @@ Status ValidateInputs(std::span<const double> z0, std::span<const double> a,
                                 ", so A must be D x D = " + std::to_string(dim) + " x " +
                                 std::to_string(dim));
   }
-  if (const int64_t k = FirstNonFinite(z0); k >= 0) {
-    return InvalidArgumentError("rollout: z0[" + std::to_string(k) + "] = " +
-                                DoubleText(z0[k]) + " is not finite");
-  }
-  if (const int64_t k = FirstNonFinite(a); k >= 0) {
-    const int64_t d = static_cast<int64_t>(dim);
-    return InvalidArgumentError("rollout: A[" + std::to_string(k / d) + "][" +
-                                std::to_string(k % d) + "] (flat index " + std::to_string(k) +
-                                ") = " + DoubleText(a[k]) + " is not finite");
-  }
-  return OkStatus();
+  DASHI_RETURN_IF_ERROR(ValidateRolloutStart(z0));
+  return ValidateRolloutMatrixValues(a, static_cast<int64_t>(dim));
 }
 
 StatusOr<RolloutResult> RolloutImpl(std::span<const double> z0, std::span<const double> a,
@@ -75,12 +56,7 @@ StatusOr<RolloutResult> RolloutImpl(std::span<const double> z0, std::span<const 
     if (step > 0) {
       workspace.Multiply(state.data(), a.data(), dim, next.data());
       std::swap(state, next);
-      if (const int64_t k = FirstNonFinite(state); k >= 0) {
-        return OutOfRangeError("rollout: the state became non-finite at step " +
-                               std::to_string(step) + " (z[" + std::to_string(k) + "] = " +
-                               DoubleText(state[k]) +
-                               "); A amplifies the state (spectral radius above 1?)");
-      }
+      DASHI_RETURN_IF_ERROR(CheckRolloutStateFinite(state, step));
     }
     if (IsCheckpointStep(step, params.steps, params.hash_every)) {
       ChainCheckpoint cp;
@@ -120,6 +96,40 @@ Status ValidateRolloutParams(const RolloutParams& params, bool has_observer) {
   return OkStatus();
 }
 
+Status ValidateRolloutStart(std::span<const double> z0) {
+  if (const int64_t k = FirstNonFiniteIndex(z0); k >= 0) {
+    return InvalidArgumentError("rollout: z0[" + std::to_string(k) + "] = " +
+                                DoubleText(z0[k]) + " is not finite");
+  }
+  return OkStatus();
+}
+
+Status ValidateRolloutMatrixValues(std::span<const double> a, int64_t dim) {
+  if (const int64_t k = FirstNonFiniteIndex(a); k >= 0) {
+    return InvalidArgumentError("rollout: A[" + std::to_string(k / dim) + "][" +
+                                std::to_string(k % dim) + "] (flat index " + std::to_string(k) +
+                                ") = " + DoubleText(a[k]) + " is not finite");
+  }
+  return OkStatus();
+}
+
+Status CheckRolloutStateFinite(std::span<const double> state, int64_t step) {
+  if (const int64_t k = FirstNonFiniteIndex(state); k >= 0) {
+    return OutOfRangeError("rollout: the state became non-finite at step " +
+                           std::to_string(step) + " (z[" + std::to_string(k) + "] = " +
+                           DoubleText(state[k]) +
+                           "); A amplifies the state (spectral radius above 1?)");
+  }
+  return OkStatus();
+}
+
+int64_t FirstNonFiniteIndex(std::span<const double> v) {
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (!std::isfinite(v[k])) return static_cast<int64_t>(k);
+  }
+  return -1;
+}
+
 bool IsCheckpointStep(int64_t step, int64_t steps, int64_t hash_every) {
   return step % hash_every == 0 || step == steps;
 }
@@ -157,15 +167,8 @@ std::string ChainToJson(std::span<const ChainCheckpoint> chain) {
 
 StatusOr<RolloutResult> Rollout(std::span<const double> z0, std::span<const double> a,
                                 const RolloutParams& params, const RolloutObserver& observer) {
-  try {
-    return RolloutImpl(z0, a, params, observer);
-  } catch (const std::bad_alloc&) {
-    return ResourceExhaustedError("rollout: out of memory");
-  } catch (const std::exception& e) {
-    return InternalError(std::string("rollout: unexpected exception: ") + e.what());
-  } catch (...) {
-    return InternalError("rollout: unexpected exception");
-  }
+  return CatchRolloutExceptions<RolloutResult>(
+      "rollout", [&] { return RolloutImpl(z0, a, params, observer); });
 }
 
 }  // namespace dashi

@@ -17,9 +17,12 @@
 
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <new>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core_ref/rollout/vecmat.h"
@@ -58,13 +61,45 @@ using RolloutObserver = std::function<Status(int64_t step, std::span<const doubl
 // OUT_OF_RANGE: the state became non-finite (blow-up, e.g. spectral radius of A above 1); the
 //   message names the step and the first non-finite index.
 // An exception thrown by the observer is caught and returned as INTERNAL.
+StatusOr<RolloutResult> Rollout(std::span<const double> z0, std::span<const double> a,
+                                const RolloutParams& params,
+                                const RolloutObserver& observer = nullptr);
+
+// ---- Rollout's checks and errors, word for word, for every backend ------------------------------
+
 // The parameter checks every backend applies first, in this order (steps ≥ 0, hash_every ≥ 1,
 // observe_every ≥ 0, and ≥ 1 when an observer is given), with core_ref's messages.
 Status ValidateRolloutParams(const RolloutParams& params, bool has_observer);
 
-StatusOr<RolloutResult> Rollout(std::span<const double> z0, std::span<const double> a,
-                                const RolloutParams& params,
-                                const RolloutObserver& observer = nullptr);
+// INVALID_ARGUMENT "rollout: z0[k] = <v> is not finite" for the first NaN/±Inf of z0.
+Status ValidateRolloutStart(std::span<const double> z0);
+
+// INVALID_ARGUMENT "rollout: A[i][j] (flat index k) = <v> is not finite" for the first NaN/±Inf
+// of the D×D row-major matrix `a` (a.size() = D² is checked by the caller).
+Status ValidateRolloutMatrixValues(std::span<const double> a, int64_t dim);
+
+// OUT_OF_RANGE "rollout: the state became non-finite at step t (z[k] = <v>); A amplifies the
+// state (spectral radius above 1?)" for the first NaN/±Inf of `state` (z_t); OK when all are
+// finite.
+Status CheckRolloutStateFinite(std::span<const double> state, int64_t step);
+
+// Index of the first NaN or ±Inf in v, or -1.
+int64_t FirstNonFiniteIndex(std::span<const double> v);
+
+// body(), with an escaping exception turned into a Status as Rollout does (who = "rollout"):
+// RESOURCE_EXHAUSTED "<who>: out of memory", INTERNAL "<who>: unexpected exception: <what>".
+template <typename T, typename Body>
+StatusOr<T> CatchRolloutExceptions(std::string_view who, Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return ResourceExhaustedError(std::string(who) + ": out of memory");
+  } catch (const std::exception& e) {
+    return InternalError(std::string(who) + ": unexpected exception: " + e.what());
+  } catch (...) {
+    return InternalError(std::string(who) + ": unexpected exception");
+  }
+}
 
 // True when `step` (0 ≤ step ≤ steps) gets a checkpoint: step % hash_every == 0 or step == steps.
 bool IsCheckpointStep(int64_t step, int64_t steps, int64_t hash_every);

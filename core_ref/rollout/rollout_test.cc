@@ -4,20 +4,19 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "core_ref/blake2b/blake2b.h"
 #include "core_ref/prng/prng.h"
+#include "core_ref/testing/random_inputs.h"
 #include "gtest/gtest.h"
 
 namespace dashi {
 namespace {
 
-std::vector<double> RandomValues(Xoshiro256ss& rng, size_t n, double scale) {
-  std::vector<double> v(n);
-  for (double& x : v) x = scale * (2.0 * rng.NextDouble() - 1.0);
-  return v;
-}
+using testing::UniformValues;
 
 // Cyclic permutation A[i][(i+1) mod D] = s: z·A = s·(z[D−1], z[0], …, z[D−2]).
 std::vector<double> CyclicShift(int64_t dim, double s) {
@@ -82,8 +81,8 @@ TEST(RolloutTest, CheckpointSteps) {
 TEST(RolloutTest, CheckpointsHashTheStateBytes) {
   Xoshiro256ss rng(99);
   const int64_t dim = 70;
-  const std::vector<double> z0 = RandomValues(rng, dim, 1.0);
-  std::vector<double> a = RandomValues(rng, dim * dim, 1.0 / std::sqrt(static_cast<double>(dim)));
+  const std::vector<double> z0 = UniformValues(rng, dim, 1.0);
+  std::vector<double> a = UniformValues(rng, dim * dim, 1.0 / std::sqrt(static_cast<double>(dim)));
   StatusOr<RolloutResult> r = Rollout(z0, a, {.steps = 13, .hash_every = 5});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(Steps(*r), (std::vector<int64_t>{0, 5, 10, 13}));
@@ -141,8 +140,8 @@ TEST(RolloutTest, ChainChangesWithAnyBitOfZ0) {
 TEST(RolloutTest, DeterministicAcrossRuns) {
   Xoshiro256ss rng(5);
   const int64_t dim = 150;
-  const std::vector<double> z0 = RandomValues(rng, dim, 1.0);
-  const std::vector<double> a = RandomValues(rng, dim * dim, 0.08);
+  const std::vector<double> z0 = UniformValues(rng, dim, 1.0);
+  const std::vector<double> a = UniformValues(rng, dim * dim, 0.08);
   StatusOr<RolloutResult> r1 = Rollout(z0, a, {.steps = 40, .hash_every = 7});
   StatusOr<RolloutResult> r2 = Rollout(z0, a, {.steps = 40, .hash_every = 7});
   ASSERT_TRUE(r1.ok() && r2.ok());
@@ -228,6 +227,46 @@ TEST(RolloutTest, RejectsInvalidInputs) {
   s = Rollout(z0, bad_a, ok).status();
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("A[2][1]"), std::string::npos) << s.ToString();
+}
+
+// The checks and errors other backends reuse are the ones Rollout reports, word for word.
+TEST(RolloutTest, SharedChecksGiveRolloutsMessages) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> a = CyclicShift(3, 1.0);
+  const std::vector<double> z0 = {1, 2, 3};
+  EXPECT_EQ(FirstNonFiniteIndex(z0), -1);
+  EXPECT_EQ(FirstNonFiniteIndex(std::vector<double>{1, inf, nan}), 1);
+  EXPECT_TRUE(ValidateRolloutStart(z0).ok());
+  EXPECT_TRUE(ValidateRolloutMatrixValues(a, 3).ok());
+  EXPECT_TRUE(CheckRolloutStateFinite(z0, 5).ok());
+
+  const std::vector<double> bad_z = {1, 2, nan};
+  EXPECT_EQ(ValidateRolloutStart(bad_z), Rollout(bad_z, a, {.steps = 1}).status());
+  EXPECT_EQ(ValidateRolloutStart(bad_z).message(), "rollout: z0[2] = nan is not finite");
+  std::vector<double> bad_a = a;
+  bad_a[7] = -inf;
+  EXPECT_EQ(ValidateRolloutMatrixValues(bad_a, 3), Rollout(z0, bad_a, {.steps = 1}).status());
+  EXPECT_EQ(ValidateRolloutMatrixValues(bad_a, 3).message(),
+            "rollout: A[2][1] (flat index 7) = -inf is not finite");
+
+  const std::vector<double> big = {1.0, 1.0};
+  const Status blow_up = Rollout(big, CyclicShift(2, 1e100), {.steps = 10}).status();
+  EXPECT_EQ(CheckRolloutStateFinite(std::vector<double>{inf, inf}, 4), blow_up);
+  EXPECT_EQ(blow_up.code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(blow_up.message(),
+            "rollout: the state became non-finite at step 4 (z[0] = inf); A amplifies the state "
+            "(spectral radius above 1?)");
+
+  StatusOr<int> thrown = CatchRolloutExceptions<int>(
+      "rollout", []() -> StatusOr<int> { throw std::runtime_error("boom"); });
+  EXPECT_EQ(thrown.status().code(), StatusCode::kInternal);
+  EXPECT_EQ(thrown.status().message(), "rollout: unexpected exception: boom");
+  StatusOr<int> oom =
+      CatchRolloutExceptions<int>("x", []() -> StatusOr<int> { throw std::bad_alloc(); });
+  EXPECT_EQ(oom.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(oom.status().message(), "x: out of memory");
+  EXPECT_EQ(*CatchRolloutExceptions<int>("x", []() -> StatusOr<int> { return 7; }), 7);
 }
 
 TEST(RolloutTest, ZeroStepsHashesTheInitialState) {

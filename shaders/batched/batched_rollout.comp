@@ -35,12 +35,10 @@
 // specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles (the +1 pads the Z stage
 // so the transposing stores of a warp spread over the banks); the host checks it against
 // maxComputeSharedMemorySize.
-//
-// The line below is replaced at build time by the float-controls execution modes of the variant.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
 layout(constant_id = 0) const uint kThreadsX = 16u;      // TX

@@ -1,6 +1,9 @@
 // fp32 → fp64 (exact), for the declared-fp32 decode path: the fp32 inverse FFT's output becomes
 // the fp64 field the mask and the combine read. Bindings: 0 in (float), 1 out (double).
 // Push constants: CountParams.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_ARB_gpu_shader_int64 : require
 
 layout(local_size_x_id = 0) in;
 

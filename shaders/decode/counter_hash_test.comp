@@ -1,6 +1,10 @@
 // Conformance probe of the shader PRNG: for each key (seed, t, kx, ky, stream) writes
 // CounterHash and the bits of CounterUniform, to compare bit for bit with core_ref/prng.
 // Bindings: 0 keys (CounterKey), 1 out (2 uint64 per key). Push constants: CountParams.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_ARB_gpu_shader_int64 : require
+#include "counter_hash.glsl"
 
 layout(local_size_x_id = 0) in;
 

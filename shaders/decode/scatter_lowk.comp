@@ -4,6 +4,9 @@
 // the mirror slot (−ky). The spectrum must be zeroed before (every other slot stays 0).
 // Bindings: 0 z (D doubles), 1 slots (uvec2 per mode: index, mirror or 0xFFFFFFFF),
 // 2 spectrum (dvec2, N × (N/2+1)). Push constants: ScatterLowKParams.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_ARB_gpu_shader_int64 : require
 
 layout(local_size_x_id = 0) in;
 

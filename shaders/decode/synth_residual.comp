@@ -5,6 +5,11 @@
 // own (trig_f64.glsl). c goes to the mode's half-spectrum slot and, on the kx = 0 column, conj(c)
 // to the mirror slot. The spectrum must be zeroed before.
 // Bindings: 0 modes (ResidualMode), 1 spectrum (dvec2). Push constants: SynthResidualParams.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_ARB_gpu_shader_int64 : require
+#include "counter_hash.glsl"
+#include "trig_f64.glsl"
 
 layout(local_size_x_id = 0) in;
 

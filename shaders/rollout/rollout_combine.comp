@@ -9,11 +9,9 @@
 // the aligned power-of-two blocks of m's binary expansion, largest first, and the contract's tree
 // adds them right to left. The stack depth is at most bit_width(m − 1) + 1, the size of `stack`
 // (specialization constant 1, set by the host).
-//
-// The line below is replaced at build time by the float-controls execution modes of the variant.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kStackSlots = 8u;

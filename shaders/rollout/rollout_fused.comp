@@ -22,12 +22,10 @@
 // Shared memory: T·m doubles (specialization constant 2 = kSlots ≥ T·m; the host checks it
 // against maxComputeSharedMemorySize). Every barrier() is reached in uniform control flow
 // (the loops depend only on push constants and specialization constants).
-//
-// The line below is replaced at build time by the float-controls execution modes of the variant.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kTile = 1u;   // T: outputs per workgroup

@@ -8,14 +8,10 @@
 // The accumulator starts from the first product, never from 0 (0 + (−0) would be +0).
 // Output: partials[c·D + j] (c-major, so kernel 2 reads each level coalesced along j). With a
 // single chunk (D ≤ 64) the host binds the next state buffer here instead: p_0 is then y itself.
-//
-// The line below is replaced at build time (shaders/rollout/BUILD) by the SPIR-V float-controls
-// execution modes of each variant: DenormPreserve / SignedZeroInfNanPreserve / RoundingModeRTE
-// for 64-bit floats, which the host enables only where the device supports them.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0) in;
 

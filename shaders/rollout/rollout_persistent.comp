@@ -35,13 +35,11 @@
 // Buffer double-buffering makes one barrier per step enough: step s writes partials[s mod 2] and
 // reads partials[(s−1) mod 2]; a workgroup can only write partials[s mod 2] again at step s + 2,
 // after barrier s + 1, by which time every workgroup has finished reading it (during step s + 1).
-//
-// The line below is replaced at build time by the float-controls execution modes of the variant.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_memory_scope_semantics : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kCols = 1u;     // R: outputs per invocation in a unit

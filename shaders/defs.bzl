@@ -187,7 +187,7 @@ def float_controls_modes(name):
 def shader_params(name, structs, visibility = None):
     """Push-constant blocks and std430 records of a shader family, described once.
 
-    structs: a list of push_constants(...) / glsl_record(...) values. Generates cc_library `name`
+    structs: a list of push_constants(...) / glsl_record(...) / glsl_constants(...) values. Generates cc_library `name`
     (header <package>/<name>.h: one C++ struct per entry in namespace dashi::vk, std430 offsets
     computed by shader_params.py and pinned by static_asserts, explicit zeroed padding where
     std430 leaves a gap, so every byte the host pushes or uploads is initialised) and, per entry,
@@ -244,5 +244,18 @@ def glsl_record(cc_name, glsl_name, glsl, fields, comment = "", constants = []):
         "instance": "",
         "comment": comment,
         "fields": _fields(fields),
+        "constants": _constants(constants),
+    })
+
+def glsl_constants(glsl, constants):
+    """uint constants shared by several shaders of the family: (name, value) or (name, value, comment)."""
+    return struct(glsl = glsl, spec = {
+        "kind": "constants",
+        "cc_name": "",
+        "glsl_file": glsl,
+        "glsl_name": "",
+        "instance": "",
+        "comment": "",
+        "fields": [],
         "constants": _constants(constants),
     })

@@ -5,12 +5,16 @@
 #include <string>
 #include <utility>
 
-#include "accel_vulkan/batched/batched_shader_params.h"
 #include "accel_vulkan/rollout/rollout_driver.h"
+#include "core_ref/rollout/vecmat.h"
 #include "shaders/batched/batched_rollout.h"
+#include "shaders/batched/batched_rollout_params.h"
 
 namespace dashi::vk {
 namespace {
+
+// shaders/rollout/rollout_contract.glsl hard-codes the contract's chunk size (kChunk = 64u).
+static_assert(kRolloutChunk == 64);
 
 // Two growths of the state buffers per descriptor-set pair; capacity doubles, so 32 pairs cover
 // every batch a 4 GiB storage buffer can hold.

@@ -6,7 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "accel_vulkan/carrier/carrier_shader_params.h"
+#include "accel_vulkan/carrier/carrier_closure_control.h"
+#include "shaders/carrier/carrier_params.h"
 
 namespace dashi::vk {
 

@@ -14,12 +14,12 @@
 #include "accel_vulkan/carrier/carrier_recorder.h"
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/compute_pipeline.h"
-#include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/vk_status.h"
 #include "shaders/decode/combine.h"
 #include "shaders/decode/convert_f32_to_f64.h"
 #include "shaders/decode/convert_f64_to_f32.h"
+#include "shaders/decode/decode_params.h"
 #include "shaders/decode/scatter_lowk.h"
 #include "shaders/decode/synth_residual.h"
 
@@ -38,6 +38,13 @@ StatusOr<DeviceBuffer> Guarded(const VulkanContext& ctx, uint64_t bytes) {
   DASHI_RETURN_IF_ERROR(b.Fill(ctx, VulkanDecoder::kGuardWord));
   return b;
 }
+
+// scatter_lowk.comp's slot table: one uvec2 per mode, in z order.
+struct HalfSpectrumSlot {
+  uint32_t index;   // row·(N/2+1) + kx
+  uint32_t mirror;  // the −ky slot on the kx = 0 column, or kNoMirror
+};
+static_assert(sizeof(HalfSpectrumSlot) == 8);
 
 // The half-spectrum slot of a mode and, on the kx = 0 column, of its conjugate partner (−ky), as
 // core_ref's Put writes them.

@@ -17,12 +17,12 @@
 
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/compute_pipeline.h"
-#include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/testing/vulkan_test.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/prng/prng.h"
 #include "core_ref/proxy/proxy_encoder.h"
+#include "shaders/decode/decode_params.h"
 #include "shaders/decode/trig_f64_test.h"
 
 namespace dashi::vk {

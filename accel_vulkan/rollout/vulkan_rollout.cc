@@ -4,22 +4,25 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
 #include <utility>
 
 #include "accel_vulkan/rollout/rollout_driver.h"
-#include "accel_vulkan/rollout/rollout_shader_params.h"
 #include "accel_vulkan/vk_status.h"
+#include "core_ref/rollout/vecmat.h"
 #include "shaders/rollout/rollout_combine.h"
 #include "shaders/rollout/rollout_fused.h"
+#include "shaders/rollout/rollout_params.h"
 #include "shaders/rollout/rollout_partials.h"
 #include "shaders/rollout/rollout_persistent.h"
 
 namespace dashi::vk {
 namespace {
+
+// shaders/rollout/rollout_contract.glsl hard-codes the contract's chunk size (kChunk = 64u).
+static_assert(kRolloutChunk == 64);
 
 constexpr VkDeviceSize kDoubleBytes = sizeof(double);
 

@@ -33,7 +33,6 @@
 
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/compute_pipeline.h"
-#include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/decode/vulkan_decoder.h"
 #include "accel_vulkan/device_buffer.h"
 #include "conformance/framework/conformance_case.h"
@@ -44,6 +43,7 @@
 #include "core_ref/prng/prng.h"
 #include "core_ref/proxy/proxy_encoder.h"
 #include "shaders/decode/counter_hash_test.h"
+#include "shaders/decode/decode_params.h"
 #include "shaders/decode/trig_f64_test.h"
 
 namespace dashi::conformance {

@@ -12,9 +12,7 @@ layout(std430, set = 0, binding = 1) readonly buffer Resid { double resid[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Mask { int mask[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Omega { double omega[]; };
 
-layout(push_constant) uniform Params {
-  uint count;
-} params;
+#include "count_params.glsl"  // CountParams
 
 void main() {
   // Grid-stride loop: the host caps the x group count at 65535 (Vulkan's guaranteed

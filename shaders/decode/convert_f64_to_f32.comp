@@ -10,9 +10,7 @@ layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer In { double src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { float dst[]; };
 
-layout(push_constant) uniform Params {
-  uint count;
-} params;
+#include "count_params.glsl"  // CountParams
 
 void main() {
   // Grid-stride loop: the host caps the x group count at 65535 (Vulkan's guaranteed

@@ -8,20 +8,12 @@
 
 layout(local_size_x_id = 0) in;
 
-struct CounterKey {
-  uint64_t seed;
-  uint64_t t;
-  int64_t kx;
-  int64_t ky;
-  uint64_t stream;
-};
+#include "counter_key.glsl"  // CounterKey
 
 layout(std430, set = 0, binding = 0) readonly buffer Keys { CounterKey keys[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { uint64_t out_words[]; };
 
-layout(push_constant) uniform Params {
-  uint count;
-} params;
+#include "count_params.glsl"  // CountParams
 
 void main() {
   const uint i = gl_GlobalInvocationID.x;

@@ -10,9 +10,7 @@ layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer X { double x[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { double sc[]; };
 
-layout(push_constant) uniform Params {
-  uint count;
-} params;
+#include "count_params.glsl"  // CountParams
 
 void main() {
   const uint i = gl_GlobalInvocationID.x;

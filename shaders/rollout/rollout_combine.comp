@@ -16,14 +16,13 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kStackSlots = 8u;
 
+#define ROLLOUT_CONTRACT_TREE_ONLY  // no chunk partials here
+#include "rollout_contract.glsl"  // the pairwise tree
+
 layout(std430, set = 0, binding = 0) readonly buffer Partials { double partials[]; };  // m×D
 layout(std430, set = 0, binding = 1) writeonly buffer StateOut { double y[]; };       // D
 
-// Mirrored by dashi::vk::RolloutPushConstants (accel_vulkan/rollout/rollout_shader_params.h).
-layout(push_constant) uniform Params {
-  uint dim;     // D
-  uint chunks;  // m = ceil(D / 64)
-} params;
+#include "rollout_params.glsl"  // RolloutPushConstants
 
 void main() {
   const uint j = gl_GlobalInvocationID.x;
@@ -36,14 +35,12 @@ void main() {
     stack[depth] = partials[c * dim + j];
     ++depth;
     for (uint n = c; (n & 1u) != 0u; n >>= 1u) {
-      precise double merged = stack[depth - 2u] + stack[depth - 1u];
-      stack[depth - 2u] = merged;
+      CONTRACT_MERGE(stack[depth - 2u], stack[depth - 2u], stack[depth - 1u]);
       --depth;
     }
   }
   for (uint k = depth - 1u; k > 0u; --k) {
-    precise double merged = stack[k - 1u] + stack[k];
-    stack[k - 1u] = merged;
+    CONTRACT_MERGE(stack[k - 1u], stack[k - 1u], stack[k]);
   }
   y[j] = stack[0];
 }

@@ -64,6 +64,8 @@ def _module(name, src, includes, bit_exact):
             " ".join(["%s=$(location %s)" % (n, l) for n, l in includes.items()]),
         ),
         tools = [_EXPAND],
+        # The contract check's test plants violations in expanded sources (//shaders:BUILD).
+        visibility = ["//shaders:__subpackages__"],
     )
     shader = "%s/%s (from %s)" % (native.package_name(), name, _basename(src))
     check = ""
@@ -79,6 +81,7 @@ def _module(name, src, includes, bit_exact):
               (_TARGET_ENV, check),
         tools = [_CHECK] if bit_exact else [],
         message = "Compiling shader %s/%s" % (native.package_name(), name),
+        visibility = ["//shaders:__subpackages__"],
     )
 
 def _embedded_library(name, modules, table, visibility):

@@ -8,6 +8,10 @@ in the module (two OpSourceExtension instructions): splitting a shader into file
 change its SPIR-V words and the shader build hash that certifications are keyed by, while the
 code is the same.
 
+Each included text is framed by `// @origin PATH:LINE` comments (the next line is LINE of PATH),
+so a message about the expanded file can name the line of the file it came from
+(spirv_contract_check.py does); comments do not reach the SPIR-V.
+
 Usage: glsl_expand.py OUT SRC [NAME=PATH ...]
   NAME=PATH  the file to put in place of `#include "NAME"` (every include must be listed;
              an included file may include others; a file included twice is an error).
@@ -16,6 +20,7 @@ Usage: glsl_expand.py OUT SRC [NAME=PATH ...]
 import re
 import sys
 
+ORIGIN = "// @origin"
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*(//.*)?$')
 
 
@@ -38,7 +43,9 @@ def Expand(path, files, seen, chain):
             if name in seen:
                 raise ValueError("%s: \"%s\" is included a second time" % (where, name))
             seen.add(name)
+            out.append("%s %s:1\n" % (ORIGIN, files[name]))
             out.extend(Expand(files[name], files, seen, chain + [name]))
+            out.append("%s %s:%d\n" % (ORIGIN, path, number + 1))
     return out
 
 
@@ -55,7 +62,7 @@ def main(argv):
             return 2
         files[name] = path
     try:
-        text = "".join(Expand(src, files, set(), []))
+        text = "".join(["%s %s:1\n" % (ORIGIN, src)] + Expand(src, files, set(), []))
     except (OSError, ValueError) as e:
         sys.stderr.write("%s\n" % e)
         return 1

@@ -83,7 +83,9 @@ def _Kind(text):
 
 
 def Disassemble(module):
-    dis = subprocess.run(["spirv-dis", "--no-color", module], capture_output=True, text=True)
+    # errors="replace": a -g module carries the GLSL text, split into strings at byte boundaries.
+    dis = subprocess.run(["spirv-dis", "--no-color", module], capture_output=True,
+                         encoding="utf-8", errors="replace")
     if dis.returncode != 0:
         raise RuntimeError("spirv-dis failed on %s: %s" % (module, dis.stderr.strip()))
     return dis.stdout.splitlines()
@@ -98,8 +100,9 @@ def SourceLines(lines, found, source):
         if cc.returncode != 0:
             return {}
         debug_lines = Disassemble(debug)
-    with open(source) as f:
+    with open(source, encoding="utf-8") as f:
         text = f.read().splitlines()
+    origin = Origins(source, text)
     # The n-th instruction of each kind in the module and in the -g build are the same one: -g
     # adds OpLine / OpString / OpSource text, not code.
     wanted = {number for number, _, _ in found}
@@ -128,7 +131,22 @@ def SourceLines(lines, found, source):
         counts[kind] = counts.get(kind, 0) + 1
         number = position.get((kind, counts[kind]))
         if number is not None and current is not None and 0 < current <= len(text):
-            out[number] = "%s:%d: %s" % (source, current, text[current - 1].strip())
+            out[number] = "%s: %s" % (origin[current - 1], text[current - 1].strip())
+    return out
+
+
+def Origins(source, text):
+    """For each line of an expanded source, "file:line" it came from (glsl_expand.py's marks)."""
+    out = []
+    path, line = source, 1
+    for t in text:
+        m = re.match(r"^// @origin (.+):(\d+)$", t)
+        if m:
+            out.append("%s:%d" % (source, len(out) + 1))
+            path, line = m.group(1), int(m.group(2))
+            continue
+        out.append("%s:%d" % (path, line))
+        line += 1
     return out
 
 

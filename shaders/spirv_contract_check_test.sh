@@ -58,7 +58,8 @@ expect_pass shaders/carrier/carrier_smooth "$SMOOTH_SPV"
 # An explicit fma() in the chunk partial (every addition of the contract's loop).
 expect_violation rollout_fused_planted_fma "$FUSED_SRC" \
   's/acc = acc \+ product;/acc = fma(product, 1.0LF, acc);/' \
-  '^rollout_fused_planted_fma: SPIR-V contract violation: fused multiply-add at disassembly line [0-9]+: .*OpExtInst .* Fma ' \
+  '^rollout_fused_planted_fma: SPIR-V contract violation: fused multiply-add' \
+  'at disassembly line [0-9]+: %[0-9a-z_]+ = OpExtInst %double %[0-9]+ Fma ' \
   'from GLSL shaders/rollout/rollout_fused\.comp:[0-9]+: +CONTRACT_CHUNK_PARTIAL\('
 
 # `precise` dropped everywhere: the products and sums may then be contracted.

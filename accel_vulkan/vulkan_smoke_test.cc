@@ -13,10 +13,10 @@
 #include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/context.h"
-#include "accel_vulkan/smoke_affine_params.h"
 #include "accel_vulkan/testing/vulkan_test.h"
 #include "core_ref/testing/random_inputs.h"
 #include "shaders/smoke_affine_f64.h"
+#include "shaders/smoke_affine_params.h"
 
 namespace dashi::vk {
 namespace {
@@ -61,7 +61,7 @@ TEST_F(VulkanSmokeTest, Fp64ShaderMatchesCpuBitForBitWithGuardsIntact) {
     const VkBuffer bufs[] = {in->buffer(), out->buffer()};
     StatusOr<VkDescriptorSet> set = (*pipe)->Bindings(bufs);
     ASSERT_TRUE(set.ok()) << set.status().ToString();
-    const SmokeAffineParams params{0.1, 1.0 / 3.0, n, 0};
+    const SmokeAffineParams params{0.1, 1.0 / 3.0, n};
     ASSERT_TRUE((*batch)->Begin().ok());
     (*batch)->Timestamp("start");
     (*batch)->Dispatch(**pipe, *set, &params, sizeof(params), (n + w - 1) / w);
@@ -99,7 +99,7 @@ TEST_F(VulkanSmokeTest, ChainedDispatchesInOneSubmissionMatchTheCpu) {
   const VkBuffer fwd[] = {b0->buffer(), b1->buffer()}, back[] = {b1->buffer(), b0->buffer()};
   StatusOr<VkDescriptorSet> s01 = (*pipe)->Bindings(fwd), s10 = (*pipe)->Bindings(back);
   ASSERT_TRUE(s01.ok() && s10.ok());
-  const SmokeAffineParams params{1.0001, -1e-3, n, 0};
+  const SmokeAffineParams params{1.0001, -1e-3, n};
   ASSERT_TRUE((*batch)->Begin().ok());
   for (uint32_t s = 0; s < steps; ++s) {
     (*batch)->Dispatch(**pipe, s % 2 == 0 ? *s01 : *s10, &params, sizeof(params), (n + w - 1) / w);

@@ -1,4 +1,4 @@
-// Every SPIR-V module compiled by spirv_shader() registers itself here at static initialisation,
+// Every SPIR-V module built by shaders/defs.bzl registers itself here at static initialisation,
 // so a binary can name the exact shader build it carries: ShaderBuildHash() is the BLAKE2b-128 of
 // the sorted (name, SPIR-V words) of every linked module. Conformance reports and certifications
 // are keyed by it.
@@ -13,7 +13,7 @@
 namespace dashi::spirv {
 
 struct ShaderModuleInfo {
-  std::string name;  // "shaders/rollout/vecmat_partials"
+  std::string name;  // "shaders/rollout/rollout_partials_fc0"
   const uint32_t* words;
   size_t word_count;
 };

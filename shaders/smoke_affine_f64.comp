@@ -8,11 +8,7 @@ layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer Input { double a[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Output { double y[]; };
 
-layout(push_constant) uniform Params {
-  double scale;
-  double shift;
-  uint n;
-} params;
+#include "smoke_affine_params.glsl"  // params: SmokeAffineParams
 
 void main() {
   const uint i = gl_GlobalInvocationID.x;

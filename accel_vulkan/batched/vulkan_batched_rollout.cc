@@ -6,27 +6,17 @@
 #include <string>
 #include <utility>
 
-#include "accel_vulkan/batched/batched_shader_params.h"
 #include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/rollout_driver.h"
-#include "shaders/batched/batched_rollout_fc0.h"
-#include "shaders/batched/batched_rollout_fc1.h"
-#include "shaders/batched/batched_rollout_fc2.h"
-#include "shaders/batched/batched_rollout_fc3.h"
-#include "shaders/batched/batched_rollout_fc4.h"
-#include "shaders/batched/batched_rollout_fc5.h"
-#include "shaders/batched/batched_rollout_fc6.h"
-#include "shaders/batched/batched_rollout_fc7.h"
+#include "core_ref/rollout/vecmat.h"
+#include "shaders/batched/batched_rollout.h"
+#include "shaders/batched/batched_rollout_params.h"
 
 namespace dashi::vk {
 namespace {
 
-// Indexed by the variant bits (kVariant* of vulkan_rollout.h).
-constexpr std::span<const uint32_t> kBatchedSpirv[8] = {
-    spirv::kBatchedRolloutFc0, spirv::kBatchedRolloutFc1, spirv::kBatchedRolloutFc2,
-    spirv::kBatchedRolloutFc3, spirv::kBatchedRolloutFc4, spirv::kBatchedRolloutFc5,
-    spirv::kBatchedRolloutFc6, spirv::kBatchedRolloutFc7,
-};
+// shaders/rollout/rollout_contract.glsl hard-codes the contract's chunk size (kChunk = 64u).
+static_assert(kRolloutChunk == 64);
 
 // Two growths of the state buffers per descriptor-set pair; capacity doubles, so 32 pairs cover
 // every batch a 4 GiB storage buffer can hold.
@@ -79,7 +69,7 @@ Status VulkanBatchedRollout::Init(std::span<const double> a) {
   DASHI_RETURN_IF_ERROR(a_buf.UploadValues<double>(ctx_, a));
   a_.emplace(std::move(a_buf));
   DASHI_ASSIGN_OR_RETURN(
-      pipe_, ComputePipeline::Create(ctx_, {kBatchedSpirv[variant_], 3,
+      pipe_, ComputePipeline::Create(ctx_, {spirv::kBatchedRolloutVariants[variant_], 3,
                                             sizeof(BatchedRolloutPushConstants),
                                             BatchedSpecialization(tile_, chunks_),
                                             kMaxBindingSets}));

@@ -23,8 +23,8 @@
 // error (step, index, value) of the first trajectory to blow up (the lowest b among those that
 // blow up at the earliest step). The other trajectories' results are not returned.
 //
-// Float controls as in VulkanRollout: the shader comes in the eight variants of
-// shaders/rollout/float_controls.bzl and Create() picks every mode the device reports.
+// Float controls as in VulkanRollout: the shader comes in the eight float-controls variants of
+// shaders/defs.bzl and Create() picks every mode the device reports (accel_vulkan/device_caps).
 //
 // Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes) and the states (B·D·8 bytes + kGuardBytes) each
 // within maxStorageBufferRange (lavapipe: 128 MiB); ceil(D / cols) and ceil(B / rows)
@@ -47,8 +47,8 @@
 #include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/device_buffer.h"
+#include "accel_vulkan/device_caps/device_caps.h"
 #include "accel_vulkan/rollout/rollout_driver.h"
-#include "accel_vulkan/rollout/vulkan_rollout.h"
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/status/status.h"
 

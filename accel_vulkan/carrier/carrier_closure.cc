@@ -6,8 +6,9 @@
 #include <string>
 #include <utility>
 
-#include "accel_vulkan/carrier/carrier_shader_params.h"
+#include "accel_vulkan/carrier/carrier_closure_control.h"
 #include "accel_vulkan/guard_words.h"
+#include "shaders/carrier/carrier_params.h"
 
 namespace dashi::vk {
 

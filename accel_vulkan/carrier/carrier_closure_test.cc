@@ -12,13 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "accel_vulkan/carrier/carrier_closure_control.h"
 #include "accel_vulkan/carrier/carrier_kernels.h"
 #include "accel_vulkan/carrier/carrier_ops.h"
 #include "accel_vulkan/carrier/carrier_recorder.h"
-#include "accel_vulkan/carrier/carrier_shader_params.h"
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/testing/vulkan_test.h"
 #include "core_ref/carrier/closure.h"
+#include "shaders/carrier/carrier_params.h"
 
 namespace dashi::vk {
 namespace {

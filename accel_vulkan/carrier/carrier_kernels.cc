@@ -2,12 +2,12 @@
 
 #include <algorithm>
 
-#include "accel_vulkan/carrier/carrier_shader_params.h"
 #include "shaders/carrier/carrier_closure_control.h"
 #include "shaders/carrier/carrier_defect_rows.h"
 #include "shaders/carrier/carrier_fuse.h"
 #include "shaders/carrier/carrier_level_rows.h"
 #include "shaders/carrier/carrier_maxabs_rows.h"
+#include "shaders/carrier/carrier_params.h"
 #include "shaders/carrier/carrier_pda.h"
 #include "shaders/carrier/carrier_reduce_rows.h"
 #include "shaders/carrier/carrier_scale.h"

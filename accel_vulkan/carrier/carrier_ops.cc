@@ -15,10 +15,10 @@
 #include "accel_vulkan/buffer.h"
 #include "accel_vulkan/carrier/carrier_closure.h"
 #include "accel_vulkan/carrier/carrier_kernels.h"
-#include "accel_vulkan/carrier/carrier_shader_params.h"
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/guard_words.h"
 #include "core_ref/carrier/fusion.h"
+#include "shaders/carrier/carrier_params.h"
 
 namespace dashi::vk {
 namespace {

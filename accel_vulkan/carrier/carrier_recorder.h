@@ -23,8 +23,8 @@
 #include <optional>
 #include <string>
 
+#include "accel_vulkan/carrier/carrier_closure_control.h"
 #include "accel_vulkan/carrier/carrier_kernels.h"
-#include "accel_vulkan/carrier/carrier_shader_params.h"
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/descriptor_set_cache.h"
 #include "accel_vulkan/device_buffer.h"
@@ -36,6 +36,7 @@
 #include "core_ref/carrier/pda_threshold.h"
 #include "core_ref/carrier/smoothing.h"
 #include "core_ref/status/status.h"
+#include "shaders/carrier/carrier_params.h"
 
 namespace dashi::vk {
 

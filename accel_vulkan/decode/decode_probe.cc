@@ -4,7 +4,7 @@
 
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/compute_pipeline.h"
-#include "accel_vulkan/decode/decode_shader_params.h"
+#include "shaders/decode/decode_params.h"
 #include "accel_vulkan/decode/vulkan_decoder.h"
 #include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/guard_words.h"

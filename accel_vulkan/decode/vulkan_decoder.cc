@@ -14,7 +14,6 @@
 #include "accel_vulkan/carrier/carrier_recorder.h"
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/compute_pipeline.h"
-#include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/unique_handle.h"
@@ -22,6 +21,7 @@
 #include "shaders/decode/combine.h"
 #include "shaders/decode/convert_f32_to_f64.h"
 #include "shaders/decode/convert_f64_to_f32.h"
+#include "shaders/decode/decode_params.h"
 #include "shaders/decode/scatter_lowk.h"
 #include "shaders/decode/synth_residual.h"
 
@@ -32,6 +32,13 @@ using Clock = std::chrono::steady_clock;
 double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
+
+// scatter_lowk.comp's slot table: one uvec2 per mode, in z order.
+struct HalfSpectrumSlot {
+  uint32_t index;   // row·(N/2+1) + kx
+  uint32_t mirror;  // the −ky slot on the kx = 0 column, or kNoMirror
+};
+static_assert(sizeof(HalfSpectrumSlot) == 8);
 
 // The half-spectrum slot of a mode and, on the kx = 0 column, of its conjugate partner (−ky), as
 // core_ref's Put writes them.

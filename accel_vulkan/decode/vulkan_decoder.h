@@ -34,11 +34,11 @@
 #include <vector>
 
 #include "accel_vulkan/context.h"
-#include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/decode/vkfft_plan.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/proxy/proxy_encoder.h"
 #include "core_ref/status/status.h"
+#include "shaders/decode/decode_params.h"
 
 namespace dashi::vk {
 

@@ -19,6 +19,7 @@
 #include "core_ref/decode/decoder.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/proxy/proxy_encoder.h"
+#include "shaders/decode/decode_params.h"
 
 namespace dashi::vk {
 namespace {

@@ -4,7 +4,6 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -12,66 +11,19 @@
 
 #include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/rollout_driver.h"
-#include "accel_vulkan/rollout/rollout_shader_params.h"
 #include "accel_vulkan/vk_status.h"
-#include "shaders/rollout/rollout_combine_fc0.h"
-#include "shaders/rollout/rollout_combine_fc1.h"
-#include "shaders/rollout/rollout_combine_fc2.h"
-#include "shaders/rollout/rollout_combine_fc3.h"
-#include "shaders/rollout/rollout_combine_fc4.h"
-#include "shaders/rollout/rollout_combine_fc5.h"
-#include "shaders/rollout/rollout_combine_fc6.h"
-#include "shaders/rollout/rollout_combine_fc7.h"
-#include "shaders/rollout/rollout_fused_fc0.h"
-#include "shaders/rollout/rollout_fused_fc1.h"
-#include "shaders/rollout/rollout_fused_fc2.h"
-#include "shaders/rollout/rollout_fused_fc3.h"
-#include "shaders/rollout/rollout_fused_fc4.h"
-#include "shaders/rollout/rollout_fused_fc5.h"
-#include "shaders/rollout/rollout_fused_fc6.h"
-#include "shaders/rollout/rollout_fused_fc7.h"
-#include "shaders/rollout/rollout_persistent_fc0.h"
-#include "shaders/rollout/rollout_persistent_fc1.h"
-#include "shaders/rollout/rollout_persistent_fc2.h"
-#include "shaders/rollout/rollout_persistent_fc3.h"
-#include "shaders/rollout/rollout_persistent_fc4.h"
-#include "shaders/rollout/rollout_persistent_fc5.h"
-#include "shaders/rollout/rollout_persistent_fc6.h"
-#include "shaders/rollout/rollout_persistent_fc7.h"
-#include "shaders/rollout/rollout_partials_fc0.h"
-#include "shaders/rollout/rollout_partials_fc1.h"
-#include "shaders/rollout/rollout_partials_fc2.h"
-#include "shaders/rollout/rollout_partials_fc3.h"
-#include "shaders/rollout/rollout_partials_fc4.h"
-#include "shaders/rollout/rollout_partials_fc5.h"
-#include "shaders/rollout/rollout_partials_fc6.h"
-#include "shaders/rollout/rollout_partials_fc7.h"
+#include "core_ref/rollout/vecmat.h"
+#include "shaders/rollout/rollout_combine.h"
+#include "shaders/rollout/rollout_fused.h"
+#include "shaders/rollout/rollout_params.h"
+#include "shaders/rollout/rollout_partials.h"
+#include "shaders/rollout/rollout_persistent.h"
 
 namespace dashi::vk {
 namespace {
 
-// Indexed by the variant bits (kVariant*).
-constexpr std::span<const uint32_t> kPartialsSpirv[8] = {
-    spirv::kRolloutPartialsFc0, spirv::kRolloutPartialsFc1, spirv::kRolloutPartialsFc2,
-    spirv::kRolloutPartialsFc3, spirv::kRolloutPartialsFc4, spirv::kRolloutPartialsFc5,
-    spirv::kRolloutPartialsFc6, spirv::kRolloutPartialsFc7,
-};
-constexpr std::span<const uint32_t> kCombineSpirv[8] = {
-    spirv::kRolloutCombineFc0, spirv::kRolloutCombineFc1, spirv::kRolloutCombineFc2,
-    spirv::kRolloutCombineFc3, spirv::kRolloutCombineFc4, spirv::kRolloutCombineFc5,
-    spirv::kRolloutCombineFc6, spirv::kRolloutCombineFc7,
-};
-constexpr std::span<const uint32_t> kFusedSpirv[8] = {
-    spirv::kRolloutFusedFc0, spirv::kRolloutFusedFc1, spirv::kRolloutFusedFc2,
-    spirv::kRolloutFusedFc3, spirv::kRolloutFusedFc4, spirv::kRolloutFusedFc5,
-    spirv::kRolloutFusedFc6, spirv::kRolloutFusedFc7,
-};
-
-constexpr std::span<const uint32_t> kPersistentSpirv[8] = {
-    spirv::kRolloutPersistentFc0, spirv::kRolloutPersistentFc1, spirv::kRolloutPersistentFc2,
-    spirv::kRolloutPersistentFc3, spirv::kRolloutPersistentFc4, spirv::kRolloutPersistentFc5,
-    spirv::kRolloutPersistentFc6, spirv::kRolloutPersistentFc7,
-};
+// shaders/rollout/rollout_contract.glsl hard-codes the contract's chunk size (kChunk = 64u).
+static_assert(kRolloutChunk == 64);
 
 constexpr VkDeviceSize kDoubleBytes = sizeof(double);
 
@@ -119,45 +71,6 @@ bool PersistentFits(const VkPhysicalDeviceLimits& lim, int64_t chunks) {
 
 }  // namespace
 
-std::string Float64Controls::ToString() const {
-  return std::string("DenormPreserve=") + (denorm_preserve ? "1" : "0") +
-         " DenormFlushToZero=" + (denorm_flush_to_zero ? "1" : "0") +
-         " SignedZeroInfNanPreserve=" + (signed_zero_inf_nan_preserve ? "1" : "0") +
-         " RTE=" + (rounding_mode_rte ? "1" : "0") + " RTZ=" + (rounding_mode_rtz ? "1" : "0");
-}
-
-Float64Controls QueryFloat64Controls(const VulkanContext& ctx) {
-  Float64Controls out;
-  VkPhysicalDeviceProperties props;
-  vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
-  if (props.apiVersion < VK_API_VERSION_1_2) return out;
-  VkPhysicalDeviceFloatControlsProperties fc{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
-  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &fc};
-  vkGetPhysicalDeviceProperties2(ctx.physical_device(), &p2);
-  out.denorm_preserve = fc.shaderDenormPreserveFloat64 == VK_TRUE;
-  out.denorm_flush_to_zero = fc.shaderDenormFlushToZeroFloat64 == VK_TRUE;
-  out.signed_zero_inf_nan_preserve = fc.shaderSignedZeroInfNanPreserveFloat64 == VK_TRUE;
-  out.rounding_mode_rte = fc.shaderRoundingModeRTEFloat64 == VK_TRUE;
-  out.rounding_mode_rtz = fc.shaderRoundingModeRTZFloat64 == VK_TRUE;
-  return out;
-}
-
-uint32_t SupportedFloatControlsVariant(const Float64Controls& fc) {
-  return (fc.denorm_preserve ? kVariantDenormPreserve : 0u) |
-         (fc.signed_zero_inf_nan_preserve ? kVariantSignedZeroInfNanPreserve : 0u) |
-         (fc.rounding_mode_rte ? kVariantRoundingModeRte : 0u);
-}
-
-std::string FloatControlsVariantName(uint32_t variant) {
-  std::string out;
-  auto add = [&](const char* name) { out += (out.empty() ? "" : "+") + std::string(name); };
-  if (variant & kVariantDenormPreserve) add("DenormPreserve");
-  if (variant & kVariantSignedZeroInfNanPreserve) add("SignedZeroInfNanPreserve");
-  if (variant & kVariantRoundingModeRte) add("RoundingModeRTE");
-  return out.empty() ? "none" : out;
-}
-
 const char* RolloutKernelName(RolloutKernel kernel) {
   switch (kernel) {
     case RolloutKernel::kAuto: return "auto";
@@ -175,29 +88,6 @@ StatusOr<RolloutKernel> ParseRolloutKernel(std::string_view name) {
   }
   return InvalidArgumentError("unknown rollout kernel '" + std::string(name) +
                               "' (expected auto, fused, two-kernel or persistent)");
-}
-
-std::optional<SmInfo> QuerySmInfo(const VulkanContext& ctx) {
-  uint32_t count = 0;
-  if (vkEnumerateDeviceExtensionProperties(ctx.physical_device(), nullptr, &count, nullptr) !=
-      VK_SUCCESS) {
-    return std::nullopt;
-  }
-  std::vector<VkExtensionProperties> exts(count);
-  if (vkEnumerateDeviceExtensionProperties(ctx.physical_device(), nullptr, &count, exts.data()) !=
-      VK_SUCCESS) {
-    return std::nullopt;
-  }
-  const bool supported = std::any_of(exts.begin(), exts.end(), [](const VkExtensionProperties& e) {
-    return std::strcmp(e.extensionName, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME) == 0;
-  });
-  if (!supported) return std::nullopt;
-  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{
-      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
-  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sm};
-  vkGetPhysicalDeviceProperties2(ctx.physical_device(), &p2);
-  if (sm.shaderSMCount == 0) return std::nullopt;
-  return SmInfo{sm.shaderSMCount, sm.shaderWarpsPerSM};
 }
 
 VulkanRollout::VulkanRollout(VulkanContext& ctx, int64_t dim, const VulkanRolloutOptions& options)
@@ -305,8 +195,8 @@ Status VulkanRollout::Init(std::span<const double> a) {
   }
   DASHI_ASSIGN_OR_RETURN(
       partials_pipe_,
-      ComputePipeline::Create(ctx_, {kPartialsSpirv[variant_], 3, sizeof(RolloutPushConstants),
-                                     {wg}, 2}));
+      ComputePipeline::Create(ctx_, {spirv::kRolloutPartialsVariants[variant_], 3,
+                                     sizeof(RolloutPushConstants), {wg}, 2}));
   for (int src = 0; src < 2; ++src) {
     const VkBuffer out = chunks_ > 1 ? partials_->buffer() : z_[1 - src]->buffer();
     const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), out};
@@ -315,8 +205,9 @@ Status VulkanRollout::Init(std::span<const double> a) {
   if (chunks_ > 1) {
     DASHI_ASSIGN_OR_RETURN(
         combine_pipe_,
-        ComputePipeline::Create(ctx_, {kCombineSpirv[variant_], 2, sizeof(RolloutPushConstants),
-                                       {wg, TreeSlots(chunks_)}, 2}));
+        ComputePipeline::Create(ctx_, {spirv::kRolloutCombineVariants[variant_], 2,
+                                       sizeof(RolloutPushConstants), {wg, TreeSlots(chunks_)},
+                                       2}));
     for (int src = 0; src < 2; ++src) {
       const VkBuffer bufs[] = {partials_->buffer(), z_[1 - src]->buffer()};
       DASHI_ASSIGN_OR_RETURN(combine_sets_[src], combine_pipe_->Bindings(bufs));
@@ -364,8 +255,8 @@ Status VulkanRollout::InitFused(const VkPhysicalDeviceLimits& lim, uint32_t wg) 
   const uint32_t slots = fused_tile_ * static_cast<uint32_t>(chunks_);
   DASHI_ASSIGN_OR_RETURN(
       fused_pipe_,
-      ComputePipeline::Create(ctx_, {kFusedSpirv[variant_], 3, sizeof(RolloutPushConstants),
-                                     {wg, fused_tile_, slots}, 2}));
+      ComputePipeline::Create(ctx_, {spirv::kRolloutFusedVariants[variant_], 3,
+                                     sizeof(RolloutPushConstants), {wg, fused_tile_, slots}, 2}));
   for (int src = 0; src < 2; ++src) {
     const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer()};
     DASHI_ASSIGN_OR_RETURN(fused_sets_[src], fused_pipe_->Bindings(bufs));
@@ -475,7 +366,7 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
   const uint32_t slots = register_tree_chunks != 0 ? 64u : 64 * static_cast<uint32_t>(chunks_);
   DASHI_ASSIGN_OR_RETURN(
       persistent_pipe_,
-      ComputePipeline::Create(ctx_, {kPersistentSpirv[variant_], 5,
+      ComputePipeline::Create(ctx_, {spirv::kRolloutPersistentVariants[variant_], 5,
                                      sizeof(RolloutPersistentPushConstants),
                                      {options_.workgroup_size, persistent_cols_, slots,
                                       persistent_resident_ ? 1u : 0u, register_tree_chunks},

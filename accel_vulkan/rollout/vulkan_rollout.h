@@ -68,34 +68,11 @@
 #include "accel_vulkan/compute_pipeline.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/device_buffer.h"
+#include "accel_vulkan/device_caps/device_caps.h"
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/status/status.h"
 
 namespace dashi::vk {
-
-// The 64-bit float controls a device reports (VkPhysicalDeviceFloatControlsProperties).
-struct Float64Controls {
-  bool denorm_preserve = false;               // shaderDenormPreserveFloat64
-  bool denorm_flush_to_zero = false;          // shaderDenormFlushToZeroFloat64
-  bool signed_zero_inf_nan_preserve = false;  // shaderSignedZeroInfNanPreserveFloat64
-  bool rounding_mode_rte = false;             // shaderRoundingModeRTEFloat64
-  bool rounding_mode_rtz = false;             // shaderRoundingModeRTZFloat64
-  // "DenormPreserve=1 DenormFlushToZero=0 SignedZeroInfNanPreserve=1 RTE=1 RTZ=0"
-  std::string ToString() const;
-};
-
-// Queries the context's physical device (needs Vulkan 1.2, where the struct is core; an older
-// device reports nothing, i.e. all false).
-Float64Controls QueryFloat64Controls(const VulkanContext& ctx);
-
-// Bits of a shader float-controls variant (shaders/rollout/float_controls.bzl).
-inline constexpr uint32_t kVariantDenormPreserve = 1;
-inline constexpr uint32_t kVariantSignedZeroInfNanPreserve = 2;
-inline constexpr uint32_t kVariantRoundingModeRte = 4;
-// The variant declaring every 64-bit float control the device reports.
-uint32_t SupportedFloatControlsVariant(const Float64Controls& fc);
-// "DenormPreserve+SignedZeroInfNanPreserve+RoundingModeRTE", or "none".
-std::string FloatControlsVariantName(uint32_t variant);
 
 // The kernel of a step (docs/ARCHITECTURE.md, docs/PERF.md).
 enum class RolloutKernel {
@@ -114,13 +91,6 @@ enum class RolloutKernel {
 const char* RolloutKernelName(RolloutKernel kernel);
 // Parses the names above; INVALID_ARGUMENT otherwise.
 StatusOr<RolloutKernel> ParseRolloutKernel(std::string_view name);
-
-// SM count and warps per SM from VK_NV_shader_sm_builtins, or nullopt when not supported.
-struct SmInfo {
-  uint32_t sm_count = 0;
-  uint32_t warps_per_sm = 0;
-};
-std::optional<SmInfo> QuerySmInfo(const VulkanContext& ctx);
 
 struct VulkanRolloutOptions {
   // Specialization constant 0 of the kernels; 0 = automatic: min(256, the device's limits), the

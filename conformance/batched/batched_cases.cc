@@ -32,6 +32,7 @@
 
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/device_caps/device_caps.h"
 #include "accel_vulkan/guard_words.h"
 #include "conformance/framework/conformance_case.h"
 #include "core_ref/blake2b/blake2b.h"

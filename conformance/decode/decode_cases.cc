@@ -31,7 +31,6 @@
 #include <utility>
 #include <vector>
 
-#include "accel_vulkan/decode/decode_shader_params.h"
 #include "accel_vulkan/decode/vulkan_decoder.h"
 #include "conformance/framework/conformance_case.h"
 #include "conformance/framework/golden_input.h"
@@ -40,6 +39,7 @@
 #include "core_ref/npy/npy.h"
 #include "core_ref/prng/prng.h"
 #include "core_ref/proxy/proxy_encoder.h"
+#include "shaders/decode/decode_params.h"
 
 namespace dashi::conformance {
 namespace {

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/device_caps/device_caps.h"
 #include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/vulkan_rollout.h"
 #include "conformance/framework/conformance_case.h"

@@ -35,12 +35,10 @@
 // specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles (the +1 pads the Z stage
 // so the transposing stores of a warp spread over the banks); the host checks it against
 // maxComputeSharedMemorySize.
-//
-// The line below is replaced at build time by the float-controls execution modes of the variant.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0, local_size_y_id = 1) in;
 layout(constant_id = 0) const uint kThreadsX = 16u;      // TX
@@ -50,8 +48,7 @@ layout(constant_id = 3) const uint kColsPerThread = 4u;  // RN
 layout(constant_id = 4) const uint kSliceK = 8u;         // TK, divides 64
 layout(constant_id = 5) const uint kTreeSlots = 1u;      // max(1, bit_width(m − 1))
 
-// kRolloutChunk of the contract; the host static_asserts that it is 64.
-const uint kChunk = 64u;
+#include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
 const uint kThreads = kThreadsX * kThreadsY;
 const uint kTileRows = kThreadsY * kRowsPerThread;  // TM
@@ -67,13 +64,7 @@ layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   
 layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z[]; };  // B×D
 layout(std430, set = 0, binding = 2) writeonly buffer StatesOut { double y[]; };  // B×D
 
-// Mirrored by dashi::vk::BatchedRolloutPushConstants
-// (accel_vulkan/batched/batched_shader_params.h).
-layout(push_constant) uniform Params {
-  uint dim;     // D
-  uint chunks;  // m = ceil(D / 64)
-  uint rows;    // B
-} params;
+#include "batched_rollout_params.glsl"  // BatchedRolloutPushConstants
 
 shared double zs[2u * kZStage];  // [stage][kk][row of the tile]: Z transposed
 shared double as[2u * kAStage];  // [stage][kk][column of the tile]
@@ -127,12 +118,11 @@ void Products(uint zbase, uint abase, bool first) {
   [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) av[n] = as[abase + n * kThreadsX];
   [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
     [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) {
-      precise double product = zv[r] * av[n];
+      CONTRACT_PRODUCT(product, zv[r], av[n]);
       if (first) {
         acc[r * kColsPerThread + n] = product;
       } else {
-        precise double sum = acc[r * kColsPerThread + n] + product;
-        acc[r * kColsPerThread + n] = sum;
+        CONTRACT_ACCUMULATE(acc[r * kColsPerThread + n], product);
       }
     }
   }
@@ -164,8 +154,7 @@ void PushChunk(uint c, bool last) {
     if (carrying) {
       if (((c >> k) & 1u) != 0u) {
         [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
-          precise double merged = slot[k * kOutputs + e] + acc[e];
-          acc[e] = merged;
+          CONTRACT_MERGE(acc[e], slot[k * kOutputs + e], acc[e]);
         }
       } else {
         if (!last) {
@@ -184,8 +173,7 @@ void FoldTree(uint chunks) {
   [[unroll]] for (uint k = 0u; k < kTreeSlots; ++k) {
     if (k > low && ((chunks >> k) & 1u) != 0u) {
       [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
-        precise double merged = slot[k * kOutputs + e] + acc[e];
-        acc[e] = merged;
+        CONTRACT_MERGE(acc[e], slot[k * kOutputs + e], acc[e]);
       }
     }
   }

@@ -15,19 +15,7 @@
 
 layout(local_size_x_id = 0) in;
 
-// Mirrored by CarrierTotals (accel_vulkan/carrier/carrier_shader_params.h).
-struct Totals {
-  double sum;
-  double maxabs;
-  double mean;
-  double pad0;
-  uint64_t c0;
-  uint64_t c1;
-  uint flags;
-  uint pad1;
-  uint pad2;
-  uint pad3;
-};
+#include "carrier_totals.glsl"  // CarrierTotals
 layout(std430, set = 0, binding = 0) readonly buffer Levels { Totals levels[]; };
 
 // Mirrored by CarrierClosureControl.
@@ -39,13 +27,7 @@ layout(std430, set = 0, binding = 1) buffer Control {
   uvec4 args[3];  // (x, y, z, pad) per kClosureArgs*
 } ctl;
 
-// Mirrored by CarrierClosureControlParams.
-layout(push_constant) uniform Params {
-  uint step;
-  uint max_iterations;
-  uint slot;
-  uint pad;
-} p;
+#include "carrier_closure_control_params.glsl"  // CarrierClosureControlParams
 
 void main() {
   if (gl_GlobalInvocationID.x != 0u || gl_GlobalInvocationID.y != 0u) return;

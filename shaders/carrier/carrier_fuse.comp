@@ -14,30 +14,10 @@ layout(std430, set = 0, binding = 0) readonly buffer Channels { int channel_cell
 layout(std430, set = 0, binding = 1) buffer Sum { int sum[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Out { int out_cells[]; };
 
-// Mirrored by CarrierTotals (accel_vulkan/carrier/carrier_shader_params.h).
-struct Totals {
-  double sum;
-  double maxabs;
-  double mean;
-  double pad0;
-  uint64_t c0;
-  uint64_t c1;
-  uint flags;
-  uint pad1;
-  uint pad2;
-  uint pad3;
-};
+#include "carrier_totals.glsl"  // CarrierTotals
 layout(std430, set = 0, binding = 3) buffer Tot { Totals totals[]; };
 
-// Mirrored by CarrierFuseParams.
-layout(push_constant) uniform Params {
-  uint n;
-  uint channels;
-  uint first;
-  uint last;
-  uint slot;
-  uint pad;
-} p;
+#include "carrier_fuse_params.glsl"  // CarrierFuseParams
 
 void main() {
   const uint x =
@@ -50,7 +30,7 @@ void main() {
     if (v < -1 || v > 1) bad = true;
     s += v;
   }
-  if (bad) atomicOr(totals[p.slot].flags, 1u);
+  if (bad) atomicOr(totals[p.slot].flags, kTotalsFlagBadFusionValue);
   if (p.last != 0u) {
     out_cells[x] = (s > 0) ? 1 : ((s < 0) ? -1 : 0);
   } else {

@@ -15,22 +15,11 @@ layout(std430, set = 0, binding = 0) readonly buffer Prev { int prev[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Cur { int cur[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Field { double field[]; };
 
-// Mirrored by CarrierRowPartial (accel_vulkan/carrier/carrier_shader_params.h).
-struct RowPartial {
-  double sum;
-  double maxabs;
-  uint64_t c0;
-  uint64_t c1;
-};
+#include "carrier_row_partial.glsl"  // CarrierRowPartial
 layout(std430, set = 0, binding = 3) writeonly buffer Rows { RowPartial rows_out[]; };
 
-// Mirrored by CarrierRowParams: flag = 1 when a field is bound (else `field` is a dummy).
-layout(push_constant) uniform Params {
-  uint rows;
-  uint cols;
-  uint flag;
-  uint pad;
-} p;
+// params: flag = 1 when a field is bound (else `field` is a dummy).
+#include "carrier_row_params.glsl"  // CarrierRowParams
 
 void main() {
   const uint i =

@@ -8,22 +8,11 @@ layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer Field { double field[]; };
 
-// Mirrored by CarrierRowPartial (accel_vulkan/carrier/carrier_shader_params.h).
-struct RowPartial {
-  double sum;
-  double maxabs;
-  uint64_t c0;
-  uint64_t c1;
-};
+#include "carrier_row_partial.glsl"  // CarrierRowPartial
 layout(std430, set = 0, binding = 1) writeonly buffer Rows { RowPartial rows_out[]; };
 
-// Mirrored by CarrierRowParams (flag unused).
-layout(push_constant) uniform Params {
-  uint rows;
-  uint cols;
-  uint flag;
-  uint pad;
-} p;
+// params: flag unused.
+#include "carrier_row_params.glsl"  // CarrierRowParams
 
 void main() {
   const uint i =

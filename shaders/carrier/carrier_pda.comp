@@ -9,12 +9,7 @@ layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer Field { double field[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { int cells[]; };
 
-// Mirrored by CarrierPdaParams (accel_vulkan/carrier/carrier_shader_params.h).
-layout(push_constant) uniform Params {
-  double tau;
-  uint n;
-  uint pad;
-} p;
+#include "carrier_pda_params.glsl"  // CarrierPdaParams
 
 void main() {
   // 2-D dispatch of a 1-D range (the x group count is capped at 65535).

@@ -11,37 +11,13 @@
 
 layout(local_size_x_id = 0) in;
 
-// Mirrored by CarrierRowPartial (accel_vulkan/carrier/carrier_shader_params.h).
-struct RowPartial {
-  double sum;
-  double maxabs;
-  uint64_t c0;
-  uint64_t c1;
-};
+#include "carrier_row_partial.glsl"  // CarrierRowPartial
 layout(std430, set = 0, binding = 0) readonly buffer Rows { RowPartial rows_in[]; };
 
-// Mirrored by CarrierTotals.
-struct Totals {
-  double sum;
-  double maxabs;
-  double mean;
-  double pad0;
-  uint64_t c0;
-  uint64_t c1;
-  uint flags;
-  uint pad1;
-  uint pad2;
-  uint pad3;
-};
+#include "carrier_totals.glsl"  // CarrierTotals
 layout(std430, set = 0, binding = 1) buffer Out { Totals totals[]; };
 
-// Mirrored by CarrierReduceParams.
-layout(push_constant) uniform Params {
-  uint rows;
-  uint flag;
-  uint slot;
-  uint pad;
-} p;
+#include "carrier_reduce_params.glsl"  // CarrierReduceParams
 
 void main() {
   if (gl_GlobalInvocationID.x != 0u || gl_GlobalInvocationID.y != 0u) return;

@@ -8,27 +8,11 @@ layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer In { double in_values[]; };
 
-// Mirrored by CarrierTotals (accel_vulkan/carrier/carrier_shader_params.h).
-struct Totals {
-  double sum;
-  double maxabs;
-  double mean;
-  double pad0;
-  uint64_t c0;
-  uint64_t c1;
-  uint flags;
-  uint pad1;
-  uint pad2;
-  uint pad3;
-};
+#include "carrier_totals.glsl"  // CarrierTotals
 layout(std430, set = 0, binding = 1) readonly buffer Tot { Totals totals[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Out { double out_values[]; };
 
-// Mirrored by CarrierScaleParams.
-layout(push_constant) uniform Params {
-  uint n;
-  uint slot;
-} p;
+#include "carrier_scale_params.glsl"  // CarrierScaleParams
 
 void main() {
   const uint k =

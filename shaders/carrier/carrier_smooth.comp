@@ -13,16 +13,7 @@ layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer In { double in_values[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { double out_values[]; };
 
-// Mirrored by CarrierSmoothParams (accel_vulkan/carrier/carrier_shader_params.h).
-layout(push_constant) uniform Params {
-  double total;
-  uint rows;
-  uint cols;
-  uint radius;
-  uint triangle;
-  uint axis;
-  uint pad;
-} p;
+#include "carrier_smooth_params.glsl"  // CarrierSmoothParams
 
 void main() {
   const uint n = p.rows * p.cols;

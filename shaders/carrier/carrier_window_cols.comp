@@ -11,15 +11,7 @@ layout(std430, set = 0, binding = 0) readonly buffer In { int cells[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Tmp { ivec2 tmp[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Out { int out_cells[]; };
 
-// Mirrored by CarrierWindowParams (accel_vulkan/carrier/carrier_shader_params.h).
-layout(push_constant) uniform Params {
-  uint rows;
-  uint cols;
-  uint radius;
-  uint mode;
-  int eta;
-  uint pad;
-} p;
+#include "carrier_window_params.glsl"  // CarrierWindowParams
 
 void main() {
   const uint n = p.rows * p.cols;
@@ -46,7 +38,7 @@ void main() {
   }
   const int v = cells[k];
   int o = v;
-  if (p.mode == 0u) {
+  if (p.mode == kWindowModeMajority) {
     if (v != 0 && v * s.x < p.eta) o = 0;
   } else {
     if (s.x > 0 && s.y > 0) o = 0;

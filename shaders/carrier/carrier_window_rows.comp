@@ -12,18 +12,10 @@ layout(local_size_x_id = 0) in;
 layout(std430, set = 0, binding = 0) readonly buffer In { int cells[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Tmp { ivec2 tmp[]; };
 
-// Mirrored by CarrierWindowParams (accel_vulkan/carrier/carrier_shader_params.h).
-layout(push_constant) uniform Params {
-  uint rows;
-  uint cols;
-  uint radius;
-  uint mode;
-  int eta;
-  uint pad;
-} p;
+#include "carrier_window_params.glsl"  // CarrierWindowParams
 
 ivec2 Term(int v) {
-  if (p.mode == 0u) return ivec2(v, 0);
+  if (p.mode == kWindowModeMajority) return ivec2(v, 0);
   return ivec2(v > 0 ? 1 : 0, v < 0 ? 1 : 0);
 }
 

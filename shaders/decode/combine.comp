@@ -1,6 +1,9 @@
 // ω = ω_lp + s*·ω_resid (fp64), the twin of core_ref Decoder::Decode's last loop: s* is the
 // device carrier (int32 per cell, −1/0/+1); double(s)·r is exact, so one rounding, as on the CPU.
 // Bindings: 0 ω_lp, 1 ω_resid, 2 s* (int32), 3 ω. Push constants: CountParams.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_ARB_gpu_shader_int64 : require
 
 layout(local_size_x_id = 0) in;
 
@@ -9,9 +12,7 @@ layout(std430, set = 0, binding = 1) readonly buffer Resid { double resid[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Mask { int mask[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Omega { double omega[]; };
 
-layout(push_constant) uniform Params {
-  uint count;
-} params;
+#include "count_params.glsl"  // CountParams
 
 void main() {
   // Grid-stride loop: the host caps the x group count at 65535 (Vulkan's guaranteed

@@ -1,15 +1,16 @@
 // fp64 → fp32 (round to nearest), for the declared-fp32 decode path: the fp64 half spectrum
 // becomes the fp32 input of the fp32 inverse FFT. Bindings: 0 in (double), 1 out (float).
 // Push constants: CountParams (count = number of scalars).
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_ARB_gpu_shader_int64 : require
 
 layout(local_size_x_id = 0) in;
 
 layout(std430, set = 0, binding = 0) readonly buffer In { double src[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { float dst[]; };
 
-layout(push_constant) uniform Params {
-  uint count;
-} params;
+#include "count_params.glsl"  // CountParams
 
 void main() {
   // Grid-stride loop: the host caps the x group count at 65535 (Vulkan's guaranteed

@@ -2,8 +2,11 @@
 // core_ref Decoder::ScatterLowK: mode i (z order: low modes, then anchors) writes
 // (z[2i]·N², z[2i+1]·N²) at its half-spectrum slot and, on the kx = 0 column, the conjugate at
 // the mirror slot (−ky). The spectrum must be zeroed before (every other slot stays 0).
-// Bindings: 0 z (D doubles), 1 slots (uvec2 per mode: index, mirror or 0xFFFFFFFF),
+// Bindings: 0 z (D doubles), 1 slots (uvec2 per mode: index, mirror or kNoMirror),
 // 2 spectrum (dvec2, N × (N/2+1)). Push constants: ScatterLowKParams.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_ARB_gpu_shader_int64 : require
 
 layout(local_size_x_id = 0) in;
 
@@ -11,11 +14,8 @@ layout(std430, set = 0, binding = 0) readonly buffer Z { double z[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Slots { uvec2 slots[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Spectrum { dvec2 spectrum[]; };
 
-layout(push_constant) uniform Params {
-  double n2;   // N·N
-  uint count;  // modes (low + anchors)
-  uint padding;
-} params;
+#include "scatter_lowk_params.glsl"  // ScatterLowKParams
+#include "decode_constants.glsl"  // kNoMirror
 
 void main() {
   // Grid-stride loop: the host caps the x group count at 65535 (Vulkan's guaranteed
@@ -26,6 +26,6 @@ void main() {
     precise double im = z[2u * i + 1u] * params.n2;
     const uvec2 slot = slots[i];
     spectrum[slot.x] = dvec2(re, im);
-    if (slot.y != 0xFFFFFFFFu) spectrum[slot.y] = dvec2(re, -im);
+    if (slot.y != kNoMirror) spectrum[slot.y] = dvec2(re, -im);
   }
 }

@@ -5,27 +5,21 @@
 // own (trig_f64.glsl). c goes to the mode's half-spectrum slot and, on the kx = 0 column, conj(c)
 // to the mirror slot. The spectrum must be zeroed before.
 // Bindings: 0 modes (ResidualMode), 1 spectrum (dvec2). Push constants: SynthResidualParams.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_ARB_gpu_shader_int64 : require
+#include "counter_hash.glsl"
+#include "trig_f64.glsl"
 
 layout(local_size_x_id = 0) in;
 
-struct ResidualMode {
-  int kx;
-  int ky;
-  uint index;   // row·(N/2+1) + kx, row = ky mod N
-  uint mirror;  // slot of −ky on the kx = 0 column, or 0xFFFFFFFF
-};
+#include "residual_mode.glsl"  // ResidualModeEntry
 
 layout(std430, set = 0, binding = 0) readonly buffer Modes { ResidualMode modes[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Spectrum { dvec2 spectrum[]; };
 
-layout(push_constant) uniform Params {
-  uint64_t seed;
-  uint64_t t;
-  double amp_mid;
-  double amp_high;
-  uint mid_count;  // modes [0, mid_count) are the mid band's
-  uint count;      // all residual modes
-} params;
+#include "synth_residual_params.glsl"  // SynthResidualParams
+#include "decode_constants.glsl"  // kNoMirror
 
 void main() {
   // Grid-stride loop: the host caps the x group count at 65535 (Vulkan's guaranteed
@@ -42,6 +36,6 @@ void main() {
     precise double re = amp * c;
     precise double im = amp * s;
     spectrum[m.index] = dvec2(re, im);
-    if (m.mirror != 0xFFFFFFFFu) spectrum[m.mirror] = dvec2(re, -im);
+    if (m.mirror != kNoMirror) spectrum[m.mirror] = dvec2(re, -im);
   }
 }

@@ -9,23 +9,20 @@
 // the aligned power-of-two blocks of m's binary expansion, largest first, and the contract's tree
 // adds them right to left. The stack depth is at most bit_width(m − 1) + 1, the size of `stack`
 // (specialization constant 1, set by the host).
-//
-// The line below is replaced at build time by the float-controls execution modes of the variant.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kStackSlots = 8u;
 
+#define ROLLOUT_CONTRACT_TREE_ONLY  // no chunk partials here
+#include "rollout_contract.glsl"  // the pairwise tree
+
 layout(std430, set = 0, binding = 0) readonly buffer Partials { double partials[]; };  // m×D
 layout(std430, set = 0, binding = 1) writeonly buffer StateOut { double y[]; };       // D
 
-// Mirrored by dashi::vk::RolloutPushConstants (accel_vulkan/rollout/rollout_shader_params.h).
-layout(push_constant) uniform Params {
-  uint dim;     // D
-  uint chunks;  // m = ceil(D / 64)
-} params;
+#include "rollout_params.glsl"  // RolloutPushConstants
 
 void main() {
   const uint j = gl_GlobalInvocationID.x;
@@ -38,14 +35,12 @@ void main() {
     stack[depth] = partials[c * dim + j];
     ++depth;
     for (uint n = c; (n & 1u) != 0u; n >>= 1u) {
-      precise double merged = stack[depth - 2u] + stack[depth - 1u];
-      stack[depth - 2u] = merged;
+      CONTRACT_MERGE(stack[depth - 2u], stack[depth - 2u], stack[depth - 1u]);
       --depth;
     }
   }
   for (uint k = depth - 1u; k > 0u; --k) {
-    precise double merged = stack[k - 1u] + stack[k];
-    stack[k - 1u] = merged;
+    CONTRACT_MERGE(stack[k - 1u], stack[k - 1u], stack[k]);
   }
   y[j] = stack[0];
 }

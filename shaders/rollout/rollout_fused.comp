@@ -22,29 +22,22 @@
 // Shared memory: T·m doubles (specialization constant 2 = kSlots ≥ T·m; the host checks it
 // against maxComputeSharedMemorySize). Every barrier() is reached in uniform control flow
 // (the loops depend only on push constants and specialization constants).
-//
-// The line below is replaced at build time by the float-controls execution modes of the variant.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kTile = 1u;   // T: outputs per workgroup
 layout(constant_id = 2) const uint kSlots = 64u; // ≥ T·m: shared doubles
 
-// kRolloutChunk of the contract; the host static_asserts that it is 64.
-const uint kChunk = 64u;
+#include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
 layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   // D×D
 layout(std430, set = 0, binding = 1) readonly buffer StateIn { double z[]; };   // D
 layout(std430, set = 0, binding = 2) writeonly buffer StateOut { double y[]; }; // D
 
-// Mirrored by dashi::vk::RolloutPushConstants (accel_vulkan/rollout/rollout_shader_params.h).
-layout(push_constant) uniform Params {
-  uint dim;     // D
-  uint chunks;  // m = ceil(D / 64)
-} params;
+#include "rollout_params.glsl"  // RolloutPushConstants
 
 shared double part[kSlots];
 
@@ -64,19 +57,7 @@ void main() {
     const uint i0 = c * kChunk;
     const uint i1 = min(i0 + kChunk, dim);
     uint idx = i0 * dim + j;  // A[i0][j]; D ≤ 16384 keeps every index below 2^32
-    precise double acc = z[i0] * a[idx];
-    if (i1 - i0 == kChunk) {
-      [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
-        precise double product = z[i0 + k] * a[idx + k * dim];
-        acc = acc + product;
-      }
-    } else {
-      for (uint i = i0 + 1u; i < i1; ++i) {
-        idx += dim;
-        precise double product = z[i] * a[idx];
-        acc = acc + product;
-      }
-    }
+    CONTRACT_CHUNK_PARTIAL(acc, z, a, i0, i1, idx, dim);
     part[q] = acc;
   }
 
@@ -84,16 +65,14 @@ void main() {
   for (uint s = 1u; s < chunks; s <<= 1u) {
     memoryBarrierShared();
     barrier();
-    // Merges at this level: positions c = 2s·k with c + s < m, i.e. k < ceil((m − s) / 2s).
-    const uint merges = (chunks - s + 2u * s - 1u) / (2u * s);
+    const uint merges = CONTRACT_TREE_MERGES(chunks, s);
     for (uint r = l; r < merges * kTile; r += wg) {
       const uint k = r / kTile;
       const uint jj = r - k * kTile;
       if (j0 + jj >= dim) continue;
-      const uint left = (2u * s * k) * kTile + jj;
+      const uint left = CONTRACT_TREE_LEFT(k, s, kTile, jj);
       const uint right = left + s * kTile;
-      precise double merged = part[left] + part[right];
-      part[left] = merged;
+      CONTRACT_MERGE(part[left], part[left], part[right]);
     }
   }
   memoryBarrierShared();

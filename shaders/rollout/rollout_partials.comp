@@ -8,29 +8,20 @@
 // The accumulator starts from the first product, never from 0 (0 + (−0) would be +0).
 // Output: partials[c·D + j] (c-major, so kernel 2 reads each level coalesced along j). With a
 // single chunk (D ≤ 64) the host binds the next state buffer here instead: p_0 is then y itself.
-//
-// The line below is replaced at build time (shaders/rollout/BUILD) by the SPIR-V float-controls
-// execution modes of each variant: DenormPreserve / SignedZeroInfNanPreserve / RoundingModeRTE
-// for 64-bit floats, which the host enables only where the device supports them.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0) in;
 
-// kRolloutChunk of the contract; the host static_asserts that it is 64.
-const uint kChunk = 64u;
+#include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
 layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };        // D×D
 layout(std430, set = 0, binding = 1) readonly buffer StateIn { double z[]; };        // D
 layout(std430, set = 0, binding = 2) writeonly buffer Partials { double partials[]; };  // m×D
 
-// Mirrored by dashi::vk::RolloutPushConstants (accel_vulkan/rollout/rollout_shader_params.h).
-layout(push_constant) uniform Params {
-  uint dim;     // D
-  uint chunks;  // m = ceil(D / 64)
-} params;
+#include "rollout_params.glsl"  // RolloutPushConstants
 
 void main() {
   const uint j = gl_GlobalInvocationID.x;
@@ -40,20 +31,6 @@ void main() {
   const uint i0 = c * kChunk;
   const uint i1 = min(i0 + kChunk, dim);
   uint idx = i0 * dim + j;  // A[i0][j]; D ≤ 16384 keeps every index below 2^32
-  precise double acc = z[i0] * a[idx];
-  if (i1 - i0 == kChunk) {
-    // A full chunk: a constant trip count, unrolled, so the loads of A can be issued ahead of
-    // the (sequential, dependent) additions.
-    [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
-      precise double product = z[i0 + k] * a[idx + k * dim];
-      acc = acc + product;
-    }
-  } else {
-    for (uint i = i0 + 1u; i < i1; ++i) {
-      idx += dim;
-      precise double product = z[i] * a[idx];
-      acc = acc + product;
-    }
-  }
+  CONTRACT_CHUNK_PARTIAL(acc, z, a, i0, i1, idx, dim);
   partials[c * dim + j] = acc;
 }

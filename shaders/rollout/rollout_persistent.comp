@@ -35,13 +35,11 @@
 // Buffer double-buffering makes one barrier per step enough: step s writes partials[s mod 2] and
 // reads partials[(s−1) mod 2]; a workgroup can only write partials[s mod 2] again at step s + 2,
 // after barrier s + 1, by which time every workgroup has finished reading it (during step s + 1).
-//
-// The line below is replaced at build time by the float-controls execution modes of the variant.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_memory_scope_semantics : require
-// @FLOAT_CONTROLS@
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kCols = 1u;     // R: outputs per invocation in a unit
@@ -56,8 +54,7 @@ layout(constant_id = 3) const uint kResident = 0u;
 layout(constant_id = 4) const uint kRegisterTreeChunks = 0u;
 const uint kMaxRegisterTreeChunks = 32u;
 
-// kRolloutChunk of the contract; the host static_asserts that it is 64.
-const uint kChunk = 64u;
+#include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
 layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   // D×D
 layout(std430, set = 0, binding = 1) readonly buffer StateIn { double z_in[]; };   // D
@@ -66,15 +63,7 @@ layout(std430, set = 0, binding = 3) coherent buffer Partials { double partials[
 // volatile: the polls are plain loads that always go to memory (cheaper than atomics).
 layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
 
-// Mirrored by dashi::vk::RolloutPersistentPushConstants (accel_vulkan/rollout/rollout_shader_params.h).
-layout(push_constant) uniform Params {
-  uint dim;         // D
-  uint chunks;      // m = ceil(D / 64)
-  uint steps;       // K ≥ 1: steps of this dispatch
-  uint tiles;       // ceil(D / T)
-  uint sync_slot;   // this dispatch's arrival counter: sync[1 + sync_slot]
-  uint spin_limit;  // polls before a workgroup gives up on the barrier
-} params;
+#include "rollout_persistent_params.glsl"  // RolloutPersistentPushConstants
 
 shared double part[kSlots];
 shared uint failed;  // 1: leave (uint, not bool: a shared bool is not portable)
@@ -90,8 +79,7 @@ double RebuildEntry(uint base, uint i) {
   [[unroll]] for (uint s = 1u; s < kMaxRegisterTreeChunks; s <<= 1u) {
     [[unroll]] for (uint cc = 0u; cc + s < kMaxRegisterTreeChunks; cc += 2u * s) {
       if (cc + s < kRegisterTreeChunks) {
-        precise double merged = v[cc] + v[cc + s];
-        v[cc] = merged;
+        CONTRACT_MERGE(v[cc], v[cc], v[cc + s]);
       }
     }
   }
@@ -133,16 +121,15 @@ void LoadChunkState(uint c, uint step, bool lead_barrier) {
     for (uint s = 1u; s < chunks; s <<= 1u) {
       memoryBarrierShared();
       barrier();
-      const uint merges = (chunks - s + 2u * s - 1u) / (2u * s);
+      const uint merges = CONTRACT_TREE_MERGES(chunks, s);
       for (uint r0 = 0u; r0 < merges * kChunk; r0 += wg) {
         const uint r = r0 + l;
         if (r < merges * kChunk) {
           const uint k = r / kChunk;
           const uint kk = r - k * kChunk;
-          const uint left = (2u * s * k) * kChunk + kk;
+          const uint left = CONTRACT_TREE_LEFT(k, s, kChunk, kk);
           const uint right = left + s * kChunk;
-          precise double merged = part[left] + part[right];
-          part[left] = merged;
+          CONTRACT_MERGE(part[left], part[left], part[right]);
         }
       }
     }
@@ -222,9 +209,7 @@ void main() {
         precise double acc = part[0] * ar[0];
         [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
           if (k < rows) {  // the contract's loop stops at the end of the chunk
-            precise double product = part[k] * ar[k];
-            precise double sum = acc + product;
-            acc = sum;
+            CONTRACT_TERM(acc, part[k], ar[k]);
           }
         }
         if (j < dim) partials[(step & 1u) * chunks * dim + c * dim + j] = acc;
@@ -273,9 +258,7 @@ void main() {
             const double zk = part[k];
             [[unroll]] for (uint r = 0u; r < kCols; ++r) {
               const uint j = min(j_first + r * wg, dim - 1u);
-              precise double product = zk * a[(i0 + k) * dim + j];
-              precise double sum = acc[r] + product;
-              acc[r] = sum;
+              CONTRACT_TERM(acc[r], zk, a[(i0 + k) * dim + j]);
             }
           }
         } else {
@@ -283,9 +266,7 @@ void main() {
             const double zk = part[k];
             [[unroll]] for (uint r = 0u; r < kCols; ++r) {
               const uint j = min(j_first + r * wg, dim - 1u);
-              precise double product = zk * a[(i0 + k) * dim + j];
-              precise double sum = acc[r] + product;
-              acc[r] = sum;
+              CONTRACT_TERM(acc[r], zk, a[(i0 + k) * dim + j]);
             }
           }
         }

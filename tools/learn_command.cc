@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "backend/provenance.h"
+#include "core_ref/learner/transition_fit.h"
 #include "core_ref/npy/npy.h"
 #include "core_ref/pipeline/pipeline.h"
 #include "tools/cli_util.h"
@@ -58,7 +60,7 @@ int Run(const LearnOptions& o) {
   StatusOr<double> train_err = OneStepError(*z, count, dim, *a);
   if (!train_err.ok()) return Fail("learn", train_err.status());
 
-  nlohmann::json report = {{"provenance", ReferenceProvenance("ref")},
+  nlohmann::json report = {{"provenance", backend::ReferenceProvenance("ref")},
                            {"train_trajectory", o.traj},
                            {"train_frames", count},
                            {"dim", dim},

@@ -65,7 +65,8 @@ int Run(const RolloutOptions& o) {
     if (!st.ok()) return Fail("rollout", st);
   }
   const std::string chain_path = ReplaceNpySuffix(o.out, ".chain.json");
-  nlohmann::json chain = ChainFileJson({b->Provenance(), dim, o.input.steps, o.input.hash_every, r->chain});
+  nlohmann::json chain =
+      ChainFileJson({b->Provenance(), dim, o.input.steps, o.input.hash_every, r->chain});
   chain["device_timing"] = prepared->DeviceTimingJson();
   chain["z0"] = o.input.z0;
   chain["a"] = o.input.a;
@@ -78,8 +79,8 @@ int Run(const RolloutOptions& o) {
   std::printf("rolled out %lld steps of D = %lld in %.3f s (%.0f steps/s); final link %s\n"
               "wrote %s and %s\n",
               static_cast<long long>(o.input.steps), static_cast<long long>(dim), secs,
-              o.input.steps > 0 ? o.input.steps / secs : 0.0, FinalLinkHex(r->chain).c_str(), o.out.c_str(),
-              chain_path.c_str());
+              o.input.steps > 0 ? o.input.steps / secs : 0.0, FinalLinkHex(r->chain).c_str(),
+              o.out.c_str(), chain_path.c_str());
   return 0;
 }
 
@@ -97,13 +98,7 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
                   "Also write zT.trajectory.npy with every k-th state (0: off)")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output .npy for the final state")->capture_default_str();
-  AddVulkanFlags(*cmd, o->backend,
-                 {.backend = true,
-                  .device = true,
-                  .allow_uncertified = true,
-                  .cert_store = true,
-                  .validation = true,
-                  .rollout_kernel = true});
+  AddVulkanFlags(*cmd, o->backend, kBackendWorkFlags);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;
 }

@@ -10,6 +10,7 @@
 #include "tools/chain_json.h"
 #include "tools/cli_util.h"
 #include "tools/decode_options.h"
+#include "tools/learner_options.h"
 #include "tools/les_options.h"
 #include "tools/png_image.h"
 #include "tools/proxy_json.h"
@@ -23,9 +24,8 @@ struct RunOptions {
   DecodeCliOptions decode;
   uint64_t train_seed = 1, eval_seed = 2;
   int64_t train_steps = 400, eval_steps = 200, sample_every = 2, hash_every = 10;
-  int k_lo = 12, k_mid = 24, anchors = 32, snapshots = 4;
-  double lambda = 1e-2;
-  std::string prior = "identity";
+  LearnerCliOptions learner;
+  int snapshots = 4;
   std::string observer = "visualize";
   backend::BackendOptions backend;
   std::string out = "out/run";
@@ -36,18 +36,18 @@ StatusOr<PipelineParams> ToParams(const RunOptions& o) {
   PipelineParams p;
   DASHI_ASSIGN_OR_RETURN(p.les, o.les.ToParams());
   DASHI_ASSIGN_OR_RETURN(p.decode, o.decode.ToParams());
-  DASHI_ASSIGN_OR_RETURN(p.ridge_prior, ParseRidgePrior(o.prior));
+  DASHI_ASSIGN_OR_RETURN(p.ridge_prior, ParseRidgePrior(o.learner.prior));
   p.train_seed = o.train_seed;
   p.eval_seed = o.eval_seed;
   p.train_steps = o.train_steps;
   p.eval_steps = o.eval_steps;
   p.sample_every = o.sample_every;
   p.hash_every = o.hash_every;
-  p.k_lo = o.k_lo;
-  p.k_mid = o.k_mid;
-  p.anchors = o.anchors;
+  p.k_lo = o.learner.k_lo;
+  p.k_mid = o.learner.k_mid;
+  p.anchors = o.learner.anchors;
   p.snapshots = o.observer == "none" ? 1 : o.snapshots;
-  p.ridge_lambda = o.lambda;
+  p.ridge_lambda = o.learner.lambda;
   DASHI_RETURN_IF_ERROR(ValidatePipelineParams(p));
   return p;
 }
@@ -250,16 +250,7 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
       ->capture_default_str();
   cmd->add_option("--sample-every", o->sample_every, "LES steps per proxy step")
       ->capture_default_str();
-  cmd->add_option("--k-lo", o->k_lo, "Low-k cutoff of the proxy")->capture_default_str();
-  cmd->add_option("--k-mid", o->k_mid, "Anchor band cutoff of the proxy")->capture_default_str();
-  cmd->add_option("--anchors", o->anchors, "Number of mid-band anchor modes")
-      ->capture_default_str();
-  cmd->add_option("--lambda", o->lambda, "Ridge lambda, relative to trace(Z^T Z)/D")
-      ->capture_default_str();
-  cmd->add_option("--ridge-prior", o->prior,
-                  "identity: lambda*|A - I|^2, shrinks towards persistence (default; generalises "
-                  "across seeds); zero: lambda*|A|^2, SPEC section 2's literal formula")
-      ->capture_default_str();
+  AddLearnerOptions(*cmd, o->learner);
   cmd->add_option("--hash-every", o->hash_every, "Hash-chain checkpoint spacing")
       ->capture_default_str();
   cmd->add_option("--snapshots", o->snapshots, "Decoded snapshots, evenly spaced over the eval")
@@ -270,14 +261,9 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
       ->check(CLI::IsMember({"none", "metrics", "snapshots", "visualize"}))
       ->capture_default_str();
   AddDecodeOptions(*cmd, o->decode);
-  AddVulkanFlags(*cmd, o->backend,
-                 {.backend = true,
-                  .device = true,
-                  .allow_uncertified = true,
-                  .cert_store = true,
-                  .validation = true,
-                  .rollout_kernel = true,
-                  .decode_precision = true});
+  VulkanFlagSet flags = kBackendWorkFlags;
+  flags.decode_precision = true;
+  AddVulkanFlags(*cmd, o->backend, flags);
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });

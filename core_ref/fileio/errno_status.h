@@ -1,8 +1,9 @@
 // The one place an errno value becomes a Status, so every file operation in core_ref reports the
-// same code for the same failure: missing → NOT_FOUND, permission or read-only → FAILED_PRECONDITION,
-// disk full or out of memory → RESOURCE_EXHAUSTED, anything else → UNAVAILABLE.
+// same code for the same failure: missing → NOT_FOUND, permission or read-only →
+// FAILED_PRECONDITION, disk full or out of memory → RESOURCE_EXHAUSTED, anything else →
+// UNAVAILABLE.
 //
-//   if (::fsync(fd) != 0) return ErrnoStatus(errno, "fsync failed");   // "fsync failed: <strerror>"
+//   if (::fsync(fd) != 0) return ErrnoStatus(errno, "fsync failed");  // "fsync failed: <text>"
 #ifndef DASHI_CORE_REF_FILEIO_ERRNO_STATUS_H_
 #define DASHI_CORE_REF_FILEIO_ERRNO_STATUS_H_
 

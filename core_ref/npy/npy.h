@@ -109,7 +109,7 @@ StatusOr<std::vector<uint8_t>> SerializeNpy(const NpyArray& array);
 
 // Writes SerializeNpy(array) to `path` with WriteFileAtomically (core_ref/fileio): a fresh
 // temporary beside it (never an existing file or symlink), fsync, rename over `path`. On any
-// failure the temporary is removed and `path` is left as it was. Error messages start with "path: ".
+// failure the temporary is removed and `path` is left as it was. Errors start with "path: ".
 Status WriteNpy(const std::string& path, const NpyArray& array);
 
 namespace npy_internal {

@@ -54,7 +54,7 @@ class PreparedRollout {
 class Backend {
  public:
   // "ref" always opens; "vulkan" opens the device through the certification gate
-  // (OpenVulkanSession); anything else is INVALID_ARGUMENT. `command` names the CLI command in
+  // (OpenVulkanSession); anything else is INVALID_ARGUMENT. `command` names the command in
   // messages.
   static StatusOr<Backend> Open(const BackendOptions& options, const std::string& command);
 

@@ -41,7 +41,7 @@ struct VulkanSession {
   std::string rollout_kernel_used;  // set by CreateVulkanRollout (recorded in the provenance)
 };
 
-// Opens and checks the device; `command` names the CLI command in messages. INVALID_ARGUMENT for
+// Opens and checks the device; `command` names the command in messages. INVALID_ARGUMENT for
 // an unknown decode precision or rollout kernel, the device's error prefixed with "backend
 // 'vulkan' requested but the device cannot be used", FAILED_PRECONDITION for an uncertified
 // device without allow_uncertified. The session lives on the heap: adapters keep its address.

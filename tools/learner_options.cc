@@ -13,8 +13,8 @@ void AddLearnerOptions(CLI::App& cmd, LearnerCliOptions& o) {
       ->capture_default_str();
   cmd.add_option("--ridge-prior", o.prior,
                  "identity: lambda*|A - I|^2, fits the increment and shrinks towards persistence "
-                 "(default; generalises across seeds); zero: lambda*|A|^2, SPEC section 2's "
-                 "literal formula")
+                 "(default; generalises across seeds); zero: lambda*|A|^2, the design's literal "
+                 "formula")
       ->capture_default_str();
 }
 

@@ -17,7 +17,7 @@
 
 namespace dashi {
 
-// What the ridge penalty pulls A towards. kZero is SPEC §2's formula, λ‖A‖²; kIdentity fits the
+// What the ridge penalty pulls A towards. kZero is the design's formula, λ‖A‖²; kIdentity fits the
 // increment, A = I + B with B = argmin Σ‖(z_{t+1} − z_t) − z_t B‖² + λ‖B‖² (i.e. λ‖A − I‖²),
 // which shrinks towards persistence instead of towards 0.
 enum class RidgePrior { kZero, kIdentity };

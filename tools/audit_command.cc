@@ -3,61 +3,52 @@
 #include <cstdio>
 #include <memory>
 
-#include "accel_vulkan/rollout/vulkan_rollout.h"
-#include "core_ref/npy/npy.h"
-#include "tools/audit.h"
+#include "backend/backend.h"
+#include "backend/rollout_audit.h"
 #include "tools/cli_util.h"
-#include "tools/vulkan_backend.h"
+#include "tools/rollout_inputs.h"
+#include "tools/vulkan_flags.h"
 
 namespace dashi::tools {
 namespace {
 
 struct AuditOptions {
-  std::string z0, a, out = "audit.json";
-  int64_t steps = 1000, hash_every = 100;
-  VulkanBackendOptions vulkan;
+  RolloutInputFlags input;
+  std::string out = "audit.json";
+  backend::BackendOptions device{.name = "vulkan"};
 };
 
 int Run(AuditOptions o) {
-  StatusOr<NpyArray> z0 = ReadF64Array(o.z0, 1);
-  if (!z0.ok()) return Fail("audit", z0.status());
-  StatusOr<NpyArray> a = ReadF64Array(o.a, 2);
-  if (!a.ok()) return Fail("audit", a.status());
-  const int64_t dim = z0->shape[0];
-  if (a->shape[0] != dim || a->shape[1] != dim) {
-    return Fail("audit", InvalidArgumentError(o.a + ": shape " + NpyShapeString(a->shape) +
-                                              " is not (" + std::to_string(dim) + ", " +
-                                              std::to_string(dim) + ") to match " + o.z0));
-  }
-  const std::vector<double> zv = *z0->As<double>(), av = *a->As<double>();
+  StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input);
+  if (!in.ok()) return Fail("audit", in.status());
   // An audit is how an uncertified device is examined, so it never needs a certification.
-  o.vulkan.allow_uncertified = true;
-  StatusOr<VulkanSession> s = OpenVulkanDevice(o.vulkan, "dashi audit");
-  if (!s.ok()) return Fail("audit", s.status());
-  StatusOr<std::unique_ptr<vk::VulkanRollout>> vr = CreateVulkanRollout(*s, dim, av);
-  if (!vr.ok()) return Fail("audit", vr.status());
-  const RolloutBackend reference = [&](std::span<const double> z, int64_t, int64_t steps,
-                                       int64_t every) {
-    return Rollout(z, av, {steps, every, 0});
-  };
-  const RolloutBackend device = [&](std::span<const double> z, int64_t, int64_t steps,
-                                    int64_t every) {
-    return (*vr)->Run(z, {steps, every, 0});
-  };
-  StatusOr<AuditResult> r = AuditRollout(zv, o.steps, o.hash_every, reference, device);
+  o.device.vulkan.allow_uncertified = true;
+  StatusOr<backend::Backend> dev = backend::Backend::Open(o.device, "dashi audit");
+  if (!dev.ok()) return Fail("audit", dev.status());
+  StatusOr<backend::Backend> ref = backend::Backend::Open({.name = "ref"}, "dashi audit");
+  if (!ref.ok()) return Fail("audit", ref.status());
+  StatusOr<backend::PreparedRollout> dev_rollout = dev->PrepareRollout(in->dim, in->a);
+  if (!dev_rollout.ok()) return Fail("audit", dev_rollout.status());
+  StatusOr<backend::PreparedRollout> ref_rollout = ref->PrepareRollout(in->dim, in->a);
+  if (!ref_rollout.ok()) return Fail("audit", ref_rollout.status());
+  StatusOr<backend::AuditResult> r = backend::AuditPreparedRollouts(
+      in->z0, o.input.steps, o.input.hash_every, *ref_rollout, *dev_rollout);
   if (!r.ok()) return Fail("audit", r.status());
-  nlohmann::json j = {{"provenance", VulkanProvenance(*s)},
-                      {"z0", o.z0},
-                      {"a", o.a},
-                      {"dim", dim},
-                      {"steps", o.steps},
-                      {"hash_every", o.hash_every},
+  Status v = dev->CheckValidation();
+  if (!v.ok()) return Fail("audit", v);
+  const std::string device_name = dev->session()->ctx->info().name;
+  nlohmann::json j = {{"provenance", dev->Provenance()},
+                      {"z0", o.input.z0},
+                      {"a", o.input.a},
+                      {"dim", in->dim},
+                      {"steps", o.input.steps},
+                      {"hash_every", o.input.hash_every},
                       {"checkpoints", r->checkpoints},
                       {"chains_equal", r->chains_equal}};
   if (r->chains_equal) {
     std::printf("audit: %lld checkpoints over %lld steps on %s: hash chains EQUAL\n",
-                static_cast<long long>(r->checkpoints), static_cast<long long>(o.steps),
-                s->ctx->info().name.c_str());
+                static_cast<long long>(r->checkpoints), static_cast<long long>(o.input.steps),
+                device_name.c_str());
   } else {
     j["first_diverging_checkpoint_step"] = r->first_diverging_checkpoint_step;
     j["last_matching_checkpoint_step"] = r->last_matching_checkpoint_step;
@@ -72,8 +63,7 @@ int Run(AuditOptions o) {
                 "  first diverging checkpoint: step %lld\n  first diverging step: %lld\n"
                 "  state hash there: reference %s, device %s\n"
                 "  first differing component z[%lld]: reference %.17g, device %.17g\n",
-                s->ctx->info().name.c_str(),
-                static_cast<long long>(r->last_matching_checkpoint_step),
+                device_name.c_str(), static_cast<long long>(r->last_matching_checkpoint_step),
                 static_cast<long long>(r->first_diverging_checkpoint_step),
                 static_cast<long long>(r->first_diverging_step), r->ref_state_hash.c_str(),
                 r->dev_state_hash.c_str(), static_cast<long long>(r->first_differing_index),
@@ -94,13 +84,8 @@ CLI::App* AddAuditCommand(CLI::App& app, std::function<int()>& run) {
       "Replay one rollout on the fp64 reference and on a Vulkan device, compare the hash chains, "
       "and report the first diverging checkpoint and then the first diverging step (replaying "
       "between checkpoints), with both states' hashes. Exit 0 if equal, 3 if they diverge.");
-  cmd->add_option("--z0", o->z0, "Initial state .npy, float64 [D]")->required();
-  cmd->add_option("--a", o->a, "Transition matrix .npy, float64 [D, D]")->required();
-  cmd->add_option("--steps", o->steps, "Steps")->capture_default_str();
-  cmd->add_option("--hash-every", o->hash_every, "Checkpoint spacing")->capture_default_str();
-  cmd->add_option("--device", o->vulkan.device, "Vulkan device: index, UUID or name substring");
-  cmd->add_flag("--validation", o->vulkan.validation, "Enable the Khronos validation layer");
-  AddRolloutKernelFlag(cmd, &o->vulkan);
+  AddRolloutInputFlags(*cmd, o->input);
+  AddVulkanFlags(*cmd, o->device, {.device = true, .validation = true, .rollout_kernel = true});
   cmd->add_option("--out", o->out, "Report path (JSON)")->capture_default_str();
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

@@ -4,13 +4,25 @@
 
 namespace dashi::tools {
 
-nlohmann::json ChainJson(std::span<const ChainCheckpoint> chain) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const ChainCheckpoint& c : chain) {
-    out.push_back(
+nlohmann::json ChainFileJson(const ChainFile& f) {
+  nlohmann::json checkpoints = nlohmann::json::array();
+  for (const ChainCheckpoint& c : f.chain) {
+    checkpoints.push_back(
         {{"step", c.step}, {"state_hash", ToHex(c.state_hash)}, {"link", ToHex(c.link)}});
   }
-  return out;
+  return {{"provenance", f.provenance},
+          {"dim", f.dim},
+          {"steps", f.steps},
+          {"hash_every", f.hash_every},
+          {"hash",
+           "BLAKE2b-128; state_hash = H(LE f64 bytes of z), link = H(prev link || state_hash)"},
+          {"summation_order", "canonical chunked (docs/MATH.md)"},
+          {"final_link", FinalLinkHex(f.chain)},
+          {"checkpoints", checkpoints}};
+}
+
+std::string FinalLinkHex(std::span<const ChainCheckpoint> chain) {
+  return chain.empty() ? std::string() : ToHex(chain.back().link);
 }
 
 }  // namespace dashi::tools

@@ -5,7 +5,6 @@
 #include <filesystem>
 
 #include "core_ref/fileio/atomic_file.h"
-#include "tools/reference_version.h"
 
 namespace dashi::tools {
 
@@ -64,19 +63,6 @@ std::string ReplaceNpySuffix(const std::string& path, std::string_view suffix) {
     return path.substr(0, path.size() - ext.size()) + std::string(suffix);
   }
   return path + std::string(suffix);
-}
-
-nlohmann::json Provenance(std::string_view backend_requested, std::string_view backend_used,
-                          std::string_view device, std::string_view driver) {
-  return {{"backend_requested", backend_requested},
-          {"backend_used", backend_used},
-          {"device", device},
-          {"driver", driver},
-          {"reference_version", kReferenceVersion}};
-}
-
-nlohmann::json ReferenceProvenance(std::string_view backend_requested) {
-  return Provenance(backend_requested, "ref", "cpu (core_ref fp64 reference)", "none");
 }
 
 void ProgressLine::Update(std::string_view stage, int64_t done, int64_t total) {

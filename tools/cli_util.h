@@ -1,6 +1,6 @@
 // Shared pieces of the `dashi` subcommands: error reporting, progress lines, output directories,
-// JSON written atomically, .npy inputs checked for shape and finiteness, and the provenance block
-// every output carries (backend requested/used, device, driver).
+// JSON written atomically, and .npy inputs checked for shape and finiteness. (The provenance every
+// output carries comes from backend/provenance.h.)
 #ifndef DASHI_TOOLS_CLI_UTIL_H_
 #define DASHI_TOOLS_CLI_UTIL_H_
 
@@ -32,12 +32,6 @@ StatusOr<NpyArray> ReadF64Array(const std::string& path, int rank);
 
 // `path` with its ".npy" suffix replaced by `suffix` (or `suffix` appended).
 std::string ReplaceNpySuffix(const std::string& path, std::string_view suffix);
-
-// The provenance every output records.
-nlohmann::json Provenance(std::string_view backend_requested, std::string_view backend_used,
-                          std::string_view device, std::string_view driver);
-// Provenance of a run on the fp64 CPU reference.
-nlohmann::json ReferenceProvenance(std::string_view backend_requested);
 
 // A progress line on stderr, at most every `interval` and always at the end:
 //   "simulate-train  [#######.............]  35%  700/2000  (12.3 s)"

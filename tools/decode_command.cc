@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "backend/provenance.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/npy/npy.h"
 #include "tools/cli_util.h"
@@ -57,7 +58,7 @@ int Run(const DecodeOptions& o) {
   if (st.ok()) st = WriteDecodedFrame(o.out_dir + "/", *f, spec->n, !o.no_png,
                                       DefaultPngScale(spec->n));
   nlohmann::json report = DecodedFrameJson(*f);
-  report["provenance"] = ReferenceProvenance("ref");
+  report["provenance"] = backend::ReferenceProvenance("ref");
   report["params"] = DecodeParamsJson(*params);
   report["z"] = o.z;
   report["frame"] = o.frame;

@@ -29,6 +29,7 @@ cd "$ROOT"
 "$CXX" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -ffp-contract=off -I. \
   core_ref/npy/npy.cc core_ref/status/status.cc core_ref/npy/npy_fuzz.cc \
+  core_ref/fileio/atomic_file.cc core_ref/fileio/errno_status.cc \
   -o "$OUTDIR/npy_fuzz"
 
 # Seeds: the checked-in valid files (read-only second corpus dir); new inputs go to corpus/.

@@ -3,9 +3,12 @@
 #include <cstdio>
 #include <memory>
 
+#include "backend/provenance.h"
+#include "core_ref/learner/transition_fit.h"
 #include "core_ref/npy/npy.h"
 #include "core_ref/pipeline/pipeline.h"
 #include "tools/cli_util.h"
+#include "tools/learner_options.h"
 #include "tools/proxy_json.h"
 
 namespace dashi::tools {
@@ -14,9 +17,7 @@ namespace {
 struct LearnOptions {
   std::string traj;
   std::string eval_traj;
-  int k_lo = 12, k_mid = 24, anchors = 32;
-  double lambda = 1e-2;
-  std::string prior = "identity";
+  LearnerCliOptions learner;
   std::string out_dir = "model";
 };
 
@@ -42,28 +43,29 @@ StatusOr<std::vector<std::vector<double>>> LoadFrames(const std::string& path, i
 }
 
 int Run(const LearnOptions& o) {
-  StatusOr<RidgePrior> prior = ParseRidgePrior(o.prior);
+  StatusOr<RidgePrior> prior = ParseRidgePrior(o.learner.prior);
   if (!prior.ok()) return Fail("learn", prior.status());
   int64_t n = 0;
   StatusOr<std::vector<std::vector<double>>> train = LoadFrames(o.traj, &n);
   if (!train.ok()) return Fail("learn", train.status());
-  StatusOr<ProxySpec> spec = MakeProxySpec(n, o.k_lo, o.k_mid, o.anchors, train->front());
+  StatusOr<ProxySpec> spec =
+      MakeProxySpec(n, o.learner.k_lo, o.learner.k_mid, o.learner.anchors, train->front());
   if (!spec.ok()) return Fail("learn", spec.status());
   const int64_t dim = spec->dim();
   StatusOr<std::vector<double>> z = EncodeFrames(*spec, *train);
   if (!z.ok()) return Fail("learn", z.status());
   const int64_t count = static_cast<int64_t>(train->size());
-  StatusOr<std::vector<double>> a = FitTransition(*z, count, dim, o.lambda, *prior);
+  StatusOr<std::vector<double>> a = FitTransition(*z, count, dim, o.learner.lambda, *prior);
   if (!a.ok()) return Fail("learn", a.status());
   StatusOr<double> train_err = OneStepError(*z, count, dim, *a);
   if (!train_err.ok()) return Fail("learn", train_err.status());
 
-  nlohmann::json report = {{"provenance", ReferenceProvenance("ref")},
+  nlohmann::json report = {{"provenance", backend::ReferenceProvenance("ref")},
                            {"train_trajectory", o.traj},
                            {"train_frames", count},
                            {"dim", dim},
-                           {"ridge_lambda", o.lambda},
-                           {"ridge_prior", o.prior},
+                           {"ridge_lambda", o.learner.lambda},
+                           {"ridge_prior", o.learner.prior},
                            {"train_one_step_rel_l2", *train_err}};
   std::vector<double> z0(z->begin(), z->begin() + dim);
   Status st = EnsureDir(o.out_dir);
@@ -124,17 +126,7 @@ CLI::App* AddLearnCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--traj", o->traj, "Training trajectory .npy [frames, N, N]")->required();
   cmd->add_option("--eval-traj", o->eval_traj,
                   "Held-out trajectory .npy (another seed) to report the eval error on");
-  cmd->add_option("--k-lo", o->k_lo, "Low-k cutoff: modes with 0 < |k| <= k_lo")
-      ->capture_default_str();
-  cmd->add_option("--k-mid", o->k_mid, "Mid-band cutoff for anchors: k_lo < |k| <= k_mid")
-      ->capture_default_str();
-  cmd->add_option("--anchors", o->anchors, "Number M of mid-band anchor modes")
-      ->capture_default_str();
-  cmd->add_option("--lambda", o->lambda, "Ridge lambda, relative to trace(Z^T Z)/D")
-      ->capture_default_str();
-  cmd->add_option("--ridge-prior", o->prior,
-                  "identity: lambda*|A - I|^2 (default, fits the increment); zero: lambda*|A|^2 (SPEC)")
-      ->capture_default_str();
+  AddLearnerOptions(*cmd, o->learner);
   cmd->add_option("--out-dir", o->out_dir, "Output directory")->capture_default_str();
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

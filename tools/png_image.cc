@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <vector>
 
 #include <png.h>
-#include <unistd.h>
+
+#include "core_ref/fileio/atomic_file.h"
 
 namespace dashi::tools {
 namespace {
@@ -25,29 +25,45 @@ Rgb Diverging(double x) {
   return {lerp(255, 178, x), lerp(255, 24, x), lerp(255, 43, x)};
 }
 
+// libpng's write callback: appends to the in-memory file. An allocation failure cannot unwind
+// through libpng's C frames, so it is recorded and reported after png_write_end.
+struct PngSink {
+  std::vector<uint8_t> bytes;
+  bool out_of_memory = false;
+};
+
+void AppendToSink(png_structp png, png_bytep data, png_size_t length) {
+  PngSink* sink = static_cast<PngSink*>(png_get_io_ptr(png));
+  if (sink->out_of_memory) return;
+  try {
+    sink->bytes.insert(sink->bytes.end(), data, data + length);
+  } catch (...) {
+    sink->out_of_memory = true;
+  }
+}
+
+// The PNG is encoded in memory and written by the one atomic writer (core_ref/fileio), which
+// creates its temporary exclusively and never follows a planted symlink.
 Status WriteRgb(const std::string& path, const std::vector<Rgb>& pixels, int64_t rows,
                 int64_t cols, int scale) {
   if (rows < 1 || cols < 1 || scale < 1 || rows * scale > 65536 || cols * scale > 65536) {
     return InvalidArgumentError(path + ": image size out of range");
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return InvalidArgumentError(path + ": cannot create file");
+  const png_uint_32 w = static_cast<png_uint_32>(cols * scale);
+  const png_uint_32 h = static_cast<png_uint_32>(rows * scale);
+  // Everything libpng's longjmp may skip over is allocated before setjmp.
+  PngSink sink;
+  std::vector<png_byte> row(static_cast<size_t>(w) * 3);
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (png == nullptr || info == nullptr || setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
-    std::fclose(f);
-    std::remove(tmp.c_str());
     return InternalError(path + ": libpng failed");
   }
-  const png_uint_32 w = static_cast<png_uint_32>(cols * scale);
-  const png_uint_32 h = static_cast<png_uint_32>(rows * scale);
-  png_init_io(png, f);
+  png_set_write_fn(png, &sink, AppendToSink, nullptr);
   png_set_IHDR(png, info, w, h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
-  std::vector<png_byte> row(static_cast<size_t>(w) * 3);
   for (int64_t i = 0; i < rows; ++i) {
     for (int64_t j = 0; j < cols; ++j) {
       const Rgb p = pixels[i * cols + j];
@@ -62,11 +78,8 @@ Status WriteRgb(const std::string& path, const std::vector<Rgb>& pixels, int64_t
   }
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);
-  if (std::fclose(f) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return DataLossError(path + ": cannot finish writing");
-  }
-  return OkStatus();
+  if (sink.out_of_memory) return ResourceExhaustedError(path + ": out of memory encoding the PNG");
+  return WriteFileAtomically(path, sink.bytes);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // PNG pictures of fields and carriers for people to look at: a real field with a diverging
 // blue–white–red colour map symmetric about 0 (scaled by max|·|), a carrier as
-// blue (−1) / white (0) / red (+1). Written atomically (temporary file + rename).
+// blue (−1) / white (0) / red (+1). Encoded in memory and written by core_ref/fileio's atomic
+// writer.
 #ifndef DASHI_TOOLS_PNG_IMAGE_H_
 #define DASHI_TOOLS_PNG_IMAGE_H_
 

@@ -3,15 +3,18 @@
 #include <cstdio>
 #include <memory>
 
+#include "backend/backend.h"
+#include "backend/provenance.h"
 #include "core_ref/npy/npy.h"
 #include "core_ref/pipeline/pipeline.h"
 #include "tools/chain_json.h"
 #include "tools/cli_util.h"
 #include "tools/decode_options.h"
+#include "tools/learner_options.h"
 #include "tools/les_options.h"
 #include "tools/png_image.h"
 #include "tools/proxy_json.h"
-#include "tools/vulkan_backend.h"
+#include "tools/vulkan_flags.h"
 
 namespace dashi::tools {
 namespace {
@@ -21,13 +24,10 @@ struct RunOptions {
   DecodeCliOptions decode;
   uint64_t train_seed = 1, eval_seed = 2;
   int64_t train_steps = 400, eval_steps = 200, sample_every = 2, hash_every = 10;
-  int k_lo = 12, k_mid = 24, anchors = 32, snapshots = 4;
-  double lambda = 1e-2;
-  std::string prior = "identity";
+  LearnerCliOptions learner;
+  int snapshots = 4;
   std::string observer = "visualize";
-  std::string backend = "ref";
-  VulkanBackendOptions vulkan;
-  std::string decode_precision = "fp64";
+  backend::BackendOptions backend;
   std::string out = "out/run";
   bool quiet = false;
 };
@@ -36,23 +36,23 @@ StatusOr<PipelineParams> ToParams(const RunOptions& o) {
   PipelineParams p;
   DASHI_ASSIGN_OR_RETURN(p.les, o.les.ToParams());
   DASHI_ASSIGN_OR_RETURN(p.decode, o.decode.ToParams());
-  DASHI_ASSIGN_OR_RETURN(p.ridge_prior, ParseRidgePrior(o.prior));
+  DASHI_ASSIGN_OR_RETURN(p.ridge_prior, ParseRidgePrior(o.learner.prior));
   p.train_seed = o.train_seed;
   p.eval_seed = o.eval_seed;
   p.train_steps = o.train_steps;
   p.eval_steps = o.eval_steps;
   p.sample_every = o.sample_every;
   p.hash_every = o.hash_every;
-  p.k_lo = o.k_lo;
-  p.k_mid = o.k_mid;
-  p.anchors = o.anchors;
+  p.k_lo = o.learner.k_lo;
+  p.k_mid = o.learner.k_mid;
+  p.anchors = o.learner.anchors;
   p.snapshots = o.observer == "none" ? 1 : o.snapshots;
-  p.ridge_lambda = o.lambda;
+  p.ridge_lambda = o.learner.lambda;
   DASHI_RETURN_IF_ERROR(ValidatePipelineParams(p));
   return p;
 }
 
-Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const VulkanSession* vulkan) {
+Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend::Backend& b) {
   const std::string& out = o.out;
   const int64_t dim = r.spec.dim(), n = r.params.les.n;
   DASHI_RETURN_IF_ERROR(EnsureDir(out));
@@ -69,16 +69,13 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const VulkanSe
   DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z0.npy", z0));
   DASHI_RETURN_IF_ERROR(WriteJson(out + "/proxy.json", ProxySpecJson(r.spec)));
 
-  const nlohmann::json ref_prov = ReferenceProvenance(o.backend);
+  const nlohmann::json ref_prov = backend::ReferenceProvenance(o.backend.name);
   // Simulation, encoding and learning always run on the reference; rollout and decode on the
   // requested backend.
-  const nlohmann::json prov = vulkan != nullptr ? VulkanProvenance(*vulkan) : ref_prov;
+  const nlohmann::json prov = b.Provenance();
   DASHI_RETURN_IF_ERROR(WriteJson(
-      out + "/chain.json", {{"provenance", prov},
-                            {"dim", dim},
-                            {"steps", r.params.eval_steps},
-                            {"hash_every", r.params.hash_every},
-                            {"checkpoints", ChainJson(r.rollout.chain)}}));
+      out + "/chain.json",
+      ChainFileJson({prov, dim, r.params.eval_steps, r.params.hash_every, r.rollout.chain})));
 
   nlohmann::json snaps = nlohmann::json::array();
   const bool decode = o.observer != "none";
@@ -147,7 +144,7 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const VulkanSe
         {"les_energy_drift", last(r.eval_energy) / r.eval_energy.front() - 1.0},
         {"les_enstrophy_drift", last(r.eval_enstrophy) / r.eval_enstrophy.front() - 1.0}}},
       {"snapshots", snaps},
-      {"hash_chain_final_link", ChainJson(r.rollout.chain).back()["link"]},
+      {"hash_chain_final_link", FinalLinkHex(r.rollout.chain)},
       {"timings",
        {{"simulate_train_ms", t.simulate_train_ms},
         {"encode_ms", t.encode_ms},
@@ -177,25 +174,15 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const VulkanSe
 int Run(const RunOptions& o) {
   StatusOr<PipelineParams> params = ToParams(o);
   if (!params.ok()) return Fail("run", params.status());
-  if (o.decode_precision != "fp64" && o.decode_precision != "fp32") {
-    return Fail("run", InvalidArgumentError("--decode-precision must be fp64 or fp32"));
-  }
-  if (o.backend == "ref" && o.decode_precision != "fp64") {
+  if (o.backend.name == "ref" && o.backend.vulkan.decode_precision != "fp64") {
     return Fail("run", InvalidArgumentError("--decode-precision fp32 needs --backend vulkan"));
   }
-  std::unique_ptr<VulkanSession> vulkan;
-  PipelineBackends backends;
-  if (o.backend == "vulkan") {
-    VulkanBackendOptions vo = o.vulkan;
-    vo.decode_fp32 = o.decode_precision == "fp32";
-    StatusOr<VulkanSession> s = OpenVulkanDevice(vo, "dashi run");
-    if (!s.ok()) return Fail("run", s.status());
-    vulkan = std::make_unique<VulkanSession>(std::move(s).value());
-    backends = VulkanPipelineBackends(*vulkan);
-    if (!o.quiet) {
-      std::fprintf(stderr, "dashi run: rollout and decode on %s (%s)\n",
-                   vulkan->ctx->info().name.c_str(), conformance::CertStateName(vulkan->cert));
-    }
+  StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi run");
+  if (!b.ok()) return Fail("run", b.status());
+  if (b->on_device() && !o.quiet) {
+    std::fprintf(stderr, "dashi run: rollout and decode on %s (%s)\n",
+                 b->session()->ctx->info().name.c_str(),
+                 conformance::CertStateName(b->session()->cert));
   }
   Status st = EnsureDir(o.out);
   if (!st.ok()) return Fail("run", st);
@@ -203,7 +190,7 @@ int Run(const RunOptions& o) {
     std::fprintf(stderr,
                  "dashi run: backend %s, N=%lld, train %lld + eval %lld proxy steps "
                  "(x%lld LES steps), out %s\n",
-                 o.backend.c_str(), static_cast<long long>(params->les.n),
+                 o.backend.name.c_str(), static_cast<long long>(params->les.n),
                  static_cast<long long>(params->train_steps),
                  static_cast<long long>(params->eval_steps),
                  static_cast<long long>(params->sample_every), o.out.c_str());
@@ -211,13 +198,11 @@ int Run(const RunOptions& o) {
   ProgressLine progress(!o.quiet);
   StatusOr<PipelineResult> r = RunPipeline(
       *params, [&](const PipelineProgress& p) { progress.Update(p.stage, p.done, p.total); },
-      backends);
+      b->PipelineHooks());
   if (!r.ok()) return Fail("run", r.status());
-  if (vulkan != nullptr) {
-    st = CheckValidation(*vulkan);
-    if (!st.ok()) return Fail("run", st);
-  }
-  st = WriteOutputs(o, *r, vulkan.get());
+  st = b->CheckValidation();
+  if (!st.ok()) return Fail("run", st);
+  st = WriteOutputs(o, *r, *b);
   if (!st.ok()) return Fail("run", st);
 
   std::printf("dashi run: D = %lld; one-step rel L2 train %.3e, eval %.3e; rollout rel L2 at "
@@ -234,7 +219,7 @@ int Run(const RunOptions& o) {
   }
   std::printf("  rollout %.0f steps/s (%.0f ns/step); hash chain final link %s\n",
               r->timings.rollout_steps_per_s, r->timings.rollout_ns_per_step,
-              ChainJson(r->rollout.chain).back()["link"].get<std::string>().c_str());
+              FinalLinkHex(r->rollout.chain).c_str());
   std::printf("  wrote %s/{metrics.json, chain.json, A.npy, z0.npy, proxy.json, z_rollout.npy, "
               "z_eval_truth.npy%s}\n",
               o.out.c_str(), o.observer == "snapshots" || o.observer == "visualize"
@@ -265,16 +250,7 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
       ->capture_default_str();
   cmd->add_option("--sample-every", o->sample_every, "LES steps per proxy step")
       ->capture_default_str();
-  cmd->add_option("--k-lo", o->k_lo, "Low-k cutoff of the proxy")->capture_default_str();
-  cmd->add_option("--k-mid", o->k_mid, "Anchor band cutoff of the proxy")->capture_default_str();
-  cmd->add_option("--anchors", o->anchors, "Number of mid-band anchor modes")
-      ->capture_default_str();
-  cmd->add_option("--lambda", o->lambda, "Ridge lambda, relative to trace(Z^T Z)/D")
-      ->capture_default_str();
-  cmd->add_option("--ridge-prior", o->prior,
-                  "identity: lambda*|A - I|^2, shrinks towards persistence (default; generalises "
-                  "across seeds); zero: lambda*|A|^2, SPEC section 2's literal formula")
-      ->capture_default_str();
+  AddLearnerOptions(*cmd, o->learner);
   cmd->add_option("--hash-every", o->hash_every, "Hash-chain checkpoint spacing")
       ->capture_default_str();
   cmd->add_option("--snapshots", o->snapshots, "Decoded snapshots, evenly spaced over the eval")
@@ -285,25 +261,9 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
       ->check(CLI::IsMember({"none", "metrics", "snapshots", "visualize"}))
       ->capture_default_str();
   AddDecodeOptions(*cmd, o->decode);
-  cmd->add_option("--backend", o->backend,
-                  "ref (fp64 CPU reference) or vulkan (rollout and decode on the device; the "
-                  "LES, encoding and fit stay on the reference); a backend that cannot run is an "
-                  "error, never a silent fallback")
-      ->check(CLI::IsMember({"ref", "vulkan"}))
-      ->capture_default_str();
-  cmd->add_option("--device", o->vulkan.device,
-                  "Vulkan device: index, UUID or name substring (default $DASHI_VK_DEVICE, else 0)");
-  AddRolloutKernelFlag(cmd, &o->vulkan);
-  cmd->add_flag("--allow-uncertified", o->vulkan.allow_uncertified,
-                "Use a device without a passing `dashi conform` report (recorded in the output)");
-  cmd->add_option("--cert-store", o->vulkan.cert_store,
-                  "Certification store (default $DASHI_CERT_STORE or "
-                  "~/.local/share/dashi/certifications)");
-  cmd->add_flag("--validation", o->vulkan.validation,
-                "Enable the Khronos validation layer; any message fails the run");
-  cmd->add_option("--decode-precision", o->decode_precision,
-                  "fp64, or fp32 inverse FFTs in the Vulkan decoder (declared in the output)")
-      ->capture_default_str();
+  VulkanFlagSet flags = kBackendWorkFlags;
+  flags.decode_precision = true;
+  AddVulkanFlags(*cmd, o->backend, flags);
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "backend/provenance.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/npy/npy.h"
 #include "tools/cli_util.h"
@@ -36,7 +37,7 @@ int Run(const SimulateOptions& o) {
   StatusOr<NpyArray> arr = NpyArray::FromF64({frames, n, n}, flat);
   if (!arr.ok()) return Fail("simulate", arr.status());
   nlohmann::json meta = {
-      {"provenance", ReferenceProvenance("ref")},
+      {"provenance", backend::ReferenceProvenance("ref")},
       {"params", LesParamsJson(*params)},
       {"steps", o.steps},
       {"save_every", o.save_every},

@@ -1,43 +1,110 @@
 #include "core_ref/fileio/atomic_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <utility>
 
-#include <unistd.h>
+#include "core_ref/fileio/errno_status.h"
+#include "core_ref/prng/prng.h"
 
 namespace dashi {
 namespace {
 
-std::string ErrnoText(int err) { return std::strerror(err); }
+std::atomic<uint64_t> g_temporary_counter{0};
+
+// "<path>.tmp.<pid>.<16 hex digits>": the digits mix the clock, the pid and a process-wide
+// counter, so nobody can plant the name ahead of time (and O_EXCL makes a clash harmless anyway).
+// The name never reaches an output: results do not depend on it.
+std::string UnpredictableTemporaryName(const std::string& path) {
+  const uint64_t clock = static_cast<uint64_t>(
+      std::chrono::steady_clock::now().time_since_epoch().count());
+  const uint64_t pid = static_cast<uint64_t>(::getpid());
+  const uint64_t mixed =
+      Mix64(clock ^ Mix64(pid + kGoldenGamma * (g_temporary_counter.fetch_add(1) + 1)));
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(mixed));
+  return path + ".tmp." + std::to_string(pid) + "." + hex;
+}
+
+Status WriteAll(int fd, std::span<const uint8_t> bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t r = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, "write failed");
+    }
+    done += static_cast<size_t>(r);
+  }
+  return OkStatus();
+}
+
+// Writes, fsyncs and closes fd (which it owns); close() reports delayed write errors too.
+Status WriteSyncClose(int fd, std::span<const uint8_t> bytes) {
+  Status s = WriteAll(fd, bytes);
+  if (s.ok() && ::fsync(fd) != 0) s = ErrnoStatus(errno, "fsync failed");
+  if (::close(fd) != 0 && errno != EINTR && s.ok()) s = ErrnoStatus(errno, "close failed");
+  return s;
+}
+
+// Makes the rename durable; best effort (some file systems refuse fsync on directories).
+void SyncParentDirectory(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+Status WriteUnprefixed(const std::string& path, std::span<const uint8_t> bytes,
+                       const std::function<std::string(int)>& temporary_name) {
+  std::string tmp;
+  int fd = -1;
+  int err = 0;
+  for (int attempt = 0; attempt < fileio_internal::kTemporaryAttempts && fd < 0; ++attempt) {
+    tmp = temporary_name(attempt);
+    // O_EXCL: never reuse an existing file; O_NOFOLLOW: never write through a symlink (with
+    // O_EXCL a symlink already fails with EEXIST; ELOOP is the answer on some systems).
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    err = errno;
+    if (fd < 0 && err != EEXIST && err != ELOOP) break;
+  }
+  if (fd < 0) return ErrnoStatus(err, "cannot create temporary file '" + tmp + "'");
+  Status s = WriteSyncClose(fd, bytes);
+  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    s = ErrnoStatus(errno, "cannot rename '" + tmp + "' into place");
+  }
+  if (!s.ok()) {
+    ::unlink(tmp.c_str());
+    return s;
+  }
+  SyncParentDirectory(path);
+  return OkStatus();
+}
 
 }  // namespace
 
+namespace fileio_internal {
+
+Status WriteFileAtomicallyVia(const std::string& path, std::span<const uint8_t> bytes,
+                              const std::function<std::string(int attempt)>& temporary_name) {
+  return WriteUnprefixed(path, bytes, temporary_name).WithPrefix(path);
+}
+
+}  // namespace fileio_internal
+
 Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) {
-    const int err = errno;
-    return (err == ENOENT ? NotFoundError("cannot create file: " + ErrnoText(err))
-                          : InvalidArgumentError("cannot create file: " + ErrnoText(err)))
-        .WithPrefix(path);
-  }
-  const bool written = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  const bool flushed = std::fflush(f) == 0 && ::fsync(::fileno(f)) == 0;
-  const int err = errno;
-  const bool closed = std::fclose(f) == 0;
-  if (!written || !flushed || !closed) {
-    std::remove(tmp.c_str());
-    return DataLossError("write failed: " + ErrnoText(err)).WithPrefix(path);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int rerr = errno;
-    std::remove(tmp.c_str());
-    return InvalidArgumentError("cannot rename temporary file into place: " + ErrnoText(rerr))
-        .WithPrefix(path);
-  }
-  return OkStatus();
+  return fileio_internal::WriteFileAtomicallyVia(
+      path, bytes, [&path](int) { return UnpredictableTemporaryName(path); });
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view text) {
@@ -50,7 +117,7 @@ StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
   if (f == nullptr) {
     const int err = errno;
     if (err == ENOENT) return NotFoundError(path + ": no such file");
-    return InvalidArgumentError(path + ": cannot open: " + ErrnoText(err));
+    return InvalidArgumentError(path + ": cannot open: " + std::strerror(err));
   }
   std::vector<uint8_t> out;
   uint8_t buf[1 << 16];

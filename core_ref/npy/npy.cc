@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstdio>
@@ -15,6 +14,9 @@
 #include <optional>
 #include <system_error>
 #include <utility>
+
+#include "core_ref/fileio/atomic_file.h"
+#include "core_ref/fileio/errno_status.h"
 
 namespace dashi {
 namespace {
@@ -417,22 +419,6 @@ Status CheckDataSize(const ParsedHeader& h, uint64_t available) {
 // ----------------------------------------------------------------------------------------------
 // Files
 
-Status ErrnoStatus(int err, const std::string& what) {
-  std::string msg = what + ": " + std::error_code(err, std::generic_category()).message();
-  switch (err) {
-    case ENOENT:
-    case ENOTDIR: return NotFoundError(std::move(msg));
-    case EACCES:
-    case EPERM:
-    case EROFS:
-    case EISDIR: return FailedPreconditionError(std::move(msg));
-    case ENOSPC:
-    case EDQUOT:
-    case ENOMEM: return ResourceExhaustedError(std::move(msg));
-    default: return UnavailableError(std::move(msg));
-  }
-}
-
 // Reads exactly out.size() bytes at `offset`; fewer (the file shrank) is OUT_OF_RANGE.
 Status PreadAll(int fd, std::span<uint8_t> out, int64_t offset) {
   size_t done = 0;
@@ -449,19 +435,6 @@ Status PreadAll(int fd, std::span<uint8_t> out, int64_t offset) {
   return OkStatus();
 }
 
-Status WriteAll(int fd, std::span<const uint8_t> bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t r = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus(errno, "write failed");
-    }
-    done += static_cast<size_t>(r);
-  }
-  return OkStatus();
-}
-
 class Fd {
  public:
   explicit Fd(int fd) : fd_(fd) {}
@@ -471,12 +444,6 @@ class Fd {
     if (fd_ >= 0) ::close(fd_);
   }
   int get() const { return fd_; }
-  // Closes now and reports the error close() gives (delayed write errors show up there).
-  Status Close() {
-    int fd = std::exchange(fd_, -1);
-    if (fd >= 0 && ::close(fd) != 0 && errno != EINTR) return ErrnoStatus(errno, "close failed");
-    return OkStatus();
-  }
 
  private:
   int fd_;
@@ -508,42 +475,6 @@ StatusOr<NpyArray> ReadNpyImpl(const std::string& path) {
   array.data.resize(static_cast<size_t>(h.data_bytes));  // == the file's remaining size
   DASHI_RETURN_IF_ERROR(PreadAll(fd.get(), array.data, h.data_offset));
   return array;
-}
-
-std::atomic<uint64_t> g_temp_counter{0};
-
-Status WriteNpyImpl(const std::string& path, const NpyArray& array) {
-  DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, SerializeNpy(array));
-  std::string tmp;
-  int raw_fd = -1;
-  for (int attempt = 0; attempt < 100 && raw_fd < 0; ++attempt) {
-    tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
-          std::to_string(g_temp_counter.fetch_add(1));
-    raw_fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (raw_fd < 0 && errno != EEXIST) break;
-  }
-  if (raw_fd < 0) return ErrnoStatus(errno, "cannot create temporary file '" + tmp + "'");
-  Fd fd(raw_fd);
-  Status s = WriteAll(fd.get(), bytes);
-  if (s.ok() && ::fsync(fd.get()) != 0) s = ErrnoStatus(errno, "fsync failed");
-  Status c = fd.Close();
-  if (s.ok()) s = c;
-  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    s = ErrnoStatus(errno, "cannot rename '" + tmp + "' into place");
-  }
-  if (!s.ok()) {
-    ::unlink(tmp.c_str());
-    return s;
-  }
-  // Make the rename durable; best effort (some file systems refuse fsync on directories).
-  size_t slash = path.rfind('/');
-  std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    (void)::fsync(dfd);
-    ::close(dfd);
-  }
-  return OkStatus();
 }
 
 }  // namespace
@@ -732,8 +663,10 @@ StatusOr<std::vector<uint8_t>> SerializeNpy(const NpyArray& array) {
 }
 
 Status WriteNpy(const std::string& path, const NpyArray& array) {
-  Status s = NoThrow([&] { return WriteNpyImpl(path, array); });
-  return s.WithPrefix(path);
+  StatusOr<std::vector<uint8_t>> bytes = SerializeNpy(array);
+  if (!bytes.ok()) return bytes.status().WithPrefix(path);
+  // The one atomic writer (core_ref/fileio); its messages already start with "path: ".
+  return NoThrow([&] { return WriteFileAtomically(path, *bytes); });
 }
 
 }  // namespace dashi

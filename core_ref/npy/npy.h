@@ -107,9 +107,9 @@ StatusOr<NpyArray> ReadNpy(const std::string& path);
 // The .npy bytes of `array` (format 1.0, NumPy's exact header), or the error from Validate().
 StatusOr<std::vector<uint8_t>> SerializeNpy(const NpyArray& array);
 
-// Writes SerializeNpy(array) to `path` atomically: to "path.tmp.<pid>.<n>" in the same directory,
-// fsync, then rename over `path`. On any failure the temporary file is removed and `path` is left
-// as it was. Error messages start with "path: ".
+// Writes SerializeNpy(array) to `path` with WriteFileAtomically (core_ref/fileio): a fresh
+// temporary beside it (never an existing file or symlink), fsync, rename over `path`. On any
+// failure the temporary is removed and `path` is left as it was. Errors start with "path: ".
 Status WriteNpy(const std::string& path, const NpyArray& array);
 
 namespace npy_internal {

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "core_ref/learner/metrics.h"
-#include "core_ref/learner/ridge.h"
 
 namespace dashi {
 namespace {
@@ -51,53 +50,6 @@ StatusOr<std::vector<double>> EncodeFrames(const ProxySpec& spec,
     z.insert(z.end(), zf.begin(), zf.end());
   }
   return z;
-}
-
-StatusOr<std::vector<double>> FitTransition(std::span<const double> states, int64_t count,
-                                            int64_t dim, double lambda_rel, RidgePrior prior) {
-  if (!std::isfinite(lambda_rel) || lambda_rel < 0) {
-    return InvalidArgumentError("ridge lambda must be finite and >= 0");
-  }
-  DASHI_ASSIGN_OR_RETURN(RegressionPairs pairs, PairsFromTrajectory(states, count, dim));
-  double scale = 0;
-  for (double v : pairs.z) scale += v * v;
-  scale /= static_cast<double>(dim);  // trace(ZᵀZ) / D
-  if (prior == RidgePrior::kIdentity) {
-    for (size_t k = 0; k < pairs.y.size(); ++k) pairs.y[k] -= pairs.z[k];
-  }
-  DASHI_ASSIGN_OR_RETURN(std::vector<double> a,
-                         FitRidge(pairs.z, pairs.y, pairs.samples, dim, lambda_rel * scale));
-  if (prior == RidgePrior::kIdentity) {
-    for (int64_t i = 0; i < dim; ++i) a[i * dim + i] += 1.0;
-  }
-  return a;
-}
-
-StatusOr<double> OneStepError(std::span<const double> states, int64_t count, int64_t dim,
-                              std::span<const double> a) {
-  double sum = 0;
-  std::vector<double> pred(static_cast<size_t>(dim));
-  for (int64_t t = 0; t + 1 < count; ++t) {
-    DASHI_RETURN_IF_ERROR(CanonicalVecMat(states.subspan(t * dim, dim), a, pred));
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < dim; ++i) {
-      const double d = pred[i] - states[(t + 1) * dim + i];
-      num += d * d;
-      den += states[(t + 1) * dim + i] * states[(t + 1) * dim + i];
-    }
-    sum += den > 0 ? std::sqrt(num / den) : 0.0;
-  }
-  return count > 1 ? sum / static_cast<double>(count - 1) : 0.0;
-}
-
-StatusOr<RidgePrior> ParseRidgePrior(const std::string& name) {
-  if (name == "zero") return RidgePrior::kZero;
-  if (name == "identity") return RidgePrior::kIdentity;
-  return InvalidArgumentError("ridge prior '" + name + "' is not one of: zero, identity");
-}
-
-const char* RidgePriorName(RidgePrior prior) {
-  return prior == RidgePrior::kZero ? "zero" : "identity";
 }
 
 Status ValidatePipelineParams(const PipelineParams& p) {

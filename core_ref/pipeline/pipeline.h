@@ -15,19 +15,13 @@
 #include <vector>
 
 #include "core_ref/decode/decoder.h"
+#include "core_ref/learner/transition_fit.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/proxy/proxy_encoder.h"
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/status/status.h"
 
 namespace dashi {
-
-// What the ridge penalty pulls A towards. kZero is SPEC §2's formula, λ‖A‖²; kIdentity fits the
-// increment, A = I + B with B = argmin Σ‖(z_{t+1} − z_t) − z_t B‖² + λ‖B‖² (i.e. λ‖A − I‖²),
-// which shrinks towards persistence instead of towards 0.
-enum class RidgePrior { kZero, kIdentity };
-StatusOr<RidgePrior> ParseRidgePrior(const std::string& name);
-const char* RidgePriorName(RidgePrior prior);
 
 struct PipelineParams {
   LesParams les;                // n, dt, nu0, cs, init (the seed is set per split)
@@ -99,17 +93,9 @@ struct PipelineBackends {
       decode;
 };
 
-// The pieces RunPipeline is made of, for the CLI's single-stage commands.
 // Encodes every frame (N×N each) into a (frames × D) row-major array.
 StatusOr<std::vector<double>> EncodeFrames(const ProxySpec& spec,
                                            const std::vector<std::vector<double>>& frames);
-// Fits A on consecutive pairs of `count` states (count × dim): λ_abs = lambda_rel · trace(ZᵀZ)/D,
-// penalty towards 0 or I as `prior` says (docs/MATH.md §Ridge).
-StatusOr<std::vector<double>> FitTransition(std::span<const double> states, int64_t count,
-                                            int64_t dim, double lambda_rel, RidgePrior prior);
-// Mean over consecutive pairs of ‖z_t·A − z_{t+1}‖ / ‖z_{t+1}‖ (z_t·A in the canonical order).
-StatusOr<double> OneStepError(std::span<const double> states, int64_t count, int64_t dim,
-                              std::span<const double> a);
 
 StatusOr<PipelineResult> RunPipeline(
     const PipelineParams& params,

@@ -71,7 +71,6 @@ TEST(PipelineTest, IdentityPriorBeatsZeroPriorOnHeldOutData) {
               zero->eval_one_step_rel_l2, ident->eval_one_step_rel_l2,
               ident->persistence_rel_l2[1]);
   EXPECT_LT(ident->eval_one_step_rel_l2, zero->eval_one_step_rel_l2);
-  EXPECT_FALSE(ParseRidgePrior("ones").ok());
 }
 
 TEST(PipelineTest, RejectsSharedSeedsAndNonsense) {

@@ -1,5 +1,8 @@
 #include "core_ref/status/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace dashi {
 
 std::string_view StatusCodeName(StatusCode code) {
@@ -38,6 +41,16 @@ Status Status::WithPrefix(std::string_view prefix) const {
   msg += message_;
   return Status(code_, std::move(msg));
 }
+
+namespace status_internal {
+
+void DieOnValueOfError(const Status& status) {
+  std::fprintf(stderr, "StatusOr accessed without a value: %s\n", status.ToString().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace status_internal
 
 Status InvalidArgumentError(std::string m) { return Status(StatusCode::kInvalidArgument, std::move(m)); }
 Status NotFoundError(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }

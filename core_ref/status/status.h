@@ -69,9 +69,16 @@ Status UnavailableError(std::string message);
 Status DataLossError(std::string message);
 Status ResourceExhaustedError(std::string message);
 
-// Either a T or a non-OK Status. Accessing the value of an error is a programming bug; value()
-// then returns a reference to a default-less optional and the behaviour is undefined, so callers
-// check ok() first (tests use ASSERT_TRUE(x.ok()) << x.status().ToString()).
+namespace status_internal {
+// Prints "StatusOr accessed without a value: <status>" to stderr and aborts. Reading the value of
+// an error is a programming bug, not an input error; like Abseil, it stops the process loudly
+// instead of reading an empty optional (undefined behaviour).
+[[noreturn]] void DieOnValueOfError(const Status& status);
+}  // namespace status_internal
+
+// Either a T or a non-OK Status. Callers check ok() first (tests use
+// ASSERT_TRUE(x.ok()) << x.status().ToString()); value(), operator* and operator-> on an error
+// print the status and abort.
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:
@@ -84,16 +91,25 @@ class [[nodiscard]] StatusOr {
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
 
-  const T& value() const& { return *value_; }
-  T& value() & { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  const T& operator*() const& { return *value_; }
-  T& operator*() & { return *value_; }
-  T&& operator*() && { return std::move(*value_); }
-  const T* operator->() const { return &*value_; }
-  T* operator->() { return &*value_; }
+  const T& value() const& { return Checked(); }
+  T& value() & { return Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  const T& operator*() const& { return Checked(); }
+  T& operator*() & { return Checked(); }
+  T&& operator*() && { return std::move(Checked()); }
+  const T* operator->() const { return &Checked(); }
+  T* operator->() { return &Checked(); }
 
  private:
+  const T& Checked() const {
+    if (!value_.has_value()) status_internal::DieOnValueOfError(status_);
+    return *value_;
+  }
+  T& Checked() {
+    if (!value_.has_value()) status_internal::DieOnValueOfError(status_);
+    return *value_;
+  }
+
   Status status_;  // OK when value_ holds a value
   std::optional<T> value_;
 };

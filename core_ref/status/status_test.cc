@@ -90,5 +90,18 @@ TEST(StatusOrTest, MoveOnlyValue) {
   EXPECT_EQ(*v, 7);
 }
 
+// Reading the value of an error is a bug that must stop the process with the status in view,
+// never return garbage from an empty optional.
+TEST(StatusOrDeathTest, ValueOfAnErrorAbortsWithTheStatus) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  StatusOr<int> b = Half(3);
+  ASSERT_FALSE(b.ok());
+  EXPECT_DEATH((void)b.value(), "StatusOr accessed without a value: INVALID_ARGUMENT: odd: 3");
+  EXPECT_DEATH((void)*b, "INVALID_ARGUMENT: odd: 3");
+  StatusOr<std::string> s = NotFoundError("x.npy: no such file");
+  EXPECT_DEATH((void)s->size(), "NOT_FOUND: x.npy: no such file");
+  EXPECT_DEATH((void)std::move(s).value(), "NOT_FOUND: x.npy: no such file");
+}
+
 }  // namespace
 }  // namespace dashi

@@ -18,7 +18,7 @@
 #include "core_ref/prng/prng.h"
 #include "core_ref/proxy/proxy_encoder.h"
 #include "tools/cli_util.h"
-#include "tools/reference_version.h"
+#include "core_ref/version/version.h"
 
 namespace dashi::tools {
 namespace {

@@ -1,6 +1,6 @@
 """PyTorch peer of the batched rollout benchmark: one fp64 step Z <- Z @ A, (B x D) @ (D x D).
 
-The same sizes as //accel_vulkan/batched:batched_rollout_vulkan_benchmark (D in {512, 1024},
+The same sizes as //bench/vulkan:batched_rollout_vulkan_benchmark (D in {512, 1024},
 B in {64, 256, 1024, 4096}), with random non-zero inputs of the same shape of distribution
 (magnitudes uniform in [0.5, 1), random signs; A scaled by 0.9 / sqrt(D)), eager and CUDA-graph
 replay, timed with CUDA events after a warm-up; medians over repetitions. Prints the time per step

@@ -1,4 +1,4 @@
-#include "tools/audit.h"
+#include "backend/rollout_audit.h"
 
 #include <cmath>
 #include <cstring>
@@ -7,7 +7,7 @@
 
 #include "core_ref/prng/prng.h"
 
-namespace dashi::tools {
+namespace dashi::backend {
 namespace {
 
 constexpr int64_t kDim = 24;
@@ -87,4 +87,4 @@ TEST(AuditTest, LocatesTheFirstDivergingStep) {
 }
 
 }  // namespace
-}  // namespace dashi::tools
+}  // namespace dashi::backend

@@ -1,6 +1,6 @@
 // Per-step device time of the fp64 Vulkan rollout (accel_vulkan/rollout/vulkan_rollout.h).
 //
-//   bazel run -c opt //accel_vulkan/rollout:rollout_vulkan_benchmark --
+//   bazel run -c opt //bench/vulkan:rollout_vulkan_benchmark --
 //       [--device SEL] [--dims 512,1024,2048] [--kernels persistent,fused,two-kernel]
 //       [--wg 64,128,256] [--tile 0] [--cols 0] [--groups 0] [--groups-per-sm 1] [--no-resident]
 //       [--steps 1000] [--reps 9] [--warmup 2] [--no-verify] [--validation]

@@ -1,7 +1,7 @@
 // Times dashi's canonical z·A (core_ref/rollout/vecmat.h) against OpenBLAS cblas_dgemv, single
 // thread, and the ridge fit (core_ref/learner) once at a typical size.
 //
-//   bazel run -c opt //tools/bench_rollout:rollout_benchmark [-- --reps N]
+//   bazel run -c opt //bench/cpu:rollout_benchmark [-- --reps N]
 //
 // For D = 256, 512, 1024, 2048, on random non-zero data (Xoshiro256** seed 1: A uniform in
 // ±[0.5, 1) / sqrt(D), z uniform in ±[0.5, 1)), it times one product y = z·A:

@@ -1,7 +1,7 @@
 // Throughput of the batched fp64 rollout (accel_vulkan/batched/vulkan_batched_rollout.h): device
 // time per step, trajectory-steps/s and fp64 GFLOP/s (2·B·D² per step) for each D, B and tile.
 //
-//   bazel run -c opt //accel_vulkan/batched:batched_rollout_vulkan_benchmark --
+//   bazel run -c opt //bench/vulkan:batched_rollout_vulkan_benchmark --
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
 //       [--warmup 2] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3] [--no-verify]
 //       [--validation]

@@ -1,6 +1,6 @@
 // Times one LES step (IF-RK4, Smagorinsky on) of the fp64 reference at N = 128, 256, 512, single
 // thread: median over repetitions after a warm-up, on the default random initial condition.
-//   bazel run -c opt //tools/bench_les:les_benchmark
+//   bazel run -c opt //bench/cpu:les_benchmark
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -2,8 +2,11 @@
 // hash chains, and locates the first diverging checkpoint and then the first diverging step by
 // bisection between the last matching checkpoint and the first mismatching one (re-running both
 // backends from the last matching state). Used by `dashi audit`.
-#ifndef DASHI_TOOLS_AUDIT_H_
-#define DASHI_TOOLS_AUDIT_H_
+//
+//   DASHI_ASSIGN_OR_RETURN(AuditResult r, AuditPreparedRollouts(z0, 5000, 500, ref, dev));
+//   if (!r.chains_equal) Report(r.first_diverging_step, r.first_differing_index);
+#ifndef DASHI_BACKEND_ROLLOUT_AUDIT_H_
+#define DASHI_BACKEND_ROLLOUT_AUDIT_H_
 
 #include <cstdint>
 #include <functional>
@@ -11,10 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "backend/backend.h"
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/status/status.h"
 
-namespace dashi::tools {
+namespace dashi::backend {
 
 // Runs `steps` steps from z (which is the state at absolute step `start_step`) and returns the
 // result with checkpoints every `hash_every` (steps relative to z).
@@ -37,6 +41,11 @@ struct AuditResult {
 StatusOr<AuditResult> AuditRollout(std::span<const double> z0, int64_t steps, int64_t hash_every,
                                    const RolloutBackend& reference, const RolloutBackend& device);
 
-}  // namespace dashi::tools
+// AuditRollout of two prepared rollouts of the same A (typically the reference's and a device's).
+StatusOr<AuditResult> AuditPreparedRollouts(std::span<const double> z0, int64_t steps,
+                                            int64_t hash_every, PreparedRollout& reference,
+                                            PreparedRollout& device);
 
-#endif  // DASHI_TOOLS_AUDIT_H_
+}  // namespace dashi::backend
+
+#endif  // DASHI_BACKEND_ROLLOUT_AUDIT_H_

@@ -1,6 +1,6 @@
 // Times the device decoder (VulkanDecoder) per snapshot and per stage.
 //
-//   bazel run -c opt //accel_vulkan/decode:decode_vulkan_benchmark -- [--reps 50] [--warmup 5]
+//   bazel run -c opt //bench/vulkan:decode_vulkan_benchmark -- [--reps 50] [--warmup 5]
 //       [--sizes 128,1024] [--device SELECTOR] [--validation] [--modes] [--json out.json]
 //
 // For each N (default 128 and 1024) and precision (fp64, fp32): a proxy spec with k_lo = 12,

@@ -1,10 +1,10 @@
-#include "tools/audit.h"
+#include "backend/rollout_audit.h"
 
 #include <cstring>
 
 #include "core_ref/blake2b/blake2b.h"
 
-namespace dashi::tools {
+namespace dashi::backend {
 namespace {
 
 bool SameBits(std::span<const double> a, std::span<const double> b) {
@@ -90,4 +90,16 @@ StatusOr<AuditResult> AuditRollout(std::span<const double> z0, int64_t steps, in
                        " one at a time agrees: the device is not deterministic across runs");
 }
 
-}  // namespace dashi::tools
+StatusOr<AuditResult> AuditPreparedRollouts(std::span<const double> z0, int64_t steps,
+                                            int64_t hash_every, PreparedRollout& reference,
+                                            PreparedRollout& device) {
+  // A prepared rollout does not depend on the absolute step; only test doubles do.
+  const auto on = [](PreparedRollout& r) -> RolloutBackend {
+    return [&r](std::span<const double> z, int64_t, int64_t n, int64_t every) {
+      return r.Run(z, {.steps = n, .hash_every = every, .observe_every = 0});
+    };
+  };
+  return AuditRollout(z0, steps, hash_every, on(reference), on(device));
+}
+
+}  // namespace dashi::backend

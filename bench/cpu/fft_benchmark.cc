@@ -1,6 +1,6 @@
 // Times dashi's deterministic 2D FFTs (core_ref/fft) against FFTW 3, single-threaded.
 //
-//   bazel run -c opt //tools/bench:fft_benchmark [-- --reps N]
+//   bazel run -c opt //bench/cpu:fft_benchmark [-- --reps N]
 //
 // For each square size it times, on random input (Xoshiro256** seed 1, uniform in [-1, 1)):
 //   complex 2D forward, in place: Fft2d::Forward vs fftw_plan_dft_2d (FFTW_ESTIMATE, FFTW_MEASURE)

@@ -1,0 +1,61 @@
+#include "backend/backend.h"
+
+#include "backend/pipeline_hooks.h"
+#include "backend/provenance.h"
+
+namespace dashi::backend {
+
+PreparedRollout::PreparedRollout(PreparedRollout&&) noexcept = default;
+PreparedRollout& PreparedRollout::operator=(PreparedRollout&&) noexcept = default;
+PreparedRollout::~PreparedRollout() = default;
+
+StatusOr<RolloutResult> PreparedRollout::Run(std::span<const double> z0,
+                                             const RolloutParams& params,
+                                             const RolloutObserver& observer) {
+  if (device_ != nullptr) return device_->Run(z0, params, observer);
+  return Rollout(z0, a_, params, observer);
+}
+
+nlohmann::json PreparedRollout::DeviceTimingJson() const {
+  if (device_ == nullptr) return nlohmann::json::object();
+  const vk::RolloutTimings& t = device_->last_timings();
+  return {{"device_ms", t.device_ms},
+          {"device_us_per_step", t.device_us_per_step},
+          {"submissions", t.submissions},
+          {"states_read_back", t.snapshots}};
+}
+
+StatusOr<Backend> Backend::Open(const BackendOptions& options, const std::string& command) {
+  Backend b;
+  b.name_ = options.name;
+  if (options.name == "ref") return b;
+  if (options.name != "vulkan") {
+    return InvalidArgumentError("backend '" + options.name + "' is not ref or vulkan");
+  }
+  DASHI_ASSIGN_OR_RETURN(b.session_, OpenVulkanSession(options.vulkan, command));
+  return b;
+}
+
+StatusOr<PreparedRollout> Backend::PrepareRollout(int64_t dim, std::span<const double> a) {
+  PreparedRollout r;
+  if (session_ != nullptr) {
+    DASHI_ASSIGN_OR_RETURN(r.device_, CreateVulkanRollout(*session_, dim, a));
+  } else {
+    r.a_.assign(a.begin(), a.end());
+  }
+  return r;
+}
+
+PipelineBackends Backend::PipelineHooks() {
+  return session_ != nullptr ? VulkanPipelineHooks(*session_) : PipelineBackends{};
+}
+
+nlohmann::json Backend::Provenance() const {
+  return session_ != nullptr ? VulkanProvenance(*session_) : ReferenceProvenance(name_);
+}
+
+Status Backend::CheckValidation() const {
+  return session_ != nullptr ? backend::CheckValidation(*session_) : OkStatus();
+}
+
+}  // namespace dashi::backend

@@ -1,0 +1,124 @@
+// The backend seam: the reference always opens; a Vulkan device (lavapipe in CI, with the
+// validation layer) passes the certification gate only when certified or explicitly allowed, and
+// then rolls out bit for bit like the reference. A missing device FAILS these tests.
+#include "backend/backend.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "backend/rollout_audit.h"
+#include "core_ref/prng/prng.h"
+
+namespace dashi::backend {
+namespace {
+
+constexpr int64_t kDim = 40;
+constexpr uint64_t kSeed = 77;
+
+std::vector<double> RandomA() {
+  Xoshiro256ss rng(kSeed);
+  std::vector<double> a(kDim * kDim);
+  for (double& x : a) x = (2 * rng.NextDouble() - 1) * 0.15;
+  return a;
+}
+
+std::vector<double> Z0() {
+  std::vector<double> z(kDim);
+  for (int64_t i = 0; i < kDim; ++i) z[i] = 0.05 * static_cast<double>(i + 1);
+  return z;
+}
+
+// An empty certification store of this test's own, so nothing on the machine certifies lavapipe.
+std::string EmptyStore(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(t != nullptr ? t : "/tmp") + "/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(BackendTest, ReferenceOpensAndRollsOutLikeCoreRef) {
+  StatusOr<Backend> b = Backend::Open({.name = "ref"}, "test");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_FALSE(b->on_device());
+  EXPECT_EQ(b->Provenance()["backend_used"], "ref");
+  EXPECT_FALSE(b->PipelineHooks().rollout);
+  EXPECT_TRUE(b->CheckValidation().ok());
+  const std::vector<double> a = RandomA(), z0 = Z0();
+  StatusOr<PreparedRollout> r = b->PrepareRollout(kDim, a);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  StatusOr<RolloutResult> got = r->Run(z0, {.steps = 30, .hash_every = 7});
+  StatusOr<RolloutResult> want = Rollout(z0, a, {.steps = 30, .hash_every = 7});
+  ASSERT_TRUE(got.ok() && want.ok());
+  EXPECT_EQ(got->chain, want->chain);
+  EXPECT_TRUE(r->DeviceTimingJson().empty());
+}
+
+TEST(BackendTest, UnknownNamesAndOptionsAreRejectedBeforeAnyDeviceIsTouched) {
+  StatusOr<Backend> cuda = Backend::Open({.name = "cuda"}, "test");
+  ASSERT_FALSE(cuda.ok());
+  EXPECT_EQ(cuda.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(cuda.status().message().find("'cuda'"), std::string::npos);
+  BackendOptions o{.name = "vulkan"};
+  o.vulkan.decode_precision = "fp16";
+  EXPECT_EQ(Backend::Open(o, "test").status().code(), StatusCode::kInvalidArgument);
+  o.vulkan.decode_precision = "fp64";
+  o.vulkan.rollout_kernel = "magic";
+  EXPECT_EQ(Backend::Open(o, "test").status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(BackendTest, UncertifiedDeviceIsRefusedUnlessAllowed) {
+  BackendOptions o{.name = "vulkan"};
+  o.vulkan.cert_store = EmptyStore("store_refuse");
+  o.vulkan.validation = true;
+  StatusOr<Backend> refused = Backend::Open(o, "dashi test");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition)
+      << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("certify it first with `dashi conform --device"),
+            std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("--allow-uncertified to dashi test"),
+            std::string::npos);
+}
+
+// The device seam end to end on lavapipe: allowed though uncertified (and said so), its rollout's
+// chain equals the reference's, and an audit of the two finds nothing.
+TEST(BackendTest, AllowedDeviceRollsOutBitForBitAndSaysItIsUncertified) {
+  BackendOptions o{.name = "vulkan"};
+  o.vulkan.cert_store = EmptyStore("store_allow");
+  o.vulkan.allow_uncertified = true;
+  o.vulkan.validation = true;
+  StatusOr<Backend> dev = Backend::Open(o, "dashi test");
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  StatusOr<Backend> ref = Backend::Open({.name = "ref"}, "dashi test");
+  ASSERT_TRUE(ref.ok());
+  EXPECT_TRUE(dev->on_device());
+  const std::vector<double> a = RandomA(), z0 = Z0();
+  StatusOr<PreparedRollout> dr = dev->PrepareRollout(kDim, a);
+  StatusOr<PreparedRollout> rr = ref->PrepareRollout(kDim, a);
+  ASSERT_TRUE(dr.ok() && rr.ok()) << dr.status().ToString();
+  StatusOr<RolloutResult> d = dr->Run(z0, {.steps = 25, .hash_every = 5});
+  StatusOr<RolloutResult> r = rr->Run(z0, {.steps = 25, .hash_every = 5});
+  ASSERT_TRUE(d.ok() && r.ok()) << d.status().ToString();
+  EXPECT_EQ(d->chain, r->chain);
+  EXPECT_TRUE(dr->DeviceTimingJson().contains("device_ms"));
+  StatusOr<AuditResult> audit = AuditPreparedRollouts(z0, 25, 5, *rr, *dr);
+  ASSERT_TRUE(audit.ok()) << audit.status().ToString();
+  EXPECT_TRUE(audit->chains_equal);
+  const nlohmann::json p = dev->Provenance();
+  EXPECT_EQ(p["backend_used"], "vulkan");
+  EXPECT_EQ(p["certification"], "uncertified");
+  EXPECT_EQ(p["allow_uncertified"], true);
+  EXPECT_TRUE(p.contains("rollout_kernel_used"));
+  EXPECT_TRUE(p.contains("compiler"));
+  const Status v = dev->CheckValidation();
+  EXPECT_TRUE(v.ok()) << v.ToString();
+}
+
+}  // namespace
+}  // namespace dashi::backend

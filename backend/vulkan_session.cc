@@ -1,0 +1,73 @@
+#include "backend/vulkan_session.h"
+
+#include "backend/device_catalog.h"
+
+namespace dashi::backend {
+
+StatusOr<std::unique_ptr<VulkanSession>> OpenVulkanSession(const VulkanOptions& options,
+                                                           const std::string& command) {
+  if (options.decode_precision != "fp64" && options.decode_precision != "fp32") {
+    return InvalidArgumentError("decode precision '" + options.decode_precision +
+                                "' is not fp64 or fp32");
+  }
+  DASHI_RETURN_IF_ERROR(vk::ParseRolloutKernel(options.rollout_kernel).status());
+  auto s = std::make_unique<VulkanSession>();
+  s->options = options;
+  vk::ContextOptions copts;
+  copts.device_selector = options.device;
+  copts.enable_validation = options.validation;
+  copts.require_float64 = true;
+  StatusOr<std::unique_ptr<vk::VulkanContext>> ctx = vk::VulkanContext::Create(copts);
+  if (!ctx.ok()) {
+    return ctx.status().WithPrefix("backend 'vulkan' requested but the device cannot be used");
+  }
+  s->ctx = std::move(ctx).value();
+  s->shader_build = ShaderBuild();
+  s->cert_store =
+      options.cert_store.empty() ? conformance::DefaultCertStore() : options.cert_store;
+  s->cert = conformance::LookUpCertification(s->cert_store, s->ctx->info(), s->shader_build);
+  if (s->cert != conformance::CertState::kCertified && !options.allow_uncertified) {
+    const vk::DeviceInfo& d = s->ctx->info();
+    return FailedPreconditionError(
+        "device '" + d.name + "' (uuid " + d.uuid + ", driver version " +
+        std::to_string(d.driver_version) + ", shader build " + s->shader_build + ") is " +
+        conformance::CertStateName(s->cert) + " in " + s->cert_store +
+        ": certify it first with `dashi conform --device " + d.uuid +
+        "`, or pass --allow-uncertified to " + command + " (the output then says so)");
+  }
+  return s;
+}
+
+StatusOr<std::unique_ptr<vk::VulkanRollout>> CreateVulkanRollout(VulkanSession& session,
+                                                                 int64_t dim,
+                                                                 std::span<const double> a) {
+  DASHI_ASSIGN_OR_RETURN(vk::RolloutKernel kernel,
+                         vk::ParseRolloutKernel(session.options.rollout_kernel));
+  DASHI_ASSIGN_OR_RETURN(std::unique_ptr<vk::VulkanRollout> r,
+                         vk::VulkanRollout::Create(*session.ctx, dim, a, {.kernel = kernel}));
+  session.rollout_kernel_used = vk::RolloutKernelName(r->kernel());
+  if (r->short_segments_fused()) session.rollout_kernel_used += " (fused for 1-3-step dispatches)";
+  return r;
+}
+
+nlohmann::json VulkanProvenance(const VulkanSession& s) {
+  nlohmann::json p = DeviceProvenance(s.ctx->info());
+  p["shader_build"] = s.shader_build;
+  p["certification"] = conformance::CertStateName(s.cert);
+  p["allow_uncertified"] = s.options.allow_uncertified;
+  p["validation_layer"] = s.options.validation;
+  p["decode_precision"] =
+      s.options.decode_precision == "fp32" ? "fp32 FFTs (declared)" : "fp64";
+  p["rollout_kernel_requested"] = s.options.rollout_kernel;
+  if (!s.rollout_kernel_used.empty()) p["rollout_kernel_used"] = s.rollout_kernel_used;
+  return p;
+}
+
+Status CheckValidation(const VulkanSession& s) {
+  if (!s.options.validation) return OkStatus();
+  const std::vector<std::string> msgs = s.ctx->validation_messages();
+  if (msgs.empty()) return OkStatus();
+  return InternalError(std::to_string(msgs.size()) + " validation message(s); first: " + msgs[0]);
+}
+
+}  // namespace dashi::backend

@@ -1,0 +1,34 @@
+#include "tools/rollout_inputs.h"
+
+#include "core_ref/npy/npy.h"
+#include "tools/cli_util.h"
+
+namespace dashi::tools {
+
+void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& f) {
+  cmd.add_option("--z0", f.z0, "Initial state .npy, float64 shape [D]")->required();
+  cmd.add_option("--a", f.a, "Transition matrix .npy, float64 shape [D, D]")->required();
+  cmd.add_option("--steps", f.steps, "Number of steps (>= 0)")->capture_default_str();
+  cmd.add_option("--hash-every", f.hash_every,
+                 "Checkpoint spacing (>= 1); steps 0 and the last are always hashed")
+      ->capture_default_str();
+}
+
+StatusOr<RolloutInputs> ReadRolloutInputs(const RolloutInputFlags& f) {
+  DASHI_ASSIGN_OR_RETURN(NpyArray z0, ReadF64Array(f.z0, 1));
+  DASHI_ASSIGN_OR_RETURN(NpyArray a, ReadF64Array(f.a, 2));
+  RolloutInputs in;
+  in.dim = z0.shape[0];
+  if (a.shape[0] != a.shape[1]) {
+    return InvalidArgumentError(f.a + ": shape " + NpyShapeString(a.shape) + " is not square");
+  }
+  if (a.shape[0] != in.dim) {
+    return InvalidArgumentError(f.a + ": shape " + NpyShapeString(a.shape) + " does not match " +
+                                f.z0 + "'s length " + std::to_string(in.dim));
+  }
+  DASHI_ASSIGN_OR_RETURN(in.z0, z0.As<double>());
+  DASHI_ASSIGN_OR_RETURN(in.a, a.As<double>());
+  return in;
+}
+
+}  // namespace dashi::tools

@@ -1,0 +1,35 @@
+// The inputs `dashi rollout` and `dashi audit` share: the flags --z0, --a, --steps, --hash-every,
+// and reading z0 [D] and A [D, D] as finite float64 arrays whose shapes agree (messages name the
+// file and the shape).
+#ifndef DASHI_TOOLS_ROLLOUT_INPUTS_H_
+#define DASHI_TOOLS_ROLLOUT_INPUTS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "core_ref/status/status.h"
+
+namespace dashi::tools {
+
+struct RolloutInputFlags {
+  std::string z0, a;
+  int64_t steps = 1000;
+  int64_t hash_every = 100;
+};
+
+void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& flags);
+
+struct RolloutInputs {
+  int64_t dim = 0;
+  std::vector<double> z0;  // D
+  std::vector<double> a;   // D×D, row-major
+};
+
+StatusOr<RolloutInputs> ReadRolloutInputs(const RolloutInputFlags& flags);
+
+}  // namespace dashi::tools
+
+#endif  // DASHI_TOOLS_ROLLOUT_INPUTS_H_

@@ -1,0 +1,55 @@
+#include "tools/vulkan_flags.h"
+
+namespace dashi::tools {
+
+void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagSet& which) {
+  backend::VulkanOptions& v = o.vulkan;
+  if (which.backend) {
+    cmd.add_option("--backend", o.name,
+                   "ref (the fp64 CPU reference) or vulkan (a Vulkan device that passed `dashi "
+                   "conform`; `run` keeps the LES, encoding and fit on the reference); a backend "
+                   "that cannot run is an error, never a silent fallback")
+        ->check(CLI::IsMember({"ref", "vulkan"}))
+        ->capture_default_str();
+  }
+  if (which.device) {
+    cmd.add_option("--device", v.device,
+                   "Vulkan device: index, UUID or name substring (default $DASHI_VK_DEVICE, "
+                   "else 0)");
+  }
+  if (which.allow_uncertified) {
+    cmd.add_flag("--allow-uncertified", v.allow_uncertified,
+                 "Use a device without a passing `dashi conform` report (recorded in the output)");
+  }
+  if (which.cert_store) {
+    cmd.add_option("--cert-store,--store", v.cert_store,
+                   "Certification store directory (default $DASHI_CERT_STORE, else "
+                   "$XDG_DATA_HOME/dashi/certifications or ~/.local/share/dashi/certifications)");
+  }
+  if (which.validation) {
+    cmd.add_flag("--validation", v.validation,
+                 "Enable the Khronos validation layer; any message fails the run");
+  }
+  if (which.no_validation) {
+    v.validation = true;
+    cmd.add_flag_callback(
+        "--no-validation", [&v] { v.validation = false; },
+        "Run without the Khronos validation layer (the report says so; never certifies)");
+  }
+  if (which.rollout_kernel) {
+    cmd.add_option("--rollout-kernel", v.rollout_kernel,
+                   "Vulkan rollout kernel: auto (persistent where the device reports its SM "
+                   "count, else fused), persistent (many steps per dispatch), fused (one dispatch "
+                   "per step) or two-kernel; all are bit-identical to the reference")
+        ->check(CLI::IsMember({"auto", "fused", "two-kernel", "persistent"}))
+        ->capture_default_str();
+  }
+  if (which.decode_precision) {
+    cmd.add_option("--decode-precision", v.decode_precision,
+                   "fp64, or fp32 inverse FFTs in the Vulkan decoder (declared in the output)")
+        ->check(CLI::IsMember({"fp64", "fp32"}))
+        ->capture_default_str();
+  }
+}
+
+}  // namespace dashi::tools

@@ -1,0 +1,38 @@
+// The one place the backend and Vulkan flags are registered, so `run`, `rollout`, `audit`,
+// `conform` and `devices` spell and explain them the same way; each command says which it takes.
+//
+//   AddVulkanFlags(*cmd, o->backend, kBackendWorkFlags);
+//   AddVulkanFlags(*cmd, o->device, {.device = true, .validation = true, .rollout_kernel = true});
+#ifndef DASHI_TOOLS_VULKAN_FLAGS_H_
+#define DASHI_TOOLS_VULKAN_FLAGS_H_
+
+#include <CLI/CLI.hpp>
+
+#include "backend/backend.h"
+
+namespace dashi::tools {
+
+struct VulkanFlagSet {
+  bool backend = false;            // --backend ref|vulkan
+  bool device = false;             // --device
+  bool allow_uncertified = false;  // --allow-uncertified
+  bool cert_store = false;         // --cert-store (also spelled --store, for `conform`)
+  bool validation = false;         // --validation (opt in)
+  bool no_validation = false;      // --no-validation (opt out: `conform` validates by default)
+  bool rollout_kernel = false;     // --rollout-kernel
+  bool decode_precision = false;   // --decode-precision
+};
+
+// What a command that runs its work on a chosen backend takes (`run` adds --decode-precision).
+inline constexpr VulkanFlagSet kBackendWorkFlags = {.backend = true,
+                                                   .device = true,
+                                                   .allow_uncertified = true,
+                                                   .cert_store = true,
+                                                   .validation = true,
+                                                   .rollout_kernel = true};
+
+void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& options, const VulkanFlagSet& which);
+
+}  // namespace dashi::tools
+
+#endif  // DASHI_TOOLS_VULKAN_FLAGS_H_

@@ -5,7 +5,7 @@
 
 namespace dashi::tools {
 
-inline constexpr char kReferenceVersion[] = "dashi-ref 0.1.0";
+inline constexpr char kReferenceVersion[] = "dashi-ref 0.2.0";
 
 }  // namespace dashi::tools
 

@@ -213,27 +213,27 @@ inline constexpr uint32_t kFixedPiSquared[7] = {{{cpp_limbs(c["fixed_pi_squared"
 
 
 def glsl_dd_table(name, rows):
-    out = [f"const double {name}[{len(rows) * 2}] = double[{len(rows) * 2}]("]
+    """A double-double table as uvec2 bit patterns (lo word, hi word), hi then lo of each pair."""
+    n = len(rows) * 2
     items = []
     for h, l in rows:
         for v in (h, l):
             hi, lo = bits(v)
-            items.append(f"  SpBits(0x{hi:08X}u, 0x{lo:08X}u)")
-    out.append(",\n".join(items))
-    out.append(");")
-    return "\n".join(out)
+            items.append(f"    uvec2(0x{lo:08X}u, 0x{hi:08X}u)")
+    return f"const uvec2 {name}[{n}] = uvec2[{n}](\n" + ",\n".join(items) + ");"
 
 
 def glsl_limbs(name, limbs):
-    return f"const uint {name}[7] = uint[7](" + ", ".join(f"0x{v:08X}u" for v in limbs) + ");"
+    return (f"const uint {name}[7] =\n    uint[7](" +
+            ", ".join(f"0x{v:08X}u" for v in limbs) + ");")
 
 
 def render_glsl_block(c):
     parts = [GLSL_BEGIN.rstrip("\n"),
-             "// Double-double tables as (hi, lo) pairs flattened; fixed-point constants as 32-bit "
-             "limbs,",
-             "// least significant first (see core_ref/math/math_tables.h).",
-             glsl_dd_table("kSpPiDD", [c["pi"]]),
+             "// Double-double tables as bit patterns: element 2k is pair k's hi, 2k + 1 its lo "
+             "(SpD);",
+             "// fixed-point constants as 32-bit limbs, least significant first "
+             "(core_ref/math/math_tables.h).",
              glsl_dd_table("kSpSinPiJOver64", c["sinpi_j_over_64"]),
              glsl_dd_table("kSpCosPiJOver64", c["cospi_j_over_64"]),
              glsl_dd_table("kSpSinPiPoly", c["sinpi_poly"]),

@@ -226,7 +226,7 @@ AccuracyStats MeasureRange(const ArgumentRange& range, int64_t count, uint64_t s
 std::string FormatStats(const std::string& name, const AccuracyStats& s) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "%-62s n=%-9lld max %.6f ulp (x=%.17g) >0.5ulp:%lld | fast: n=%lld max rel err "
+                "%-62s n=%-9lld max %.9f ulp (x=%.17g) >0.5ulp:%lld | fast: n=%lld max rel err "
                 "%.3g*2^-100 fallbacks %lld | accurate: mismatches %lld ambiguous %lld",
                 name.c_str(), static_cast<long long>(s.count), s.max_ulp, s.worst_argument,
                 static_cast<long long>(s.not_correctly_rounded),

@@ -82,18 +82,10 @@ double SinPiAccurate(double y, bool* ambiguous) {
   // 2^-182, and y = M·2^e is multiplied in exactly, so the product keeps the relative error.
   const Fixed g = FixedMul(AlternatingSeries(PiYSquared(y), 1), FixedFromLimbs(kFixedPi));
   const DoubleParts p = DecomposeDouble(y);
-  uint32_t prod[kFixedLimbs + 2] = {};
   const uint32_t m[2] = {static_cast<uint32_t>(p.significand),
                          static_cast<uint32_t>(p.significand >> 32)};
-  for (int i = 0; i < 2; ++i) {
-    uint64_t carry = 0;
-    for (int j = 0; j < kFixedLimbs; ++j) {
-      const uint64_t t = static_cast<uint64_t>(m[i]) * g.limb[j] + prod[i + j] + carry;
-      prod[i + j] = static_cast<uint32_t>(t);
-      carry = t >> 32;
-    }
-    prod[i + kFixedLimbs] = static_cast<uint32_t>(carry);
-  }
+  uint32_t prod[2 + kFixedLimbs];
+  MultiplyWords(m, g.limb, prod);
   // The error of g, times M < 2^53, stays below 2^64 units.
   return RoundToDouble(prod, p.exponent - kFixedFractionBits, kSinCosErrUnits * p.significand,
                        ambiguous);

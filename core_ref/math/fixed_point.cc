@@ -99,18 +99,23 @@ Fixed FixedSub(const Fixed& a, const Fixed& b) {
   return r;
 }
 
-Fixed FixedMul(const Fixed& a, const Fixed& b) {
-  uint32_t prod[2 * kFixedLimbs] = {};
-  for (int i = 0; i < kFixedLimbs; ++i) {
+void MultiplyWords(std::span<const uint32_t> a, std::span<const uint32_t> b,
+                   std::span<uint32_t> product) {
+  for (uint32_t& w : product) w = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
     uint64_t carry = 0;
-    for (int j = 0; j < kFixedLimbs; ++j) {
-      const uint64_t t =
-          static_cast<uint64_t>(a.limb[i]) * b.limb[j] + prod[i + j] + carry;  // < 2^64
-      prod[i + j] = static_cast<uint32_t>(t);
+    for (size_t j = 0; j < b.size(); ++j) {
+      const uint64_t t = static_cast<uint64_t>(a[i]) * b[j] + product[i + j] + carry;  // < 2^64
+      product[i + j] = static_cast<uint32_t>(t);
       carry = t >> 32;
     }
-    prod[i + kFixedLimbs] = static_cast<uint32_t>(carry);
+    product[i + b.size()] = static_cast<uint32_t>(carry);
   }
+}
+
+Fixed FixedMul(const Fixed& a, const Fixed& b) {
+  uint32_t prod[2 * kFixedLimbs];
+  MultiplyWords(a.limb, b.limb, prod);
   Fixed r;
   for (int i = 0; i < kFixedLimbs; ++i) r.limb[i] = prod[i + kFixedFractionBits / 32];
   return r;

@@ -36,6 +36,10 @@ Fixed FixedMul(const Fixed& a, const Fixed& b);        // truncated (error < 2^-
 Fixed FixedMulInt(const Fixed& a, uint32_t m);         // exact if the integer part fits
 Fixed FixedDivInt(const Fixed& a, uint32_t d);         // truncated (error < 2^-192), d > 0
 
+// product = a·b exactly (schoolbook); product.size() must be a.size() + b.size().
+void MultiplyWords(std::span<const uint32_t> a, std::span<const uint32_t> b,
+                   std::span<uint32_t> product);
+
 // The significand M (an integer < 2^53) and exponent e of a finite x ≠ 0: |x| = M·2^e.
 struct DoubleParts {
   uint64_t significand;

@@ -119,7 +119,9 @@ TEST(SinCosPiTest, SymmetriesHoldBitForBit) {
     const double x8 = std::ldexp(std::floor(std::ldexp(x, 8)), -8) + 6.0;  // exact: 8 bits
     ASSERT_EQ(SinPi(x8), SinPi(x8 - 6.0)) << x8;  // == : sinπ(5) = +0, sinπ(−1) = −0
     const double u = rng.NextDouble() * 0.5;  // cos(π(½ − u)) = sin(πu), ½ − u exact for u ≥ ¼
-    if (u >= 0.25) ASSERT_EQ(Bits(CosPi(0.5 - u)), Bits(SinPi(u))) << u;
+    if (u >= 0.25) {
+      ASSERT_EQ(Bits(CosPi(0.5 - u)), Bits(SinPi(u))) << u;
+    }
   }
 }
 

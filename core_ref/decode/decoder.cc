@@ -2,9 +2,9 @@
 
 #include <chrono>
 #include <cmath>
-#include <numbers>
 #include <string>
 
+#include "core_ref/math/sincospi.h"
 #include "core_ref/prng/prng.h"
 
 namespace dashi {
@@ -62,9 +62,10 @@ std::vector<Complex> Decoder::SynthesizeResidual(std::span<const double> z, uint
     const double amp =
         std::fabs(scalars[b]) / std::sqrt(static_cast<double>(bands[b]->size())) * n2;
     for (const Mode& m : *bands[b]) {
-      const double phase =
-          2.0 * std::numbers::pi * CounterUniform(params_.seed, t, m.kx, m.ky, 0);
-      Put(half, n, m, std::polar(amp, phase));
+      // Phase φ = 2π·u: e^{iφ} = (CosPi(2u), SinPi(2u)) with 2u exact, correctly rounded, so
+      // a function of (seed, t, kx, ky) alone on every platform.
+      const SinCos w = SinCosPi(2.0 * CounterUniform(params_.seed, t, m.kx, m.ky, 0));
+      Put(half, n, m, Complex(amp * w.cos, amp * w.sin));
     }
   }
   return half;

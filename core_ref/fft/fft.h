@@ -27,6 +27,12 @@ namespace dashi {
 
 using Complex = std::complex<double>;
 
+// |c|² as re·re + im·im: each product rounded, then the sum, in this order. Written out because
+// std::norm may compute it through |c| (hypot) in some library configurations.
+inline double SquaredMagnitude(const Complex& c) {
+  return c.real() * c.real() + c.imag() * c.imag();
+}
+
 // True for 1, 2, 4, 8, ...
 bool IsPowerOfTwo(size_t n);
 

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core_ref/math/exp.h"
+#include "core_ref/math/sincospi.h"
 #include "core_ref/prng/prng.h"
 
 namespace dashi {
@@ -70,7 +72,7 @@ double SpectralEnergy(const SpectralGrid& g, const std::vector<Complex>& w) {
     for (int64_t j = 0; j < g.half_cols(); ++j) {
       const double k2 = g.K2(i, j);
       if (k2 == 0) continue;
-      sum += g.ParsevalWeight(j) * std::norm(w[i * g.half_cols() + j]) / k2;
+      sum += g.ParsevalWeight(j) * SquaredMagnitude(w[i * g.half_cols() + j]) / k2;
     }
   }
   return 0.5 * sum / n4;
@@ -81,7 +83,7 @@ double SpectralEnstrophy(const SpectralGrid& g, const std::vector<Complex>& w) {
   double sum = 0.0;
   for (int64_t i = 0; i < g.n(); ++i) {
     for (int64_t j = 0; j < g.half_cols(); ++j) {
-      sum += g.ParsevalWeight(j) * std::norm(w[i * g.half_cols() + j]);
+      sum += g.ParsevalWeight(j) * SquaredMagnitude(w[i * g.half_cols() + j]);
     }
   }
   return 0.5 * sum / n4;
@@ -101,21 +103,22 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p) {
   s.decay_full_.resize(g.half_size());
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < hc; ++j) {
-      s.decay_half_[i * hc + j] = std::exp(-p.nu0 * g.K2(i, j) * (0.5 * p.dt));
-      s.decay_full_[i * hc + j] = std::exp(-p.nu0 * g.K2(i, j) * p.dt);
+      s.decay_half_[i * hc + j] = Exp(-p.nu0 * g.K2(i, j) * (0.5 * p.dt));
+      s.decay_full_[i * hc + j] = Exp(-p.nu0 * g.K2(i, j) * p.dt);
     }
   }
 
   if (p.init == LesInit::kTaylorGreen) {
-    const double two_pi = 2.0 * std::numbers::pi;
+    // sin(k·x) at x = 2πj/N is SinPi(2kj/N) with the exact argument ((2kj) mod 2N)/N.
     const double k = p.tg_k, amp = 2.0 * k * k * p.tg_amplitude;
+    const int64_t period = 2 * n;
+    std::vector<double> sin_k(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) {
+      sin_k[j] = SinPi(static_cast<double>((2 * p.tg_k * j) % period) / static_cast<double>(n));
+    }
     std::vector<double> w(static_cast<size_t>(n * n));
     for (int64_t i = 0; i < n; ++i) {
-      const double y = two_pi * static_cast<double>(i) / static_cast<double>(n);
-      for (int64_t j = 0; j < n; ++j) {
-        const double x = two_pi * static_cast<double>(j) / static_cast<double>(n);
-        w[i * n + j] = amp * std::sin(k * x) * std::sin(k * y);
-      }
+      for (int64_t j = 0; j < n; ++j) w[i * n + j] = amp * sin_k[j] * sin_k[i];
     }
     s.w_hat_ = s.fft_.Rfft(w);
   } else {
@@ -133,11 +136,12 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p) {
         const double kmag = std::sqrt(g.K2(i, j));
         if (kmag < 1.0 || kmag > k_cut) continue;
         const double r = kmag / p.k_peak;
-        const double ek = r * r * r * r * std::exp(-2.0 * r * r);
+        const double ek = r * r * r * r * Exp(-2.0 * r * r);
         // |ŵ|² ∝ k·E(k): E(k) spread over a shell of circumference 2πk, times |ŵ|²/|û|² = k².
         const double amp = std::sqrt(kmag * ek);
-        const double phase = 2.0 * std::numbers::pi * CounterUniform(p.seed, 0, kx, ky, 0);
-        const Complex c = std::polar(amp, phase);
+        // Phase 2π·u: e^{iφ} = (CosPi(2u), SinPi(2u)), 2u exact.
+        const SinCos phase = SinCosPi(2.0 * CounterUniform(p.seed, 0, kx, ky, 0));
+        const Complex c(amp * phase.cos, amp * phase.sin);
         s.w_hat_[i * hc + j] = c;
         if (kx == 0) s.w_hat_[g.RowOf(-ky) * hc + j] = std::conj(c);
       }

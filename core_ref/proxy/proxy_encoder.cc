@@ -126,12 +126,13 @@ StatusOr<ProxySpec> MakeProxySpec(int64_t n, int k_lo, int k_mid, int anchors,
   }
   DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(n), static_cast<size_t>(n)));
   const std::vector<Complex> w_hat = fft.Rfft(reference_frame);
-  // Largest |c| first; stable sort keeps canonical order among equal magnitudes.
+  // Largest |c|² first, the key re·re + im·im (each product rounded, then the sum: the same
+  // bits everywhere, unlike hypot); stable sort keeps canonical order among equal keys.
+  std::vector<double> key(mid.size());
+  for (size_t i = 0; i < mid.size(); ++i) key[i] = SquaredMagnitude(w_hat[HalfIndex(n, mid[i])]);
   std::vector<size_t> order(mid.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return std::abs(w_hat[HalfIndex(n, mid[a])]) > std::abs(w_hat[HalfIndex(n, mid[b])]);
-  });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key[a] > key[b]; });
   std::vector<bool> is_anchor(mid.size(), false);
   for (int a = 0; a < anchors; ++a) is_anchor[order[a]] = true;
   for (size_t i = 0; i < mid.size(); ++i) {
@@ -153,7 +154,7 @@ std::vector<double> EncodeSpectrum(const ProxySpec& spec, std::span<const Comple
   }
   for (const auto* band : {&spec.mid_residual, &spec.high_residual}) {
     double zb = 0.0;
-    for (const Mode& m : *band) zb += std::norm(w_hat[HalfIndex(spec.n, m)] * inv_n2);
+    for (const Mode& m : *band) zb += SquaredMagnitude(w_hat[HalfIndex(spec.n, m)] * inv_n2);
     z.push_back(std::sqrt(zb));
   }
   return z;

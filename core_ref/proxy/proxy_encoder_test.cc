@@ -105,6 +105,21 @@ TEST(ProxyEncoderTest, AnchorsAreTheLargestMidModesAndBandsCarryTheRest) {
   EXPECT_GE((*z)[spec->high_index()], 0.0);
 }
 
+// The key |c|² (re·re + im·im) ties for equal coefficients; ties keep canonical order. A zero
+// frame makes every key 0: the anchors are the first mid-band modes in canonical order.
+TEST(ProxyEncoderTest, EqualKeysKeepCanonicalOrder) {
+  const int64_t n = 32;
+  StatusOr<ProxySpec> spec = MakeProxySpec(n, 3, 6, 4, std::vector<double>(n * n, 0.0));
+  ASSERT_TRUE(spec.ok());
+  std::vector<Mode> mid;
+  for (const Mode& m : CanonicalModes(n)) {
+    const int64_t k2 = m.kx * m.kx + m.ky * m.ky;
+    if (k2 > 9 && k2 <= 36) mid.push_back(m);
+  }
+  ASSERT_GE(mid.size(), 4u);
+  EXPECT_EQ(spec->anchors, std::vector<Mode>(mid.begin(), mid.begin() + 4));
+}
+
 TEST(ProxyEncoderTest, SpecRebuildsFromItsAnchors) {
   StatusOr<ProxySpec> spec = MakeProxySpec(32, 3, 6, 5, Noise(32, 4));
   ASSERT_TRUE(spec.ok());

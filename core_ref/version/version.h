@@ -3,14 +3,14 @@
 // compiler that built this binary (recorded in provenance beside it; never in golden data, whose
 // bytes must not depend on the machine).
 //
-//   j["reference_version"] = kReferenceVersion;   // "dashi-ref 0.1.0"
+//   j["reference_version"] = kReferenceVersion;   // "dashi-ref 0.2.0"
 //   j["compiler"] = CompilerVersion();            // e.g. "gcc 12.2.0"
 #ifndef DASHI_CORE_REF_VERSION_VERSION_H_
 #define DASHI_CORE_REF_VERSION_VERSION_H_
 
 namespace dashi {
 
-inline constexpr char kReferenceVersion[] = "dashi-ref 0.1.0";
+inline constexpr char kReferenceVersion[] = "dashi-ref 0.2.0";
 
 // "gcc <__VERSION__>", "clang <__clang_version__>" or "unknown compiler", as the compiler that
 // built core_ref reports itself.

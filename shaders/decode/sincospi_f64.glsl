@@ -12,9 +12,8 @@
 // fast path (table of sin, cos(πj/64) and Taylor polynomials in z², relative error < 2^-98);
 // when its result lies within 2^-88 (relative) of a rounding boundary, the accurate path: the
 // series in exact 224-bit fixed point (32-bit limbs in 64-bit integer arithmetic) and a correctly
-// rounded conversion. Needs GL_ARB_gpu_shader_fp64 and GL_ARB_gpu_shader_int64 (prelude.glsl).
-// Not yet used by a shader: wiring it into synth_residual.comp makes the device's residual
-// phases equal to the reference's bit for bit.
+// rounded conversion. Needs GL_ARB_gpu_shader_fp64 and GL_ARB_gpu_shader_int64.
+// Used by synth_residual.comp: the device's residual phases equal the reference's bit for bit.
 
 double SpBits(uint hi, uint lo) { return packDouble2x32(uvec2(lo, hi)); }
 

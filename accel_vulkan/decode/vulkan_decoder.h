@@ -42,7 +42,7 @@
 
 namespace dashi::vk {
 
-// What Decode reads back (SPEC §2 observer modes; `visualize` reads what `snapshots` reads).
+// What Decode reads back (the observer modes of docs/ARCHITECTURE.md; `visualize` reads what `snapshots` reads).
 enum class ObserverMode {
   kNone,       // nothing: the DecodedFrame's fields stay empty (the stage times are filled)
   kMetrics,    // the closure statistics only: closure.depth, reached_fixed_point, levels

@@ -1,6 +1,6 @@
 // Conformance cases of the batched fp64 Vulkan rollout (accel_vulkan/batched/
 // vulkan_batched_rollout.h) against core_ref's single-trajectory Rollout, trajectory by trajectory
-// (SPEC §4 "Hash parity"): every chain and final state must be bit-exact. Small sizes: lavapipe
+// (hash parity): every chain and final state must be bit-exact. Small sizes: lavapipe
 // runs these in CI.
 //
 //   batched_rollout.parity.b<B>_d<D>   trajectories whose hash chain or final state differs from

@@ -1,5 +1,5 @@
 // Conformance cases of the device decoder (accel_vulkan/decode) against core_ref's Decoder
-// (docs/MATH.md §11, SPEC §4):
+// (docs/MATH.md §11, tolerances in docs/CONFORMANCE.md):
 //   decode.prng.counter_hash_bit_exact   the shaders' CounterHash / CounterUniform bit for bit
 //                                        (negative kx, ky, large seeds and t); guard words.
 //   decode.trig.sincos_ulp               the shaders' fp64 sin/cos vs long double, in ulps.
@@ -10,8 +10,8 @@
 //   decode.golden.n128.{omega,mask_hamming}  golden/decode_128_*.npy (Decode of
 //                                        proxy_128_z[2], t = 2, default DecodeParams)
 //   decode.observer.{none,metrics}       what each observer mode reads back
-// N ∈ {32, 64, 128}: proxy specs and z from the encoder on LES initial fields (128 is SPEC's
-// sanity size). Every decode run also checks the decoder's guard words (after every buffer its
+// N ∈ {32, 64, 128}: proxy specs and z from the encoder on LES initial fields (128 is the
+// design's sanity size). Every decode run also checks the decoder's guard words (after every buffer its
 // shaders and FFTs write) and fails on any NaN in a device output. One device decode per
 // (N, precision) serves all that run's cases: the results (host data only, never device objects)
 // are cached per context.

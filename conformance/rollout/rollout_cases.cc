@@ -1,5 +1,5 @@
 // Conformance cases of the fp64 Vulkan rollout (accel_vulkan/rollout/vulkan_rollout.h) against
-// core_ref's Rollout (SPEC §4 "Hash parity"): the hash chain and the states must be bit-exact.
+// core_ref's Rollout (hash parity): the hash chain and the states must be bit-exact.
 //
 //   rollout.hash_parity.d<D>    checkpoint links ≠ core_ref's, D ∈ {1, 63, …, 1000}, random
 //                               stable A and z0 (seeds in the detail), 40 steps, hash_every 7

@@ -1,4 +1,4 @@
-// The reference pipeline end to end (SPEC §2): simulate the LES on the train seed, encode every
+// The reference pipeline end to end: simulate the LES on the train seed, encode every
 // saved frame, fit A by ridge regression, simulate the eval seed for ground truth, roll z ← z·A
 // out autonomously from the eval split's first state with a hash chain, and decode snapshots.
 // Everything here is deterministic; timings are measured but never part of a result's identity.

@@ -1,4 +1,4 @@
-// The golden data set (SPEC §5): arrays produced by core_ref for the carrier kernels, the FFT, LES
+// The golden data set (docs/CONFORMANCE.md, golden data): arrays produced by core_ref for the carrier kernels, the FFT, LES
 // steps, encoding, a learned A, a rollout hash chain and decodes at N = 32, 64 and 128, written as
 // .npy files plus manifest.json (generator parameters, reference version, and per array its file,
 // dtype, shape and BLAKE2b-128 of the raw C-order data bytes). Regenerating reproduces every byte.

@@ -105,3 +105,28 @@ system_library = repository_rule(
     local = True,
     doc = "new_local_repository for a library from packages the lock names and the host matches.",
 )
+
+# Every system library of the build: (repository name, the locked packages its files come from,
+# the host directory it mirrors). Each has our BUILD file, third_party/<name>.BUILD.
+_SYSTEM_LIBRARIES = [
+    ("gtest", ["libgtest-dev", "libgmock-dev"], "/usr"),
+    ("boost", ["libboost1.74-dev"], "/usr/include"),
+    ("vulkan", ["libvulkan-dev", "libvulkan1"], "/usr"),
+    ("glslang", ["glslang-dev", "spirv-tools"], "/usr"),
+    ("vkfft", ["libvkfft-dev"], "/usr/include"),
+    ("cli11", ["libcli11-dev"], "/usr/include"),
+    ("nlohmann_json", ["nlohmann-json3-dev"], "/usr/include"),
+    ("libpng", ["libpng-dev", "libpng16-16", "zlib1g-dev"], "/usr"),
+    ("fftw", ["libfftw3-dev", "libfftw3-double3"], "/usr"),
+    ("openblas", ["libopenblas-dev", "libopenblas-pthread-dev", "libopenblas0-pthread"], "/usr"),
+]
+
+def system_libraries():
+    """Declares the repositories of _SYSTEM_LIBRARIES (tools/setup.sh installs their packages)."""
+    for name, packages, path in _SYSTEM_LIBRARIES:
+        system_library(
+            name = name,
+            build_file = "//third_party:%s.BUILD" % name,
+            packages = packages,
+            path = path,
+        )

@@ -61,4 +61,10 @@ nlohmann::json ScaleTowerJson(const FiningDepth& d, const FilamentTrace& tr) {
   };
 }
 
+StatusOr<nlohmann::json> FieldScalesJson(std::span<const double> omega, int64_t n) {
+  DASHI_ASSIGN_OR_RETURN(FiningDepth d,
+                         ComputeFiningDepth(omega, n, ScaleTowerParams{}, FiningParams{}));
+  return ScaleTowerJson(d, TraceFilaments(d.tower));
+}
+
 }  // namespace dashi::tools

@@ -5,14 +5,22 @@
 #ifndef DASHI_TOOLS_SCALES_JSON_H_
 #define DASHI_TOOLS_SCALES_JSON_H_
 
+#include <cstdint>
+#include <span>
+
 #include <nlohmann/json.hpp>
 
 #include "core_ref/scales/filament_trace.h"
 #include "core_ref/scales/fining_depth.h"
+#include "core_ref/status/status.h"
 
 namespace dashi::tools {
 
 nlohmann::json ScaleTowerJson(const FiningDepth& depth, const FilamentTrace& trace);
+
+// The tower, fining depth (default ScaleTowerParams and FiningParams) and trace of one N×N field,
+// as ScaleTowerJson; `dashi run` records it for the decoded field and the LES of every snapshot.
+StatusOr<nlohmann::json> FieldScalesJson(std::span<const double> omega, int64_t n);
 
 }  // namespace dashi::tools
 

@@ -16,6 +16,7 @@
 #include "tools/learn_command.h"
 #include "tools/rollout_command.h"
 #include "tools/run_command.h"
+#include "tools/scales_command.h"
 #include "tools/simulate_command.h"
 
 int main(int argc, char** argv) {
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   std::function<int()> run;
   dashi::tools::AddRunCommand(app, run);
   dashi::tools::AddSimulateCommand(app, run);
+  dashi::tools::AddScalesCommand(app, run);
   dashi::tools::AddLearnCommand(app, run);
   dashi::tools::AddRolloutCommand(app, run);
   dashi::tools::AddDecodeCommand(app, run);

@@ -11,10 +11,6 @@
 namespace dashi::tools {
 namespace {
 
-struct Rgb {
-  uint8_t r, g, b;
-};
-
 // Blue (−1) → white (0) → red (+1).
 Rgb Diverging(double x) {
   x = std::clamp(x, -1.0, 1.0);
@@ -41,6 +37,8 @@ void AppendToSink(png_structp png, png_bytep data, png_size_t length) {
     sink->out_of_memory = true;
   }
 }
+
+}  // namespace
 
 // The PNG is encoded in memory and written by the one atomic writer (core_ref/fileio), which
 // creates its temporary exclusively and never follows a planted symlink.
@@ -82,7 +80,6 @@ Status WriteRgb(const std::string& path, const std::vector<Rgb>& pixels, int64_t
   return WriteFileAtomically(path, sink.bytes);
 }
 
-}  // namespace
 
 Status WriteFieldPng(const std::string& path, std::span<const double> values, int64_t rows,
                      int64_t cols, int scale) {

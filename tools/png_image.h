@@ -8,10 +8,19 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core_ref/status/status.h"
 
 namespace dashi::tools {
+
+struct Rgb {
+  uint8_t r, g, b;
+};
+
+// rows×cols pixels, row 0 at the top; each pixel becomes scale×scale pixels.
+Status WriteRgb(const std::string& path, const std::vector<Rgb>& pixels, int64_t rows,
+                int64_t cols, int scale = 1);
 
 // rows×cols values, row 0 at the top; each cell becomes scale×scale pixels.
 Status WriteFieldPng(const std::string& path, std::span<const double> values, int64_t rows,

@@ -14,6 +14,7 @@
 #include "tools/les_options.h"
 #include "tools/png_image.h"
 #include "tools/proxy_json.h"
+#include "tools/scales_json.h"
 #include "tools/vulkan_flags.h"
 
 namespace dashi::tools {
@@ -89,6 +90,11 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
       j["energy_decoded"] = s.energy_decoded;
       j["enstrophy_les"] = s.enstrophy_les;
       j["enstrophy_decoded"] = s.enstrophy_decoded;
+      // The scale tower (docs/MATH.md §12) of the decoded field and of the LES truth, computed by
+      // core_ref on the host from the fields the backend returned.
+      DASHI_ASSIGN_OR_RETURN(j["scales_decoded"], FieldScalesJson(s.decoded.omega, n));
+      DASHI_ASSIGN_OR_RETURN(j["scales_les"], FieldScalesJson(s.les_omega, n));
+      j["scales_computed_by"] = "ref (host, from the decoded and LES fields)";
       snaps.push_back(j);
       if (o.observer == "snapshots" || o.observer == "visualize") {
         char name[32];

@@ -17,6 +17,8 @@
 #include "core_ref/pipeline/pipeline.h"
 #include "core_ref/prng/prng.h"
 #include "core_ref/proxy/proxy_encoder.h"
+#include "core_ref/scales/filament_trace.h"
+#include "core_ref/scales/fining_depth.h"
 #include "tools/cli_util.h"
 #include "core_ref/version/version.h"
 
@@ -262,6 +264,59 @@ Status AddPipelineCase(Collector& c, int64_t n, int k_lo, int k_mid, int anchors
                       "its mask s*");
 }
 
+// The scale tower (docs/MATH.md §12) of an LES field: the carriers of every layer before and
+// after the closure, the integer and real statistics per layer, the filament trace, the surrogate
+// noise levels and the fining depth.
+Status AddScaleTowerCase(Collector& c, int64_t n, uint64_t seed, int64_t steps) {
+  c.Stage("scales_" + std::to_string(n));
+  LesParams p;
+  p.n = n;
+  p.seed = seed;
+  DASHI_ASSIGN_OR_RETURN(LesTrajectory t, Simulate(p, steps, steps));
+  FiningParams fp;
+  fp.surrogates = 4;
+  DASHI_ASSIGN_OR_RETURN(FiningDepth d, ComputeFiningDepth(t.frames.back(), n, ScaleTowerParams{}, fp));
+  const FilamentTrace tr = TraceFilaments(d.tower);
+  const int64_t layers = static_cast<int64_t>(d.tower.layers.size());
+  const std::string tag = "scales_" + std::to_string(n);
+  const std::string what = "ScaleTower of Simulate(N=" + std::to_string(n) + ", defaults, seed " +
+                           std::to_string(seed) + ") after " + std::to_string(steps) +
+                           " steps, k_lo 4, tau 0.3";
+  std::vector<int8_t> initial, closed;
+  for (int64_t l = 0; l < layers; ++l) {
+    initial.insert(initial.end(), d.tower.initial[l].values().begin(), d.tower.initial[l].values().end());
+    closed.insert(closed.end(), d.tower.closed[l].values().begin(), d.tower.closed[l].values().end());
+  }
+  DASHI_RETURN_IF_ERROR(c.Add<int8_t>(tag + "_initial", {layers, n, n}, initial, what + ": s_0 per layer"));
+  DASHI_RETURN_IF_ERROR(c.Add<int8_t>(tag + "_closed", {layers, n, n}, closed, what + ": s* per layer"));
+  std::vector<int64_t> counts;
+  std::vector<double> reals;
+  for (int64_t l = 0; l < layers; ++l) {
+    const ScaleLayer& L = d.tower.layers[l];
+    for (int64_t v : {L.modes, L.active_before, L.active_after, static_cast<int64_t>(L.closure_depth),
+                      L.defect_before, L.defect_after, L.shared_support, tr.components[l],
+                      tr.born[l], tr.died[l], tr.alive_from_layer0[l],
+                      static_cast<int64_t>(d.layers[l].structured)}) {
+      counts.push_back(v);
+    }
+    for (double v : {L.energy, L.enstrophy, L.max_abs, L.annihilated_fraction,
+                     L.coherence.value_or(-2.0), L.concentration, d.layers[l].coherence_noise,
+                     d.layers[l].concentration_noise}) {
+      reals.push_back(v);
+    }
+  }
+  DASHI_RETURN_IF_ERROR(c.Add<int64_t>(
+      tag + "_layer_counts", {layers, 12}, counts,
+      what + ": per layer modes, active before/after, closure depth, defect before/after, shared "
+             "support, components, born, died, alive from layer 0, structured"));
+  DASHI_RETURN_IF_ERROR(c.Add<double>(
+      tag + "_layer_reals", {layers, 8}, reals,
+      what + ": per layer energy, enstrophy, max|b|, annihilated fraction, coherence (-2: absent), "
+             "concentration, coherence noise, concentration noise (4 surrogates, seed 1)"));
+  const std::vector<int64_t> depth = {d.k, d.annihilation_level};
+  return c.Add<int64_t>(tag + "_depth", {2}, depth, what + ": fining depth K, annihilation level");
+}
+
 nlohmann::json GeneratorJson() {
   return {{"description",
            "dashi golden set: every array is computed by tools/golden/golden_set.cc from the "
@@ -281,6 +336,8 @@ StatusOr<std::vector<GoldenArray>> ComputeGoldenArrays(
   DASHI_RETURN_IF_ERROR(AddLesAndProxyCases(c));
   DASHI_RETURN_IF_ERROR(AddPipelineCase(c, 32, 4, 8, 8));
   DASHI_RETURN_IF_ERROR(AddPipelineCase(c, 64, 6, 12, 12));
+  DASHI_RETURN_IF_ERROR(AddScaleTowerCase(c, 64, 3, 40));
+  DASHI_RETURN_IF_ERROR(AddScaleTowerCase(c, 128, 5, 20));
   return c.Take();
 }
 

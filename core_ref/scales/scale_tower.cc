@@ -1,0 +1,177 @@
+#include "core_ref/scales/scale_tower.h"
+
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "core_ref/carrier/defect.h"
+#include "core_ref/carrier/smoothing.h"
+#include "core_ref/fft/fft.h"
+#include "core_ref/les/spectral_grid.h"
+
+namespace dashi {
+namespace {
+
+int64_t SquaredWavenumber(const SpectralGrid& g, int64_t i, int64_t j) {
+  const int64_t ky = g.Ky(i), kx = g.Kx(j);
+  return kx * kx + ky * ky;
+}
+
+bool InBand(const ScaleBand& b, int64_t k2) { return k2 > b.lo2 && k2 <= b.hi2; }
+
+}  // namespace
+
+Status ValidateScaleTowerParams(const ScaleTowerParams& params, int64_t n) {
+  if (n < 2 || n > 4096 || !IsPowerOfTwo(static_cast<size_t>(n))) {
+    return InvalidArgumentError("scale tower: N = " + std::to_string(n) +
+                                " (expected a power of two in [2, 4096])");
+  }
+  if (params.k_lo < 1 || params.k_lo > n / 2) {
+    return InvalidArgumentError("scale tower: k_lo = " + std::to_string(params.k_lo) +
+                                " (expected 1 ≤ k_lo ≤ N/2 = " + std::to_string(n / 2) + ")");
+  }
+  if (!(params.relative_floor >= 0.0 && params.relative_floor < 1.0)) {
+    return InvalidArgumentError("scale tower: relative_floor must be in [0, 1)");
+  }
+  DASHI_RETURN_IF_ERROR(ValidatePdaThresholdParams(params.threshold));
+  return ValidateClosureParams(params.closure);
+}
+
+std::vector<ScaleBand> ScaleBands(int64_t n, int64_t k_lo) {
+  const int64_t corner2 = 2 * (n / 2) * (n / 2);
+  std::vector<ScaleBand> bands;
+  int64_t lo2 = -1, k = k_lo;
+  // Layers while the band's upper edge is below the Nyquist wavenumber N/2; the last is open.
+  while (k < n / 2) {
+    bands.push_back({lo2, k * k});
+    lo2 = k * k;
+    k *= 2;
+  }
+  bands.push_back({lo2, corner2});
+  return bands;
+}
+
+StatusOr<std::vector<std::vector<double>>> BandFields(std::span<const double> omega, int64_t n,
+                                                      const std::vector<ScaleBand>& bands) {
+  if (static_cast<int64_t>(omega.size()) != n * n) {
+    return InvalidArgumentError("scale tower: the field has " + std::to_string(omega.size()) +
+                                " values, expected N² = " + std::to_string(n * n));
+  }
+  DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(n), static_cast<size_t>(n)));
+  const std::vector<Complex> spectrum = fft.Rfft(omega);
+  const SpectralGrid g(n);
+  std::vector<std::vector<double>> out;
+  out.reserve(bands.size());
+  for (const ScaleBand& band : bands) {
+    std::vector<Complex> part(spectrum.size(), Complex(0.0, 0.0));
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < g.half_cols(); ++j) {
+        if (InBand(band, SquaredWavenumber(g, i, j))) {
+          part[i * g.half_cols() + j] = spectrum[i * g.half_cols() + j];
+        }
+      }
+    }
+    out.push_back(fft.Irfft(part));
+  }
+  return out;
+}
+
+StatusOr<ScaleTower> BuildScaleTower(std::span<const double> omega, int64_t n,
+                                     const ScaleTowerParams& params) {
+  DASHI_RETURN_IF_ERROR(ValidateScaleTowerParams(params, n));
+  if (static_cast<int64_t>(omega.size()) != n * n) {
+    return InvalidArgumentError("scale tower: the field has " + std::to_string(omega.size()) +
+                                " values, expected N² = " + std::to_string(n * n));
+  }
+  for (size_t k = 0; k < omega.size(); ++k) {
+    if (!std::isfinite(omega[k])) {
+      return InvalidArgumentError("scale tower: the field's value at index " + std::to_string(k) +
+                                  " is not finite");
+    }
+  }
+  const std::vector<ScaleBand> bands = ScaleBands(n, params.k_lo);
+  DASHI_ASSIGN_OR_RETURN(std::vector<std::vector<double>> fields, BandFields(omega, n, bands));
+
+  // Band energy and enstrophy from the spectrum, with the LES's Parseval weights and N⁴.
+  DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(n), static_cast<size_t>(n)));
+  const std::vector<Complex> spectrum = fft.Rfft(omega);
+  const SpectralGrid g(n);
+  const double n4 = static_cast<double>(n) * n * n * n;
+
+  double field_max = 0.0;
+  for (double v : omega) field_max = std::fabs(v) > field_max ? std::fabs(v) : field_max;
+
+  ScaleTower tower;
+  tower.n = n;
+  const GridShape shape{n, n};
+  for (size_t l = 0; l < bands.size(); ++l) {
+    ScaleLayer layer;
+    layer.band = bands[l];
+    double e_sum = 0.0, z_sum = 0.0;
+    int64_t modes = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < g.half_cols(); ++j) {
+        const int64_t k2 = SquaredWavenumber(g, i, j);
+        if (!InBand(bands[l], k2)) continue;
+        const double w = g.ParsevalWeight(j);
+        const double m2 = SquaredMagnitude(spectrum[i * g.half_cols() + j]);
+        modes += static_cast<int64_t>(w);
+        z_sum += w * m2;
+        if (k2 != 0) e_sum += w * m2 / static_cast<double>(k2);
+      }
+    }
+    layer.modes = modes;
+    layer.energy = 0.5 * e_sum / n4;
+    layer.enstrophy = 0.5 * z_sum / n4;
+
+    const std::vector<double>& b = fields[l];
+    DASHI_ASSIGN_OR_RETURN(RealField band_field, RealField::FromValues(shape, b));
+    for (double v : b) layer.max_abs = std::fabs(v) > layer.max_abs ? std::fabs(v) : layer.max_abs;
+    layer.below_floor = layer.max_abs < params.relative_floor * field_max;
+    const RealField normalised =
+        layer.below_floor ? *RealField::FromValues(shape, std::vector<double>(b.size(), 0.0))
+                          : NormalizeByMaxAbs(band_field);
+    DASHI_ASSIGN_OR_RETURN(Carrier s0, PdaThreshold(normalised, params.threshold));
+    DASHI_ASSIGN_OR_RETURN(ClosureResult closed, Closure(s0, &normalised, params.closure));
+    layer.active_before = s0.SupportCount();
+    layer.active_after = closed.fixed_point.SupportCount();
+    layer.annihilated_fraction =
+        layer.active_before == 0
+            ? 0.0
+            : 1.0 - static_cast<double>(layer.active_after) /
+                        static_cast<double>(layer.active_before);
+    layer.closure_depth = closed.depth;
+    layer.defect_before = Defect(s0);
+    layer.defect_after = Defect(closed.fixed_point);
+
+    // Enstrophy share on the closed support, both sums in row-major order.
+    const std::span<const int8_t> s = closed.fixed_point.values();
+    double on_support = 0.0, total = 0.0;
+    for (size_t k = 0; k < b.size(); ++k) {
+      const double b2 = b[k] * b[k];
+      total += b2;
+      if (s[k] != 0) on_support += b2;
+    }
+    layer.concentration = total > 0.0 ? on_support / total : 0.0;
+
+    if (l > 0) {
+      const std::span<const int8_t> coarse = tower.closed[l - 1].values();
+      int64_t agree = 0, disagree = 0;
+      for (size_t k = 0; k < s.size(); ++k) {
+        if (s[k] == 0 || coarse[k] == 0) continue;
+        (s[k] == coarse[k] ? agree : disagree) += 1;
+      }
+      layer.shared_support = agree + disagree;
+      if (layer.shared_support > 0) {
+        layer.coherence = static_cast<double>(agree - disagree) /
+                          static_cast<double>(layer.shared_support);
+      }
+    }
+    tower.layers.push_back(layer);
+    tower.initial.push_back(std::move(s0));
+    tower.closed.push_back(std::move(closed.fixed_point));
+  }
+  return tower;
+}
+
+}  // namespace dashi

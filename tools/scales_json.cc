@@ -1,0 +1,70 @@
+#include "tools/scales_json.h"
+
+#include <cmath>
+
+namespace dashi::tools {
+namespace {
+
+// The band's |k| interval for people: (√lo2, √hi2]; layer 0 starts at 0.
+nlohmann::json BandJson(const ScaleBand& b) {
+  return {{"k2_above", b.lo2}, {"k2_at_most", b.hi2},
+          {"k_above", b.lo2 < 0 ? 0.0 : std::sqrt(static_cast<double>(b.lo2))},
+          {"k_at_most", std::sqrt(static_cast<double>(b.hi2))}};
+}
+
+}  // namespace
+
+nlohmann::json ScaleTowerJson(const FiningDepth& d, const FilamentTrace& tr) {
+  nlohmann::json layers = nlohmann::json::array(), active = nlohmann::json::array();
+  for (size_t l = 0; l < d.tower.layers.size(); ++l) {
+    const ScaleLayer& L = d.tower.layers[l];
+    const FiningLayer& F = d.layers[l];
+    layers.push_back({
+        {"scale", l},
+        {"coherence", L.coherence ? nlohmann::json(*L.coherence) : nlohmann::json(nullptr)},
+        {"annihilated_fraction", L.annihilated_fraction},
+        {"band", BandJson(L.band)},
+        {"modes", L.modes},
+        {"energy", L.energy},
+        {"enstrophy", L.enstrophy},
+        {"below_floor", L.below_floor},
+        {"active_before", L.active_before},
+        {"active_after", L.active_after},
+        {"closure_depth", L.closure_depth},
+        {"defect_before", L.defect_before},
+        {"defect_after", L.defect_after},
+        {"shared_support", L.shared_support},
+        {"concentration", L.concentration},
+        {"coherence_noise", F.coherence_noise},
+        {"coherence_surrogate_mean", F.coherence_mean},
+        {"coherence_surrogate_sd", F.coherence_sd},
+        {"concentration_noise", F.concentration_noise},
+        {"structured", F.structured},
+        {"components", tr.components[l]},
+        {"filaments_born", tr.born[l]},
+        {"filaments_died", tr.died[l]},
+        {"filaments_alive_from_layer0", tr.alive_from_layer0[l]},
+    });
+    active.push_back(L.active_after);
+  }
+  nlohmann::json fates = {{"alive", 0}, {"merged", 0}, {"annihilated", 0}, {"sign_flip", 0},
+                          {"below_threshold", 0}};
+  for (const Filament& f : tr.filaments) fates[FilamentFateName(f.fate)] = fates[FilamentFateName(f.fate)].get<int64_t>() + 1;
+  return {
+      {"decode_levels", d.tower.layers.size()},
+      {"annihilation_level", d.annihilation_level},
+      {"active_cells_by_level", active},
+      {"entropy_plateau", d.k},
+      {"fining_depth", d.k},
+      {"layers", layers},
+      {"filaments", {{"count", tr.filaments.size()}, {"fates", fates}}},
+  };
+}
+
+StatusOr<nlohmann::json> FieldScalesJson(std::span<const double> omega, int64_t n) {
+  DASHI_ASSIGN_OR_RETURN(FiningDepth d,
+                         ComputeFiningDepth(omega, n, ScaleTowerParams{}, FiningParams{}));
+  return ScaleTowerJson(d, TraceFilaments(d.tower));
+}
+
+}  // namespace dashi::tools

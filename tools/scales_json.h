@@ -1,0 +1,27 @@
+// The JSON record of one snapshot's scale tower (docs/MATH.md §12): per layer the design's
+// {"scale", "coherence", "annihilated_fraction"} and the rest of the layer's statistics; per
+// snapshot decode_levels, annihilation_level, active_cells_by_level, entropy_plateau, the fining
+// depth and the filament trace. Used by `dashi scales` and by every `dashi run`.
+#ifndef DASHI_TOOLS_SCALES_JSON_H_
+#define DASHI_TOOLS_SCALES_JSON_H_
+
+#include <cstdint>
+#include <span>
+
+#include <nlohmann/json.hpp>
+
+#include "core_ref/scales/filament_trace.h"
+#include "core_ref/scales/fining_depth.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::tools {
+
+nlohmann::json ScaleTowerJson(const FiningDepth& depth, const FilamentTrace& trace);
+
+// The tower, fining depth (default ScaleTowerParams and FiningParams) and trace of one N×N field,
+// as ScaleTowerJson; `dashi run` records it for the decoded field and the LES of every snapshot.
+StatusOr<nlohmann::json> FieldScalesJson(std::span<const double> omega, int64_t n);
+
+}  // namespace dashi::tools
+
+#endif  // DASHI_TOOLS_SCALES_JSON_H_

@@ -8,7 +8,7 @@
 # dist/ holds dashi, rollout_vulkan_benchmark, batched_rollout_vulkan_benchmark,
 # decode_vulkan_benchmark: `bazel build -c opt //tools:dashi //bench/vulkan:all`, then copy
 # bazel-bin/tools/dashi and bazel-bin/bench/vulkan/*_vulkan_benchmark into dist/;
-# .gl/ holds libvulkan1, vulkan-validationlayers and libpng16-16 .debs (apt-get download).
+# .gl/ holds the packages tools/gpu/setup_env.sh names (apt-get download).
 set -uo pipefail
 out=${1:?usage: run_gpu_suite.sh OUTDIR}
 mkdir -p "$out"

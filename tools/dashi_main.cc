@@ -1,6 +1,8 @@
 // `dashi`: the command-line front end. Each subcommand lives in its own file under tools/ and
-// reports errors as "dashi <cmd>: <STATUS>: <message>" with exit code 1 (2 for bad flags);
-// `dashi <cmd> --help` explains every flag.
+// reports errors as "dashi <cmd>: <STATUS>: <message>". Exit codes: 0 success (and --help),
+// 1 the command ran and failed (the message names the input and the problem), 2 the command line
+// is wrong (unknown flag, missing value, a number that is not decimal or out of range; CLI11's
+// message names the flag). `dashi <cmd> --help` explains every flag.
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include "tools/audit_command.h"
+#include "tools/cli_numbers.h"
 #include "tools/conform_command.h"
 #include "tools/decode_command.h"
 #include "tools/devices_command.h"
@@ -47,6 +50,11 @@ int main(int argc, char** argv) {
   dashi::tools::AddAuditCommand(app, run);
   dashi::tools::AddDevicesCommand(app, run);
 
-  CLI11_PARSE(app, argc, argv);
+  dashi::tools::RequireDecimalIntegers(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // prints help, or the flag and the problem
+  }
   return run ? run() : 2;
 }

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core_ref/fileio/errno_status.h"
+#include "core_ref/fileio/input_file.h"
 #include "core_ref/prng/prng.h"
 
 namespace dashi {
@@ -113,19 +114,19 @@ Status WriteFileAtomically(const std::string& path, std::string_view text) {
 }
 
 StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    if (err == ENOENT) return NotFoundError(path + ": no such file");
-    return InvalidArgumentError(path + ": cannot open: " + std::strerror(err));
-  }
+  StatusOr<InputFile> f = InputFile::Open(path);
+  if (!f.ok()) return Status(f.status().code(), path + ": " + std::string(f.status().message()));
   std::vector<uint8_t> out;
   uint8_t buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.insert(out.end(), buf, buf + n);
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return DataLossError(path + ": read error");
+  while (true) {
+    const ssize_t n = ::read(f->fd(), buf, sizeof(buf));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(errno, path + ": read error");
+    }
+    out.insert(out.end(), buf, buf + n);
+  }
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "core_ref/math/exp.h"
 #include "core_ref/math/sincospi.h"
 #include "core_ref/prng/prng.h"
+#include "core_ref/status/checked_arithmetic.h"
 
 namespace dashi {
 namespace {
@@ -271,6 +272,12 @@ StatusOr<LesTrajectory> Simulate(const LesParams& params, int64_t steps, int64_t
   if (save_every < 1) {
     return InvalidArgumentError("save_every = " + std::to_string(save_every) + " must be >= 1");
   }
+  DASHI_RETURN_IF_ERROR(ValidateLesParams(params));
+  // Frame count × N² doubles must be representable (each frame is kept in memory).
+  DASHI_ASSIGN_OR_RETURN(const int64_t frames, CheckedAdd(steps / save_every, 1, "LES frames"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t values,
+                         CheckedMul(frames, params.n * params.n, "LES trajectory values"));
+  DASHI_RETURN_IF_ERROR(CheckedMul(values, 8, "LES trajectory bytes").status());
   DASHI_ASSIGN_OR_RETURN(LesSolver les, LesSolver::Create(params));
   LesTrajectory traj;
   traj.params = params;

@@ -17,6 +17,7 @@
 
 #include "core_ref/fileio/atomic_file.h"
 #include "core_ref/fileio/errno_status.h"
+#include "core_ref/fileio/input_file.h"
 
 namespace dashi {
 namespace {
@@ -435,37 +436,21 @@ Status PreadAll(int fd, std::span<uint8_t> out, int64_t offset) {
   return OkStatus();
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 StatusOr<NpyArray> ReadNpyImpl(const std::string& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
-    int err = errno;
-    if (err == ENOENT) return NotFoundError("no such file");
-    return ErrnoStatus(err, "cannot open");
+  StatusOr<InputFile> file = InputFile::Open(path);
+  if (!file.ok()) {
+    if (file.status().message() == "is a directory") {
+      return FailedPreconditionError("is a directory, not a .npy file");
+    }
+    return file.status();
   }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "cannot stat");
-  if (S_ISDIR(st.st_mode)) return FailedPreconditionError("is a directory, not a .npy file");
-  if (!S_ISREG(st.st_mode)) return FailedPreconditionError("is not a regular file");
-  uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  const InputFile& fd = *file;
+  uint64_t file_size = static_cast<uint64_t>(fd.size());
 
   // Enough for the largest legal preamble: magic, version, 4-byte length, capped header.
   std::vector<uint8_t> prefix(static_cast<size_t>(std::min<uint64_t>(
       file_size, kMagicLen + 2 + 4 + static_cast<uint64_t>(kNpyMaxHeaderBytes))));
-  DASHI_RETURN_IF_ERROR(PreadAll(fd.get(), prefix, 0));
+  DASHI_RETURN_IF_ERROR(PreadAll(fd.fd(), prefix, 0));
   DASHI_ASSIGN_OR_RETURN(ParsedHeader h, ParseHeader(prefix, file_size));
   DASHI_RETURN_IF_ERROR(CheckDataSize(h, file_size - static_cast<uint64_t>(h.data_offset)));
 
@@ -473,7 +458,7 @@ StatusOr<NpyArray> ReadNpyImpl(const std::string& path) {
   array.dtype = h.dtype;
   array.shape = std::move(h.shape);
   array.data.resize(static_cast<size_t>(h.data_bytes));  // == the file's remaining size
-  DASHI_RETURN_IF_ERROR(PreadAll(fd.get(), array.data, h.data_offset));
+  DASHI_RETURN_IF_ERROR(PreadAll(fd.fd(), array.data, h.data_offset));
   return array;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core_ref/learner/metrics.h"
+#include "core_ref/status/checked_arithmetic.h"
 
 namespace dashi {
 namespace {
@@ -25,7 +26,9 @@ StatusOr<LesTrajectory> SimulateSplit(const PipelineParams& p, uint64_t seed, in
                                       const std::function<void(const PipelineProgress&)>& progress) {
   LesParams les = p.les;
   les.seed = seed;
-  return Simulate(les, proxy_steps * p.sample_every, p.sample_every,
+  DASHI_ASSIGN_OR_RETURN(const int64_t les_steps,
+                         CheckedMul(proxy_steps, p.sample_every, std::string(stage) + " LES steps"));
+  return Simulate(les, les_steps, p.sample_every,
                   [&](int64_t step, int64_t total) { Report(progress, stage, step, total); });
 }
 
@@ -58,6 +61,18 @@ Status ValidatePipelineParams(const PipelineParams& p) {
   if (p.eval_steps < 1) return InvalidArgumentError("eval steps must be >= 1");
   if (p.sample_every < 1) return InvalidArgumentError("sample-every must be >= 1");
   if (p.hash_every < 1) return InvalidArgumentError("hash-every must be >= 1");
+  // The LES steps of each split and the doubles of its frames must be representable.
+  const int64_t cells = p.les.n * p.les.n;
+  for (const auto& [steps, name] : {std::pair<int64_t, const char*>{p.train_steps, "train"},
+                                    std::pair<int64_t, const char*>{p.eval_steps, "eval"}}) {
+    const std::string what = std::string(name) + " split (" + std::to_string(steps) +
+                             " proxy steps, sample-every " + std::to_string(p.sample_every) + ")";
+    DASHI_ASSIGN_OR_RETURN(const int64_t les_steps, CheckedMul(steps, p.sample_every, what + " LES steps"));
+    (void)les_steps;
+    DASHI_ASSIGN_OR_RETURN(const int64_t frames, CheckedAdd(steps, 1, what + " frames"));
+    DASHI_ASSIGN_OR_RETURN(const int64_t values, CheckedMul(frames, cells, what + " field values"));
+    DASHI_RETURN_IF_ERROR(CheckedMul(values, 8, what + " field bytes").status());
+  }
   if (p.snapshots < 1) return InvalidArgumentError("snapshots must be >= 1");
   if (!std::isfinite(p.ridge_lambda) || p.ridge_lambda < 0) {
     return InvalidArgumentError("ridge lambda must be finite and >= 0");

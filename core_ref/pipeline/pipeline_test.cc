@@ -89,3 +89,26 @@ TEST(PipelineTest, RejectsSharedSeedsAndNonsense) {
 
 }  // namespace
 }  // namespace dashi
+
+namespace dashi {
+namespace {
+
+// Issue 12 #1: eval_steps · sample_every overflowed int64, the frame count was never checked and
+// OneStepError read past the end (SIGSEGV). Every size product is checked now.
+TEST(PipelineTest, RefusesSizesWhoseProductsOverflow) {
+  PipelineParams p = Small();
+  p.eval_steps = int64_t{1} << 62;
+  p.sample_every = 4;
+  StatusOr<PipelineResult> r = RunPipeline(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("eval"), std::string::npos) << r.status().ToString();
+  p = Small();
+  p.train_steps = (int64_t{1} << 62) + 1;
+  p.sample_every = 2;
+  r = RunPipeline(p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("train"), std::string::npos) << r.status().ToString();
+}
+
+}  // namespace
+}  // namespace dashi

@@ -105,3 +105,28 @@ TEST(StatusOrDeathTest, ValueOfAnErrorAbortsWithTheStatus) {
 
 }  // namespace
 }  // namespace dashi
+
+#include "core_ref/status/checked_arithmetic.h"
+
+namespace dashi {
+namespace {
+
+TEST(CheckedArithmetic, ProductsAndSumsThatWrapAreErrorsNamingWhat) {
+  EXPECT_EQ(*CheckedMul(3, 4, "x"), 12);
+  EXPECT_EQ(*CheckedMul(-3, 4, "x"), -12);
+  StatusOr<int64_t> r = CheckedMul(int64_t{1} << 62, 4, "eval LES steps");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("eval LES steps"), std::string::npos);
+  EXPECT_FALSE(CheckedMul(INT64_MIN, -1, "x").ok());
+  EXPECT_FALSE(CheckedAdd(INT64_MAX, 1, "x").ok());
+  EXPECT_EQ(*CheckedAdd(INT64_MAX - 1, 1, "x"), INT64_MAX);
+  EXPECT_EQ(*CheckedBytes(10, 8, 80, "x"), 80);
+  StatusOr<int64_t> big = CheckedBytes(11, 8, 80, "frames");
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(big.status().message().find("88 bytes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dashi

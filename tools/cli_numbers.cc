@@ -1,0 +1,52 @@
+#include "tools/cli_numbers.h"
+
+#include <charconv>
+#include <cstdint>
+
+namespace dashi::tools {
+
+std::string CanonicalDecimal(std::string& text, bool is_signed) {
+  if (text.empty()) return "an empty value is not a number";
+  size_t digits_from = 0;
+  if (text[0] == '-') {
+    if (!is_signed) return "'" + text + "' is negative; this flag takes a number >= 0";
+    digits_from = 1;
+  }
+  if (digits_from == text.size()) return "'" + text + "' is not a decimal integer";
+  for (size_t i = digits_from; i < text.size(); ++i) {
+    if (text[i] < '0' || text[i] > '9') {
+      return "'" + text + "' is not a decimal integer (digits only; no 0x, exponent or sign '+')";
+    }
+  }
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  if (is_signed) {
+    int64_t v = 0;
+    const auto r = std::from_chars(begin, end, v, 10);
+    if (r.ec != std::errc() || r.ptr != end) return "'" + text + "' is out of range of a 64-bit integer";
+    text = std::to_string(v);
+  } else {
+    uint64_t v = 0;
+    const auto r = std::from_chars(begin, end, v, 10);
+    if (r.ec != std::errc() || r.ptr != end) return "'" + text + "' is out of range of a 64-bit integer";
+    text = std::to_string(v);
+  }
+  return {};
+}
+
+void RequireDecimalIntegers(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    std::string type = opt->get_type_name();
+    type = type.substr(0, type.find(':'));  // "INT:INT in [1 - 9]" → "INT"
+    if (type != "INT" && type != "UINT") continue;
+    const bool is_signed = type == "INT";
+    opt->transform(CLI::Validator(
+        [is_signed](std::string& value) { return CanonicalDecimal(value, is_signed); },
+        std::string{}, "decimal"));
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    RequireDecimalIntegers(*sub);
+  }
+}
+
+}  // namespace dashi::tools

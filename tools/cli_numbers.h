@@ -1,0 +1,24 @@
+// One number parser for every integer flag of `dashi`: decimal digits only (an optional '-' for
+// signed flags), in range of a 64-bit integer, never empty — `--steps 010` is ten, not octal 8;
+// `0x10`, `""`, `1e3`, `-5` for an unsigned flag and values past INT64_MAX are errors naming the
+// flag. CLI11 on its own reads base-prefixed and octal numbers and clamps out-of-range ones.
+#ifndef DASHI_TOOLS_CLI_NUMBERS_H_
+#define DASHI_TOOLS_CLI_NUMBERS_H_
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace dashi::tools {
+
+// The canonical decimal form of `text`, or an error message (empty text stays for the caller).
+// `is_signed`: whether a leading '-' is allowed.
+std::string CanonicalDecimal(std::string& text, bool is_signed);
+
+// Puts the decimal check in front of every integer option of `app` and of its subcommands
+// (options registered later are not covered: call it after every command is added).
+void RequireDecimalIntegers(CLI::App& app);
+
+}  // namespace dashi::tools
+
+#endif  // DASHI_TOOLS_CLI_NUMBERS_H_

@@ -1,0 +1,62 @@
+// Issue 12 #8: every integer flag is decimal, in range, never empty (CLI11 alone read "010" as
+// octal 8, accepted "0x10", ran "" as 0 and clamped out-of-range values to INT64_MAX).
+#include "tools/cli_numbers.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dashi::tools {
+namespace {
+
+// Parses `args` with an app holding one signed, one unsigned and one list option (and a
+// subcommand with an int option); returns the parse error's message or "".
+struct Parsed {
+  int64_t steps = -7;
+  uint64_t seed = 7;
+  std::vector<int64_t> grids;
+  int64_t sub_n = 0;
+  std::string error;
+};
+
+Parsed Parse(std::vector<std::string> args) {
+  Parsed p;
+  CLI::App app;
+  app.add_option("--steps", p.steps);
+  app.add_option("--seed", p.seed)->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
+  app.add_option("--n", p.grids)->delimiter(',');
+  CLI::App* sub = app.add_subcommand("sub");
+  sub->add_option("--n", p.sub_n);
+  RequireDecimalIntegers(app);
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    p.error = e.what();
+  }
+  return p;
+}
+
+TEST(CliNumbers, DecimalOnlyInRangeNeverEmpty) {
+  EXPECT_EQ(Parse({"--steps", "010"}).steps, 10);
+  EXPECT_EQ(Parse({"--steps", "-12"}).steps, -12);
+  EXPECT_EQ(Parse({"--seed", "0042"}).seed, 42u);
+  for (const char* bad : {"0x10", "", "1e3", "+5", "12abc", " 3", "-", "99999999999999999999"}) {
+    const Parsed p = Parse({"--steps", bad});
+    EXPECT_NE(p.error.find("--steps"), std::string::npos) << "'" << bad << "': " << p.error;
+    EXPECT_EQ(p.steps, -7) << bad;
+  }
+  EXPECT_NE(Parse({"--seed", "-1"}).error.find("negative"), std::string::npos);
+  EXPECT_NE(Parse({"--seed", "18446744073709551616"}).error.find("out of range"), std::string::npos);
+  const Parsed list = Parse({"--n", "064,0128"});
+  EXPECT_TRUE(list.error.empty()) << list.error;
+  EXPECT_EQ(list.grids, (std::vector<int64_t>{64, 128}));
+  EXPECT_NE(Parse({"--n", "64,0x80"}).error.find("0x80"), std::string::npos);
+  EXPECT_EQ(Parse({"sub", "--n", "08"}).sub_n, 8);
+  EXPECT_NE(Parse({"sub", "--n", "0x8"}).error.find("--n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dashi::tools

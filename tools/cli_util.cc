@@ -1,5 +1,7 @@
 #include "tools/cli_util.h"
 
+#include "json_input/json_input.h"
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -28,13 +30,7 @@ Status WriteJson(const std::string& path, const nlohmann::json& value) {
   return WriteFileAtomically(path, value.dump(2) + "\n");
 }
 
-StatusOr<nlohmann::json> ReadJson(const std::string& path) {
-  DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
-  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr,
-                                           /*allow_exceptions=*/false);
-  if (j.is_discarded()) return InvalidArgumentError(path + ": not valid JSON");
-  return j;
-}
+StatusOr<nlohmann::json> ReadJson(const std::string& path) { return ReadJsonInput(path); }
 
 StatusOr<NpyArray> ReadF64Array(const std::string& path, int rank) {
   DASHI_ASSIGN_OR_RETURN(NpyArray a, ReadNpy(path));

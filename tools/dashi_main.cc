@@ -5,7 +5,9 @@
 // message names the flag). `dashi <cmd> --help` explains every flag.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <functional>
+#include <new>
 
 #include <CLI/CLI.hpp>
 #include <unistd.h>
@@ -56,5 +58,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // prints help, or the flag and the problem
   }
-  return run ? run() : 2;
+  if (!run) return 2;
+  // A backstop, not the error path: every reader returns Status (json_input, InputFile, npy);
+  // should anything still throw, the user gets a message and exit code 1, not an abort.
+  try {
+    return run();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "dashi: RESOURCE_EXHAUSTED: out of memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dashi: INTERNAL: uncaught exception: %s\n", e.what());
+  }
+  return 1;
 }

@@ -1,5 +1,7 @@
 #include "tools/proxy_json.h"
 
+#include "json_input/json_input.h"
+
 #include <vector>
 
 namespace dashi::tools {
@@ -23,31 +25,31 @@ StatusOr<ProxySpec> ProxySpecFromJson(const nlohmann::json& j, const std::string
   auto bad = [&](const std::string& what) {
     return InvalidArgumentError(path + ": " + what);
   };
-  if (!j.is_object() || j.value("format", "") != "dashi-proxy/1") {
-    return bad("not a dashi proxy spec (\"format\": \"dashi-proxy/1\" missing)");
+  DASHI_ASSIGN_OR_RETURN(const std::string format, StringField(j, "format", path));
+  if (format != "dashi-proxy/1") {
+    return bad("not a dashi proxy spec (format \"" + format + "\", expected \"dashi-proxy/1\")");
   }
-  for (const char* key : {"n", "k_lo", "k_mid"}) {
-    if (!j.contains(key) || !j[key].is_number_integer()) {
-      return bad(std::string("field \"") + key + "\" is missing or not an integer");
-    }
-  }
-  if (!j.contains("anchors") || !j["anchors"].is_array()) {
-    return bad("field \"anchors\" is missing or not an array");
-  }
+  DASHI_ASSIGN_OR_RETURN(const int64_t n, IntField(j, "n", path, 1, 1 << 20));
+  DASHI_ASSIGN_OR_RETURN(const int64_t k_lo, IntField(j, "k_lo", path, 0, 1 << 20));
+  DASHI_ASSIGN_OR_RETURN(const int64_t k_mid, IntField(j, "k_mid", path, 0, 1 << 20));
+  DASHI_ASSIGN_OR_RETURN(const nlohmann::json* anchor_list, ArrayField(j, "anchors", path));
   std::vector<Mode> anchors;
-  for (const auto& a : j["anchors"]) {
+  for (const auto& a : *anchor_list) {
     if (!a.is_array() || a.size() != 2 || !a[0].is_number_integer() ||
         !a[1].is_number_integer()) {
       return bad("an anchor is not a pair of integers [kx, ky]");
     }
     anchors.push_back({a[0].get<int64_t>(), a[1].get<int64_t>()});
   }
-  StatusOr<ProxySpec> spec = ProxySpecFromAnchors(j["n"].get<int64_t>(), j["k_lo"].get<int>(),
-                                                  j["k_mid"].get<int>(), anchors);
+  StatusOr<ProxySpec> spec = ProxySpecFromAnchors(n, static_cast<int>(k_lo),
+                                                  static_cast<int>(k_mid), anchors);
   if (!spec.ok()) return spec.status().WithPrefix(path);
-  if (j.contains("dim") && j["dim"].is_number_integer() && j["dim"].get<int64_t>() != spec->dim()) {
-    return bad("\"dim\" " + std::to_string(j["dim"].get<int64_t>()) +
-               " does not match the spec's D = " + std::to_string(spec->dim()));
+  if (j.contains("dim")) {
+    DASHI_ASSIGN_OR_RETURN(const int64_t dim, IntField(j, "dim", path));
+    if (dim != spec->dim()) {
+      return bad("\"dim\" " + std::to_string(dim) + " does not match the spec's D = " +
+                 std::to_string(spec->dim()));
+    }
   }
   return spec;
 }

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "core_ref/fileio/atomic_file.h"
+#include "json_input/json_input.h"
 
 namespace dashi::conformance {
 namespace {
@@ -118,16 +119,22 @@ CertState LookUpCertification(const std::string& store, const vk::DeviceInfo& de
   StatusOr<std::vector<uint8_t>> bytes =
       ReadFileBytes(store + "/" + CertFileName(device, shader_build));
   if (!bytes.ok()) return CertState::kUncertified;
-  nlohmann::json j = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return CertState::kUncertified;
-  // The file name is only a key: the content must name the same triple.
-  const auto& d = j.value("device", nlohmann::json::object());
-  if (d.value("uuid", "") != device.uuid ||
-      d.value("driver_version", uint64_t{0}) != device.driver_version ||
-      j.value("shader_build", "") != shader_build) {
+  const std::string what = store + "/" + CertFileName(device, shader_build);
+  StatusOr<nlohmann::json> j = ParseJsonInput(*bytes, what);
+  if (!j.ok()) return CertState::kUncertified;
+  // The file name is only a key: the content must name the same triple. A field of another type
+  // (a hand-edited record) reads as no certification, never as an exception.
+  StatusOr<const nlohmann::json*> d = ObjectField(*j, "device", what);
+  if (!d.ok()) return CertState::kUncertified;
+  StatusOr<std::string> uuid = StringField(**d, "uuid", what);
+  StatusOr<uint64_t> driver = UintField(**d, "driver_version", what);
+  StatusOr<std::string> build = StringField(*j, "shader_build", what);
+  StatusOr<std::string> verdict = StringField(*j, "verdict", what);
+  if (!uuid.ok() || !driver.ok() || !build.ok() || !verdict.ok() || *uuid != device.uuid ||
+      *driver != device.driver_version || *build != shader_build) {
     return CertState::kUncertified;
   }
-  return j.value("verdict", "") == "PASS" ? CertState::kCertified : CertState::kFailed;
+  return *verdict == "PASS" ? CertState::kCertified : CertState::kFailed;
 }
 
 }  // namespace dashi::conformance

@@ -21,6 +21,7 @@
 #include "core_ref/scales/fining_depth.h"
 #include "tools/cli_util.h"
 #include "core_ref/version/version.h"
+#include "json_input/json_input.h"
 
 namespace dashi::tools {
 namespace {
@@ -367,10 +368,12 @@ Status GenerateGoldenSet(const std::string& dir,
 StatusOr<GoldenReport> VerifyGoldenSet(const std::string& dir) {
   const std::string manifest_path = dir + "/manifest.json";
   DASHI_ASSIGN_OR_RETURN(nlohmann::json m, ReadJson(manifest_path));
-  if (!m.is_object() || m.value("format", "") != kFormat || !m.contains("arrays") ||
-      !m["arrays"].is_array()) {
-    return InvalidArgumentError(manifest_path + ": not a " + std::string(kFormat) + " manifest");
+  DASHI_ASSIGN_OR_RETURN(const std::string format, StringField(m, "format", manifest_path));
+  if (format != kFormat) {
+    return InvalidArgumentError(manifest_path + ": not a " + std::string(kFormat) +
+                                " manifest (format \"" + format + "\")");
   }
+  DASHI_RETURN_IF_ERROR(ArrayField(m, "arrays", manifest_path).status());
   GoldenReport report;
   for (const nlohmann::json& e : m["arrays"]) {
     ++report.checked;

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -83,6 +85,31 @@ TEST(GoldenTest, VerifyNamesMissingCorruptAndMismatchingFiles) {
 
   fs::remove(fs::path(dir) / "manifest.json");
   EXPECT_EQ(VerifyGoldenSet(dir).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace dashi::tools
+
+namespace dashi::tools {
+namespace {
+
+// Issue 12 #2: type-confused and hostile manifests are errors, never an uncaught exception.
+TEST(GoldenTest, HostileManifestsAreErrorsNotAborts) {
+  const std::string dir = TmpDir("hostile_manifest");
+  fs::create_directories(dir);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"format": 1, "arrays": []})", "format"},
+      {R"({"format": "dashi-golden/1", "arrays": {}})", "arrays"},
+      {R"([1, 2, 3])", "expected a JSON object"},
+      {R"({"format": "other/1", "arrays": []})", "not a dashi-golden/1 manifest"},
+      {std::string(100000, '[') + std::string(100000, ']'), "nested"},
+  };
+  for (const auto& [text, want] : cases) {
+    std::ofstream(dir + "/manifest.json", std::ios::binary | std::ios::trunc) << text;
+    StatusOr<GoldenReport> r = VerifyGoldenSet(dir);
+    ASSERT_FALSE(r.ok()) << text.substr(0, 60);
+    EXPECT_NE(r.status().message().find(want), std::string::npos) << r.status().ToString();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,146 @@
+#include "json_input/json_input.h"
+
+#include <vector>
+
+#include "core_ref/fileio/atomic_file.h"
+#include "core_ref/fileio/input_file.h"
+
+namespace dashi {
+namespace {
+
+// The deepest nesting of arrays and objects in `bytes`, brackets inside strings skipped; stops
+// counting (returns limit + 1) as soon as the limit is passed.
+int NestingDepth(std::span<const uint8_t> bytes, int limit) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (uint8_t c : bytes) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+Status Missing(std::string_view key, const std::string& what) {
+  return InvalidArgumentError(what + ": field \"" + std::string(key) + "\" is missing");
+}
+
+Status WrongType(const nlohmann::json& v, std::string_view key, const char* want,
+                 const std::string& what) {
+  return InvalidArgumentError(what + ": field \"" + std::string(key) + "\" is " +
+                              JsonTypeName(v) + ", expected " + want);
+}
+
+StatusOr<const nlohmann::json*> Field(const nlohmann::json& obj, std::string_view key,
+                                      const std::string& what) {
+  if (!obj.is_object()) {
+    return InvalidArgumentError(what + ": expected a JSON object, found " +
+                                std::string(JsonTypeName(obj)));
+  }
+  const auto it = obj.find(key);
+  if (it == obj.end()) return Missing(key, what);
+  return &*it;
+}
+
+}  // namespace
+
+StatusOr<nlohmann::json> ParseJsonInput(std::span<const uint8_t> bytes, const std::string& what) {
+  if (static_cast<int64_t>(bytes.size()) > kJsonInputMaxBytes) {
+    return InvalidArgumentError(what + ": " + std::to_string(bytes.size()) +
+                                " bytes of JSON, more than the limit of " +
+                                std::to_string(kJsonInputMaxBytes));
+  }
+  if (NestingDepth(bytes, kJsonInputMaxDepth) > kJsonInputMaxDepth) {
+    return InvalidArgumentError(what + ": JSON nested deeper than " +
+                                std::to_string(kJsonInputMaxDepth) + " levels");
+  }
+  nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr,
+                                           /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgumentError(what + ": not valid JSON");
+  return j;
+}
+
+StatusOr<nlohmann::json> ReadJsonInput(const std::string& path) {
+  {
+    StatusOr<InputFile> f = InputFile::Open(path);
+    if (!f.ok()) return Status(f.status().code(), path + ": " + std::string(f.status().message()));
+    if (f->size() > kJsonInputMaxBytes) {
+      return InvalidArgumentError(path + ": " + std::to_string(f->size()) +
+                                  " bytes of JSON, more than the limit of " +
+                                  std::to_string(kJsonInputMaxBytes));
+    }
+  }
+  DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
+  return ParseJsonInput(bytes, path);
+}
+
+const char* JsonTypeName(const nlohmann::json& j) {
+  if (j.is_object()) return "an object";
+  if (j.is_array()) return "an array";
+  if (j.is_string()) return "a string";
+  if (j.is_number_integer()) return "an integer";
+  if (j.is_number()) return "a number";
+  if (j.is_boolean()) return "a boolean";
+  return "null";
+}
+
+StatusOr<std::string> StringField(const nlohmann::json& obj, std::string_view key,
+                                  const std::string& what) {
+  DASHI_ASSIGN_OR_RETURN(const nlohmann::json* v, Field(obj, key, what));
+  if (!v->is_string()) return WrongType(*v, key, "a string", what);
+  return v->get<std::string>();
+}
+
+StatusOr<int64_t> IntField(const nlohmann::json& obj, std::string_view key, const std::string& what,
+                           int64_t lo, int64_t hi) {
+  DASHI_ASSIGN_OR_RETURN(const nlohmann::json* v, Field(obj, key, what));
+  if (v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    return InvalidArgumentError(what + ": field \"" + std::string(key) + "\" is out of range");
+  }
+  if (!v->is_number_integer()) return WrongType(*v, key, "an integer", what);
+  const int64_t x = v->get<int64_t>();
+  if (x < lo || x > hi) {
+    return InvalidArgumentError(what + ": field \"" + std::string(key) + "\" = " +
+                                std::to_string(x) + " is outside [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "]");
+  }
+  return x;
+}
+
+StatusOr<uint64_t> UintField(const nlohmann::json& obj, std::string_view key,
+                             const std::string& what) {
+  DASHI_ASSIGN_OR_RETURN(const nlohmann::json* v, Field(obj, key, what));
+  if (!v->is_number_unsigned()) {
+    if (v->is_number_integer()) {
+      return InvalidArgumentError(what + ": field \"" + std::string(key) + "\" is negative");
+    }
+    return WrongType(*v, key, "a non-negative integer", what);
+  }
+  return v->get<uint64_t>();
+}
+
+StatusOr<const nlohmann::json*> ArrayField(const nlohmann::json& obj, std::string_view key,
+                                           const std::string& what) {
+  DASHI_ASSIGN_OR_RETURN(const nlohmann::json* v, Field(obj, key, what));
+  if (!v->is_array()) return WrongType(*v, key, "an array", what);
+  return v;
+}
+
+StatusOr<const nlohmann::json*> ObjectField(const nlohmann::json& obj, std::string_view key,
+                                            const std::string& what) {
+  DASHI_ASSIGN_OR_RETURN(const nlohmann::json* v, Field(obj, key, what));
+  if (!v->is_object()) return WrongType(*v, key, "an object", what);
+  return v;
+}
+
+}  // namespace dashi

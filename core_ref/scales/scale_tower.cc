@@ -174,4 +174,30 @@ StatusOr<ScaleTower> BuildScaleTower(std::span<const double> omega, int64_t n,
   return tower;
 }
 
+StatusOr<std::vector<RefinementStep>> Refinement(std::span<const double> omega, int64_t n,
+                                                 const ScaleTowerParams& params) {
+  DASHI_RETURN_IF_ERROR(ValidateScaleTowerParams(params, n));
+  DASHI_ASSIGN_OR_RETURN(std::vector<std::vector<double>> fields,
+                         BandFields(omega, n, ScaleBands(n, params.k_lo)));
+  const GridShape shape{n, n};
+  std::vector<double> cumulative(static_cast<size_t>(n * n), 0.0);
+  DASHI_ASSIGN_OR_RETURN(Carrier previous, Carrier::Zeros(shape));
+  std::vector<RefinementStep> steps;
+  for (const std::vector<double>& b : fields) {
+    for (size_t k = 0; k < cumulative.size(); ++k) cumulative[k] += b[k];
+    DASHI_ASSIGN_OR_RETURN(RealField c, RealField::FromValues(shape, cumulative));
+    const RealField normalised = NormalizeByMaxAbs(c);
+    DASHI_ASSIGN_OR_RETURN(Carrier s0, PdaThreshold(normalised, params.threshold));
+    DASHI_ASSIGN_OR_RETURN(ClosureResult closed, Closure(s0, &normalised, params.closure));
+    RefinementStep step;
+    const std::span<const int8_t> now = closed.fixed_point.values(), before = previous.values();
+    for (size_t k = 0; k < now.size(); ++k) step.changed_cells += now[k] != before[k] ? 1 : 0;
+    step.active_cells = closed.fixed_point.SupportCount();
+    step.defect = Defect(closed.fixed_point);
+    steps.push_back(step);
+    previous = std::move(closed.fixed_point);
+  }
+  return steps;
+}
+
 }  // namespace dashi

@@ -75,6 +75,18 @@ struct ScaleTower {
 StatusOr<ScaleTower> BuildScaleTower(std::span<const double> omega, int64_t n,
                                      const ScaleTowerParams& params);
 
+// Refinement: the field rebuilt from layers 0..m, c_m = Σ_{ℓ≤m} b_ℓ (added in layer order, cell
+// by cell), cut and closed exactly as a layer is (normalise, P_τ, closure). Per m: the cells
+// where s*(c_m) differs from s*(c_{m−1}) (m = 0: from the empty carrier), |supp s*(c_m)| and
+// D(s*(c_m)). The "closure checks" of docs/MATH.md §12.6 are stated on these.
+struct RefinementStep {
+  int64_t changed_cells = 0;
+  int64_t active_cells = 0;
+  int64_t defect = 0;
+};
+StatusOr<std::vector<RefinementStep>> Refinement(std::span<const double> omega, int64_t n,
+                                                 const ScaleTowerParams& params);
+
 // The band-passed field b_ℓ of every layer (N×N each), from the field's half spectrum.
 StatusOr<std::vector<std::vector<double>>> BandFields(std::span<const double> omega, int64_t n,
                                                       const std::vector<ScaleBand>& bands);

@@ -105,8 +105,18 @@ Status CreateInstance(bool validation, VkInstance* out) {
     }
     layers.push_back(kValidationLayerName);
     extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
   }
+  // Synchronisation validation is on whenever validation is: a missing barrier between two
+  // dispatches is a SYNC-HAZARD message, which fails the test or conformance case that caused it
+  // (lavapipe executes in order, so such a bug would otherwise pass there).
+  static constexpr VkValidationFeatureEnableEXT kEnabled[] = {
+      VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  features.enabledValidationFeatureCount = 1;
+  features.pEnabledValidationFeatures = kEnabled;
   VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  if (validation) ci.pNext = &features;
   ci.pApplicationInfo = &app;
   ci.enabledLayerCount = static_cast<uint32_t>(layers.size());
   ci.ppEnabledLayerNames = layers.data();

@@ -1,7 +1,7 @@
 // Conformance cases of the fp64 Vulkan rollout (accel_vulkan/rollout/vulkan_rollout.h) against
 // core_ref's Rollout (hash parity): the hash chain and the states must be bit-exact.
 //
-//   rollout.hash_parity.d<D>    checkpoint links ≠ core_ref's, D ∈ {1, 63, …, 1000}, random
+//   rollout.hash_parity.d<D>    checkpoint links ≠ core_ref's, D ∈ {1, 63, …, 2112}, random
 //                               stable A and z0 (seeds in the detail), 40 steps, hash_every 7
 //   rollout.final_state.d<D>    final-state elements whose bits differ from core_ref's
 //   rollout.{hash_parity,final_state}.{two_kernel,persistent}.d<D>  the same with the
@@ -53,7 +53,11 @@ using vk::VulkanContext;
 using vk::RolloutKernel;
 using vk::VulkanRollout;
 
-constexpr int64_t kParityDims[] = {1, 63, 64, 65, 127, 128, 129, 200, 512, 1000};
+// Chunk counts m = ⌈D/64⌉ with three or more set bits (448: m = 7, 704: 11, 960: 15, 1984: 31 =
+// 2^5 − 1) reach the final fold of the pairwise tree; 2112 (m = 33 = 2^5 + 1, D > 2048) runs the
+// persistent kernel's shared-memory tree.
+constexpr int64_t kParityDims[] = {1,   63,  64,  65,  127, 128,  129,
+                                   200, 448, 512, 704, 960, 1000, 1984, 2112};
 constexpr int64_t kParitySteps = 40;
 constexpr int64_t kParityHashEvery = 7;  // 40 is not a multiple: the last checkpoint is extra
 

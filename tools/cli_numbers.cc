@@ -34,10 +34,36 @@ std::string CanonicalDecimal(std::string& text, bool is_signed) {
   return {};
 }
 
+std::string Utf8Problem(const std::string& text) {
+  const auto* b = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = b[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len != 0 && i + len <= n && !(len == 2 && c < 0xC2) && !(len == 4 && c > 0xF4);
+    for (size_t k = 1; ok && k < len; ++k) ok = (b[i + k] & 0xC0) == 0x80;
+    if (ok && len == 3) {  // no overlong forms, no surrogates
+      ok = !(c == 0xE0 && b[i + 1] < 0xA0) && !(c == 0xED && b[i + 1] >= 0xA0);
+    }
+    if (ok && len == 4) ok = !(c == 0xF0 && b[i + 1] < 0x90) && !(c == 0xF4 && b[i + 1] >= 0x90);
+    if (!ok) {
+      return "is not valid UTF-8 (byte " + std::to_string(i) +
+             "); dashi records paths and names in JSON, so it takes UTF-8 only";
+    }
+    i += len;
+  }
+  return {};
+}
+
 void RequireDecimalIntegers(CLI::App& app) {
   for (CLI::Option* opt : app.get_options()) {
     std::string type = opt->get_type_name();
     type = type.substr(0, type.find(':'));  // "INT:INT in [1 - 9]" → "INT"
+    if (type == "TEXT") {
+      opt->check(CLI::Validator([](std::string& value) { return Utf8Problem(value); },
+                                std::string{}, "utf8"));
+      continue;
+    }
     if (type != "INT" && type != "UINT") continue;
     const bool is_signed = type == "INT";
     opt->transform(CLI::Validator(

@@ -1,4 +1,4 @@
-// One number parser for every integer flag of `dashi`: decimal digits only (an optional '-' for
+// One number parser for every integer flag of `dashi` (and a UTF-8 check on every text flag): decimal digits only (an optional '-' for
 // signed flags), in range of a 64-bit integer, never empty — `--steps 010` is ten, not octal 8;
 // `0x10`, `""`, `1e3`, `-5` for an unsigned flag and values past INT64_MAX are errors naming the
 // flag. CLI11 on its own reads base-prefixed and octal numbers and clamps out-of-range ones.
@@ -15,8 +15,13 @@ namespace dashi::tools {
 // `is_signed`: whether a leading '-' is allowed.
 std::string CanonicalDecimal(std::string& text, bool is_signed);
 
-// Puts the decimal check in front of every integer option of `app` and of its subcommands
-// (options registered later are not covered: call it after every command is added).
+// Empty when `text` is valid UTF-8, else a message naming the first bad byte's offset.
+std::string Utf8Problem(const std::string& text);
+
+// Puts the decimal check in front of every integer option of `app` and of its subcommands, and a
+// UTF-8 check in front of every text option (paths, names: dashi records them in JSON, so a path
+// that is not UTF-8 is refused before any work) — options registered later are not covered:
+// call it after every command is added.
 void RequireDecimalIntegers(CLI::App& app);
 
 }  // namespace dashi::tools

@@ -58,5 +58,28 @@ TEST(CliNumbers, DecimalOnlyInRangeNeverEmpty) {
   EXPECT_NE(Parse({"sub", "--n", "0x8"}).error.find("--n"), std::string::npos);
 }
 
+// Issue 12 #3: a path that is not UTF-8 aborted rollout, decode, learn and audit after some
+// outputs were written (nlohmann's dump throws). It is refused before any work now.
+TEST(CliNumbers, TextFlagsMustBeUtf8) {
+  std::string out;
+  CLI::App app;
+  app.add_option("--out", out);
+  RequireDecimalIntegers(app);
+  for (const std::string bad : {std::string("dir/\xff.npy"), std::string("\xc0\xaf"),
+                                std::string("\xed\xa0\x80"), std::string("a\xe2\x82")}) {
+    std::vector<std::string> args = {bad, "--out"};
+    try {
+      app.parse(args);
+      ADD_FAILURE() << "accepted a non-UTF-8 value";
+    } catch (const CLI::ParseError& e) {
+      EXPECT_NE(std::string(e.what()).find("not valid UTF-8"), std::string::npos) << e.what();
+    }
+  }
+  std::vector<std::string> ok = {"r\xc3\xa9sultats/\xe2\x82\xac.npy", "--out"};
+  app.parse(ok);
+  EXPECT_EQ(out, "r\xc3\xa9sultats/\xe2\x82\xac.npy");
+  EXPECT_EQ(Utf8Problem("plain"), "");
+}
+
 }  // namespace
 }  // namespace dashi::tools

@@ -27,7 +27,10 @@ Status EnsureDir(const std::string& dir) {
 }
 
 Status WriteJson(const std::string& path, const nlohmann::json& value) {
-  return WriteFileAtomically(path, value.dump(2) + "\n");
+  // Invalid UTF-8 (a byte string from outside that slipped past the flag check) becomes U+FFFD
+  // instead of an exception: a JSON output is always written.
+  return WriteFileAtomically(
+      path, value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 StatusOr<nlohmann::json> ReadJson(const std::string& path) { return ReadJsonInput(path); }

@@ -102,7 +102,7 @@ Status SaveCertification(const std::string& store, const SuiteReport& r) {
   if (ec) return InvalidArgumentError(store + ": cannot create the certification store: " +
                                       ec.message());
   return WriteFileAtomically(store + "/" + CertFileName(r.device, r.shader_build),
-                             ReportJson(r).dump(2) + "\n");
+                             ReportJson(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 const char* CertStateName(CertState s) {

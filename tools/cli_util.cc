@@ -26,6 +26,19 @@ Status EnsureDir(const std::string& dir) {
   return OkStatus();
 }
 
+StatusOr<OutputDir> OutputDir::Create(const std::string& dir) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(std::filesystem::symlink_status(dir, ec));
+  DASHI_RETURN_IF_ERROR(EnsureDir(dir));
+  return OutputDir(dir, !existed);
+}
+
+OutputDir::~OutputDir() {
+  if (!created_ || keep_) return;
+  std::error_code ec;
+  if (std::filesystem::is_empty(dir_, ec) && !ec) std::filesystem::remove(dir_, ec);
+}
+
 Status WriteJson(const std::string& path, const nlohmann::json& value) {
   // Invalid UTF-8 (a byte string from outside that slipped past the flag check) becomes U+FFFD
   // instead of an exception: a JSON output is always written.

@@ -23,6 +23,29 @@ int Fail(std::string_view command, const Status& status);
 // Creates `dir` (and parents) if missing.
 Status EnsureDir(const std::string& dir);
 
+// A command's output directory: created if missing; unless Keep() is called, the destructor
+// removes it again when this object created it and it is still empty — a command that fails
+// leaves no empty directory behind (a directory that existed before is never touched).
+class OutputDir {
+ public:
+  static StatusOr<OutputDir> Create(const std::string& dir);
+  OutputDir(OutputDir&& other) noexcept
+      : dir_(std::move(other.dir_)), created_(other.created_), keep_(other.keep_) {
+    other.created_ = false;
+  }
+  OutputDir& operator=(OutputDir&&) = delete;
+  OutputDir(const OutputDir&) = delete;
+  ~OutputDir();
+  void Keep() { keep_ = true; }
+  const std::string& path() const { return dir_; }
+
+ private:
+  OutputDir(std::string dir, bool created) : dir_(std::move(dir)), created_(created) {}
+  std::string dir_;
+  bool created_ = false;
+  bool keep_ = false;
+};
+
 // Pretty-printed JSON (2-space indent, trailing newline), written atomically.
 Status WriteJson(const std::string& path, const nlohmann::json& value);
 StatusOr<nlohmann::json> ReadJson(const std::string& path);

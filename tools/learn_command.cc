@@ -68,8 +68,9 @@ int Run(const LearnOptions& o) {
                            {"ridge_prior", o.learner.prior},
                            {"train_one_step_rel_l2", *train_err}};
   std::vector<double> z0(z->begin(), z->begin() + dim);
-  Status st = EnsureDir(o.out_dir);
-  if (!st.ok()) return Fail("learn", st);
+  StatusOr<OutputDir> out_dir = OutputDir::Create(o.out_dir);
+  if (!out_dir.ok()) return Fail("learn", out_dir.status());
+  Status st;
   if (!o.eval_traj.empty()) {
     StatusOr<std::vector<std::vector<double>>> eval = LoadFrames(o.eval_traj, &n);
     if (!eval.ok()) return Fail("learn", eval.status());
@@ -101,6 +102,7 @@ int Run(const LearnOptions& o) {
   st = WriteJson(o.out_dir + "/proxy.json", ProxySpecJson(*spec));
   if (st.ok()) st = WriteJson(o.out_dir + "/learn.json", report);
   if (!st.ok()) return Fail("learn", st);
+  out_dir->Keep();
   std::printf("learned A (%lld x %lld) from %lld frames; one-step rel L2 on train %.3e%s\n"
               "wrote %s/{A.npy, z_train.npy, z0.npy, proxy.json, learn.json}\n",
               static_cast<long long>(dim), static_cast<long long>(dim),

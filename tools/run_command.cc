@@ -190,8 +190,8 @@ int Run(const RunOptions& o) {
                  b->session()->ctx->info().name.c_str(),
                  conformance::CertStateName(b->session()->cert));
   }
-  Status st = EnsureDir(o.out);
-  if (!st.ok()) return Fail("run", st);
+  StatusOr<OutputDir> out_dir = OutputDir::Create(o.out);
+  if (!out_dir.ok()) return Fail("run", out_dir.status());
   if (!o.quiet) {
     std::fprintf(stderr,
                  "dashi run: backend %s, N=%lld, train %lld + eval %lld proxy steps "
@@ -206,10 +206,11 @@ int Run(const RunOptions& o) {
       *params, [&](const PipelineProgress& p) { progress.Update(p.stage, p.done, p.total); },
       b->PipelineHooks());
   if (!r.ok()) return Fail("run", r.status());
-  st = b->CheckValidation();
+  Status st = b->CheckValidation();
   if (!st.ok()) return Fail("run", st);
   st = WriteOutputs(o, *r, *b);
   if (!st.ok()) return Fail("run", st);
+  out_dir->Keep();
 
   std::printf("dashi run: D = %lld; one-step rel L2 train %.3e, eval %.3e; rollout rel L2 at "
               "step %lld: %.3f (persistence %.3f)\n",

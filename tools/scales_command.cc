@@ -87,7 +87,8 @@ Status Validate(const ScalesOptions& o) {
 
 int Run(const ScalesOptions& o) {
   if (Status st = Validate(o); !st.ok()) return Fail("scales", st);
-  if (Status st = EnsureDir(o.out); !st.ok()) return Fail("scales", st);
+  StatusOr<OutputDir> out_dir = OutputDir::Create(o.out);
+  if (!out_dir.ok()) return Fail("scales", out_dir.status());
   std::vector<int64_t> steps = o.steps;
   std::sort(steps.begin(), steps.end());
   steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
@@ -216,6 +217,7 @@ int Run(const ScalesOptions& o) {
       {"snapshots", snapshots},
   };
   if (Status st = WriteJson(o.out + "/scales.json", out); !st.ok()) return Fail("scales", st);
+  out_dir->Keep();
   std::printf("wrote %s/scales.json, survival.png, fining_depth.png%s\n", o.out.c_str(),
               strip_written ? ", tower_n128.png" : "");
   return 0;

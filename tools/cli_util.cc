@@ -1,12 +1,13 @@
 #include "tools/cli_util.h"
 
-#include "json_input/json_input.h"
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 
 #include "core_ref/fileio/atomic_file.h"
+#include "json_input/json_input.h"
 
 namespace dashi::tools {
 
@@ -14,6 +15,24 @@ int Fail(std::string_view command, const Status& status) {
   std::fprintf(stderr, "dashi %.*s: %s\n", static_cast<int>(command.size()), command.data(),
                status.ToString().c_str());
   return 1;
+}
+
+int64_t MachineMemoryBytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  return static_cast<int64_t>(pages) * static_cast<int64_t>(page);
+}
+
+Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what) {
+  const int64_t machine = MachineMemoryBytes();
+  if (machine > 0 && estimated_bytes > machine) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "needs an estimated %.1f GiB, more than this machine's %.1f GiB",
+                  static_cast<double>(estimated_bytes) / (1 << 30),
+                  static_cast<double>(machine) / (1 << 30));
+    return ResourceExhaustedError(what + ": " + buf + " (reduce N or the number of steps)");
+  }
+  return OkStatus();
 }
 
 Status EnsureDir(const std::string& dir) {

@@ -20,6 +20,13 @@ namespace dashi::tools {
 // Prints "dashi <command>: <STATUS>" to stderr and returns the exit code 1.
 int Fail(std::string_view command, const Status& status);
 
+// The machine's physical memory in bytes (sysconf), or 0 when unknown.
+int64_t MachineMemoryBytes();
+
+// RESOURCE_EXHAUSTED naming the estimate and the machine's memory when `estimated_bytes` exceeds
+// it, before a command starts work that would die of bad_alloc later (`what`: "dashi run").
+Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what);
+
 // Creates `dir` (and parents) if missing.
 Status EnsureDir(const std::string& dir);
 

@@ -1,8 +1,8 @@
 #include "tools/proxy_json.h"
 
-#include "json_input/json_input.h"
-
 #include <vector>
+
+#include "json_input/json_input.h"
 
 namespace dashi::tools {
 

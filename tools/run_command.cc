@@ -180,6 +180,10 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
 int Run(const RunOptions& o) {
   StatusOr<PipelineParams> params = ToParams(o);
   if (!params.ok()) return Fail("run", params.status());
+  if (Status st = ValidatePipelineParams(*params); !st.ok()) return Fail("run", st);
+  StatusOr<int64_t> bytes = EstimatePipelineBytes(*params);
+  if (!bytes.ok()) return Fail("run", bytes.status());
+  if (Status st = CheckMemoryEstimate(*bytes, "dashi run"); !st.ok()) return Fail("run", st);
   if (o.backend.name == "ref" && o.backend.vulkan.decode_precision != "fp64") {
     return Fail("run", InvalidArgumentError("--decode-precision fp32 needs --backend vulkan"));
   }

@@ -6,6 +6,7 @@
 #include "backend/provenance.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/npy/npy.h"
+#include "core_ref/status/checked_arithmetic.h"
 #include "tools/cli_util.h"
 #include "tools/les_options.h"
 
@@ -24,6 +25,12 @@ int Run(const SimulateOptions& o) {
   StatusOr<LesParams> params = o.les.ToParams();
   if (!params.ok()) return Fail("simulate", params.status());
   if (o.out.empty()) return Fail("simulate", InvalidArgumentError("--out is empty"));
+  // The frames are held three times at the end: the trajectory, the flat array, the .npy array.
+  StatusOr<int64_t> bytes = EstimateSimulateBytes(*params, o.steps, o.save_every);
+  if (!bytes.ok()) return Fail("simulate", bytes.status());
+  StatusOr<int64_t> held = CheckedMul(*bytes, 3, "simulate bytes");
+  if (!held.ok()) return Fail("simulate", held.status());
+  if (Status st = CheckMemoryEstimate(*held, "dashi simulate"); !st.ok()) return Fail("simulate", st);
   ProgressLine progress(!o.quiet);
   StatusOr<LesTrajectory> traj = Simulate(*params, o.steps, o.save_every,
                                           [&](int64_t s, int64_t total) {

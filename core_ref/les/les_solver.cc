@@ -266,6 +266,16 @@ std::vector<double> LesSolver::Vorticity() const { return fft_.Irfft(w_hat_); }
 double LesSolver::Energy() const { return SpectralEnergy(grid_, w_hat_); }
 double LesSolver::Enstrophy() const { return SpectralEnstrophy(grid_, w_hat_); }
 
+StatusOr<int64_t> EstimateSimulateBytes(const LesParams& params, int64_t steps,
+                                        int64_t save_every) {
+  if (steps < 0 || save_every < 1) return InvalidArgumentError("steps < 0 or save_every < 1");
+  DASHI_ASSIGN_OR_RETURN(const int64_t frames, CheckedAdd(steps / save_every, 1, "LES frames"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t cells, CheckedMul(params.n, params.n, "LES grid cells"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t doubles, CheckedAdd(frames, 24, "LES doubles per cell"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t values, CheckedMul(doubles, cells, "LES values"));
+  return CheckedMul(values, 8, "LES bytes");
+}
+
 StatusOr<LesTrajectory> Simulate(const LesParams& params, int64_t steps, int64_t save_every,
                                  const std::function<void(int64_t, int64_t)>& progress) {
   if (steps < 0) return InvalidArgumentError("steps = " + std::to_string(steps) + " is negative");

@@ -82,6 +82,11 @@ class LesSolver {
 double SpectralEnergy(const SpectralGrid& grid, const std::vector<Complex>& w_hat);
 double SpectralEnstrophy(const SpectralGrid& grid, const std::vector<Complex>& w_hat);
 
+// The bytes Simulate(params, steps, save_every) holds at its peak, as an estimate: the kept frames
+// (steps/save_every + 1 of N² doubles) and the solver's working set (about 24 N² doubles).
+// INVALID_ARGUMENT when the arithmetic overflows.
+StatusOr<int64_t> EstimateSimulateBytes(const LesParams& params, int64_t steps, int64_t save_every);
+
 struct LesTrajectory {
   LesParams params;
   int64_t steps = 0;

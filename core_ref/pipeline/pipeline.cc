@@ -85,6 +85,15 @@ Status ValidatePipelineParams(const PipelineParams& p) {
   return OkStatus();
 }
 
+StatusOr<int64_t> EstimatePipelineBytes(const PipelineParams& p) {
+  DASHI_ASSIGN_OR_RETURN(const int64_t train,
+                         EstimateSimulateBytes(p.les, p.train_steps, 1));
+  DASHI_ASSIGN_OR_RETURN(const int64_t eval, EstimateSimulateBytes(p.les, p.eval_steps, 1));
+  // D < N² always; the states, A and the snapshots are bounded by a few more grids per frame.
+  DASHI_ASSIGN_OR_RETURN(const int64_t splits, CheckedAdd(train, eval, "pipeline bytes"));
+  return CheckedMul(splits, 2, "pipeline bytes");
+}
+
 StatusOr<PipelineResult> RunPipeline(const PipelineParams& p,
                                      const std::function<void(const PipelineProgress&)>& progress,
                                      const PipelineBackends& backends) {

@@ -42,6 +42,11 @@ struct PipelineParams {
 
 Status ValidatePipelineParams(const PipelineParams& p);
 
+// The bytes RunPipeline(p) holds at its peak, as an estimate: both splits' frames and LES working
+// sets (EstimateSimulateBytes), the encoded states, A and the snapshots. INVALID_ARGUMENT when
+// the arithmetic overflows.
+StatusOr<int64_t> EstimatePipelineBytes(const PipelineParams& p);
+
 struct PipelineProgress {
   std::string stage;  // "simulate-train", "encode", "fit", "simulate-eval", "rollout", "decode"
   int64_t done = 0;

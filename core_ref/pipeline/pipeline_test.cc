@@ -112,3 +112,25 @@ TEST(PipelineTest, RefusesSizesWhoseProductsOverflow) {
 
 }  // namespace
 }  // namespace dashi
+
+namespace dashi {
+namespace {
+
+// Issue 12 #6: the memory a run needs is estimated before it starts (tools refuse it when it
+// exceeds the machine): ~54 GB for N = 4096 with the default steps, and an overflow is an error.
+TEST(PipelineTest, EstimatesItsMemoryBeforeStarting) {
+  PipelineParams p;  // defaults: N = 128
+  StatusOr<int64_t> small = EstimatePipelineBytes(p);
+  ASSERT_TRUE(small.ok());
+  EXPECT_GT(*small, int64_t{100} << 20);  // hundreds of frames of 128² doubles, held twice
+  EXPECT_LT(*small, int64_t{4} << 30);
+  p.les.n = 4096;
+  StatusOr<int64_t> big = EstimatePipelineBytes(p);
+  ASSERT_TRUE(big.ok());
+  EXPECT_GT(*big, int64_t{54} << 30);
+  p.train_steps = int64_t{1} << 61;
+  EXPECT_FALSE(EstimatePipelineBytes(p).ok());
+}
+
+}  // namespace
+}  // namespace dashi

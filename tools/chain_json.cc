@@ -1,6 +1,7 @@
 #include "tools/chain_json.h"
 
 #include "core_ref/blake2b/blake2b.h"
+#include "json_input/json_input.h"
 
 namespace dashi::tools {
 
@@ -23,6 +24,97 @@ nlohmann::json ChainFileJson(const ChainFile& f) {
 
 std::string FinalLinkHex(std::span<const ChainCheckpoint> chain) {
   return chain.empty() ? std::string() : ToHex(chain.back().link);
+}
+
+namespace {
+
+StatusOr<Hash128> HashFromHex(const nlohmann::json& obj, std::string_view key,
+                              const std::string& what) {
+  DASHI_ASSIGN_OR_RETURN(const std::string hex, StringField(obj, key, what));
+  Hash128 h{};
+  if (hex.size() != 2 * h.size()) {
+    return InvalidArgumentError(what + ": \"" + std::string(key) + "\" has " +
+                                std::to_string(hex.size()) + " characters, expected 32 hex digits");
+  }
+  for (size_t i = 0; i < hex.size(); ++i) {
+    const char c = hex[i];
+    int v = -1;
+    if (c >= '0' && c <= '9') v = c - '0';
+    if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
+    if (v < 0) {
+      return InvalidArgumentError(what + ": \"" + std::string(key) +
+                                  "\" is not lowercase hex (character " + std::to_string(i) + ")");
+    }
+    h[i / 2] = static_cast<uint8_t>(h[i / 2] | (v << (i % 2 == 0 ? 4 : 0)));
+  }
+  return h;
+}
+
+}  // namespace
+
+StatusOr<RecordedChain> ParseChainFile(const nlohmann::json& j, const std::string& path) {
+  if (!j.is_object()) return InvalidArgumentError(path + ": not a JSON object");
+  RecordedChain r;
+  DASHI_ASSIGN_OR_RETURN(r.dim, IntField(j, "dim", path, 1, INT64_MAX));
+  DASHI_ASSIGN_OR_RETURN(r.steps, IntField(j, "steps", path, 0, INT64_MAX));
+  DASHI_ASSIGN_OR_RETURN(r.hash_every, IntField(j, "hash_every", path, 1, INT64_MAX));
+  DASHI_ASSIGN_OR_RETURN(const nlohmann::json* checkpoints, ArrayField(j, "checkpoints", path));
+  int64_t previous = -1;
+  for (size_t i = 0; i < checkpoints->size(); ++i) {
+    const nlohmann::json& c = (*checkpoints)[i];
+    const std::string what = path + ": checkpoint " + std::to_string(i);
+    if (!c.is_object()) return InvalidArgumentError(what + " is not an object");
+    ChainCheckpoint cp;
+    DASHI_ASSIGN_OR_RETURN(cp.step, IntField(c, "step", what, 0, r.steps));
+    if (cp.step <= previous) {
+      return InvalidArgumentError(what + ": step " + std::to_string(cp.step) +
+                                  " does not follow step " + std::to_string(previous));
+    }
+    previous = cp.step;
+    DASHI_ASSIGN_OR_RETURN(cp.state_hash, HashFromHex(c, "state_hash", what));
+    DASHI_ASSIGN_OR_RETURN(cp.link, HashFromHex(c, "link", what));
+    r.chain.push_back(cp);
+  }
+  DASHI_ASSIGN_OR_RETURN(const std::string final_link, StringField(j, "final_link", path));
+  if (final_link != FinalLinkHex(r.chain)) {
+    return InvalidArgumentError(path + ": final_link " + final_link +
+                                " is not the last checkpoint's link");
+  }
+  return r;
+}
+
+StatusOr<RecordedChain> ReadChainFile(const std::string& path) {
+  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonInput(path));
+  return ParseChainFile(j, path);
+}
+
+std::string CompareWithRecordedChain(const RecordedChain& recorded, int64_t dim, int64_t steps,
+                                     int64_t hash_every, std::span<const ChainCheckpoint> got) {
+  const auto differ = [](const char* what, int64_t want, int64_t have) {
+    return std::string(what) + " " + std::to_string(have) + " where the record has " +
+           std::to_string(want);
+  };
+  if (dim != recorded.dim) return differ("D =", recorded.dim, dim);
+  if (steps != recorded.steps) return differ("steps =", recorded.steps, steps);
+  if (hash_every != recorded.hash_every) return differ("hash_every =", recorded.hash_every, hash_every);
+  if (got.size() != recorded.chain.size()) {
+    return differ("checkpoints:", static_cast<int64_t>(recorded.chain.size()),
+                  static_cast<int64_t>(got.size()));
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    const ChainCheckpoint& want = recorded.chain[i];
+    const std::string where = "checkpoint " + std::to_string(i) + " (step " +
+                              std::to_string(want.step) + "): ";
+    if (got[i].step != want.step) return where + differ("step", want.step, got[i].step);
+    if (got[i].state_hash != want.state_hash) {
+      return where + "state hash " + ToHex(got[i].state_hash) + " where the record has " +
+             ToHex(want.state_hash);
+    }
+    if (got[i].link != want.link) {
+      return where + "link " + ToHex(got[i].link) + " where the record has " + ToHex(want.link);
+    }
+  }
+  return "";
 }
 
 }  // namespace dashi::tools

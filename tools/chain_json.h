@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core_ref/rollout/rollout.h"
+#include "core_ref/status/status.h"
 
 namespace dashi::tools {
 
@@ -29,6 +31,22 @@ nlohmann::json ChainFileJson(const ChainFile& file);
 
 // The last checkpoint's link in hex ("" for an empty chain): the one string that certifies a run.
 std::string FinalLinkHex(std::span<const ChainCheckpoint> chain);
+
+// A chain file read back (the reader of what ChainFileJson writes): for `dashi rollout
+// --expect-chain`, which replays a recorded run and says whether it reproduced bit for bit.
+struct RecordedChain {
+  int64_t dim = 0, steps = 0, hash_every = 0;
+  std::vector<ChainCheckpoint> chain;
+};
+// Checks dim ≥ 1, steps ≥ 0, hash_every ≥ 1, every checkpoint's step (increasing, within steps)
+// and 32-hex-digit hashes, and that final_link is the last link. Errors name `path` and the field.
+StatusOr<RecordedChain> ParseChainFile(const nlohmann::json& j, const std::string& path);
+StatusOr<RecordedChain> ReadChainFile(const std::string& path);
+
+// Empty when `got` reproduces `recorded` (same dim, steps, spacing and every checkpoint), else
+// the first difference in words ("checkpoint 3 (step 300): link 1f.. where the record has 9a..").
+std::string CompareWithRecordedChain(const RecordedChain& recorded, int64_t dim, int64_t steps,
+                                     int64_t hash_every, std::span<const ChainCheckpoint> got);
 
 }  // namespace dashi::tools
 

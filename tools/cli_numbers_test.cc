@@ -65,7 +65,7 @@ TEST(CliNumbers, TextFlagsMustBeUtf8) {
   CLI::App app;
   app.add_option("--out", out);
   RequireDecimalIntegers(app);
-  for (const std::string bad : {std::string("dir/\xff.npy"), std::string("\xc0\xaf"),
+  for (const std::string& bad : {std::string("dir/\xff.npy"), std::string("\xc0\xaf"),
                                 std::string("\xed\xa0\x80"), std::string("a\xe2\x82")}) {
     std::vector<std::string> args = {bad, "--out"};
     try {

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "core_ref/fileio/atomic_file.h"
 #include "json_input/json_input.h"
@@ -23,16 +25,54 @@ int64_t MachineMemoryBytes() {
   return static_cast<int64_t>(pages) * static_cast<int64_t>(page);
 }
 
-Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what) {
-  const int64_t machine = MachineMemoryBytes();
-  if (machine > 0 && estimated_bytes > machine) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "needs an estimated %.1f GiB, more than this machine's %.1f GiB",
+Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what,
+                           int64_t max_memory_bytes) {
+  const bool flag = max_memory_bytes > 0;
+  const int64_t limit = flag ? max_memory_bytes : MachineMemoryBytes();
+  if (limit > 0 && estimated_bytes > limit) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "needs an estimated %.2f GiB, more than %s %.2f GiB",
                   static_cast<double>(estimated_bytes) / (1 << 30),
-                  static_cast<double>(machine) / (1 << 30));
+                  flag ? "--max-memory" : "this machine's",
+                  static_cast<double>(limit) / (1 << 30));
     return ResourceExhaustedError(what + ": " + buf + " (reduce N or the number of steps)");
   }
   return OkStatus();
+}
+
+StatusOr<int64_t> ParseByteSize(const std::string& text, const std::string& flag) {
+  if (text.empty()) return 0;
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  const std::string unit = text.substr(digits);
+  int shift = -1;
+  for (const auto& [names, s] : {std::pair{std::vector<std::string>{"", "B"}, 0},
+                                 std::pair{std::vector<std::string>{"K", "KiB"}, 10},
+                                 std::pair{std::vector<std::string>{"M", "MiB"}, 20},
+                                 std::pair{std::vector<std::string>{"G", "GiB"}, 30},
+                                 std::pair{std::vector<std::string>{"T", "TiB"}, 40}}) {
+    for (const std::string& n : names) {
+      if (unit == n) shift = s;
+    }
+  }
+  if (digits == 0 || shift < 0) {
+    return InvalidArgumentError(flag + " '" + text +
+                                "': expected decimal digits and an optional unit B, K, M, G, T "
+                                "(or KiB, MiB, GiB, TiB), e.g. 8G");
+  }
+  int64_t value = 0;
+  for (size_t i = 0; i < digits; ++i) {
+    if (value > (INT64_MAX - 9) / 10) return InvalidArgumentError(flag + " '" + text + "': too large");
+    value = value * 10 + (text[i] - '0');
+  }
+  if (value > (INT64_MAX >> shift)) return InvalidArgumentError(flag + " '" + text + "': too large");
+  return value << shift;
+}
+
+void AddMaxMemoryOption(CLI::App& cmd, std::string& value) {
+  cmd.add_option("--max-memory", value,
+                 "Refuse to start when the estimated memory exceeds SIZE (e.g. 4G, 512M, bytes "
+                 "without a unit); default: the machine's physical memory");
 }
 
 Status EnsureDir(const std::string& dir) {
@@ -45,17 +85,27 @@ Status EnsureDir(const std::string& dir) {
   return OkStatus();
 }
 
-StatusOr<OutputDir> OutputDir::Create(const std::string& dir) {
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(std::filesystem::symlink_status(dir, ec));
-  DASHI_RETURN_IF_ERROR(EnsureDir(dir));
-  return OutputDir(dir, !existed);
+namespace {
+
+StatusOr<OutputSet> Announced(StatusOr<OutputSet> set, const std::string& command) {
+  if (set.ok()) {
+    for (const std::string& name : set->removed_stale()) {
+      std::fprintf(stderr, "dashi %s: removed %s, the unfinished output of a killed earlier run\n",
+                   command.c_str(), name.c_str());
+    }
+  }
+  return set;
 }
 
-OutputDir::~OutputDir() {
-  if (!created_ || keep_) return;
-  std::error_code ec;
-  if (std::filesystem::is_empty(dir_, ec) && !ec) std::filesystem::remove(dir_, ec);
+}  // namespace
+
+StatusOr<OutputSet> BeginOutputDirectory(const std::string& dir, const std::string& command) {
+  return Announced(OutputSet::ForDirectory(dir, command), command);
+}
+
+StatusOr<OutputSet> BeginOutputFiles(const std::vector<std::string>& paths,
+                                     const std::string& command) {
+  return Announced(OutputSet::ForFiles(paths), command);
 }
 
 Status WriteJson(const std::string& path, const nlohmann::json& value) {

@@ -10,8 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core_ref/fileio/output_set.h"
 #include "core_ref/npy/npy.h"
 #include "core_ref/status/status.h"
 
@@ -23,35 +25,29 @@ int Fail(std::string_view command, const Status& status);
 // The machine's physical memory in bytes (sysconf), or 0 when unknown.
 int64_t MachineMemoryBytes();
 
-// RESOURCE_EXHAUSTED naming the estimate and the machine's memory when `estimated_bytes` exceeds
-// it, before a command starts work that would die of bad_alloc later (`what`: "dashi run").
-Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what);
+// RESOURCE_EXHAUSTED naming the estimate and the limit when `estimated_bytes` exceeds it, before a
+// command starts work that would die of bad_alloc later (`what`: "dashi run"). The limit is
+// `max_memory_bytes` (from --max-memory) when positive, else the machine's memory.
+Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what,
+                           int64_t max_memory_bytes = 0);
+
+// A byte count from a flag: decimal digits with an optional binary unit (B, K/KiB, M/MiB, G/GiB,
+// T/TiB): "512M", "8GiB", "1000000". Empty text is 0 (no limit). Errors name `flag`.
+StatusOr<int64_t> ParseByteSize(const std::string& text, const std::string& flag);
+
+// --max-memory SIZE, explained in --help, stored as text for ParseByteSize.
+void AddMaxMemoryOption(CLI::App& cmd, std::string& value);
 
 // Creates `dir` (and parents) if missing.
 Status EnsureDir(const std::string& dir);
 
-// A command's output directory: created if missing; unless Keep() is called, the destructor
-// removes it again when this object created it and it is still empty — a command that fails
-// leaves no empty directory behind (a directory that existed before is never touched).
-class OutputDir {
- public:
-  static StatusOr<OutputDir> Create(const std::string& dir);
-  OutputDir(OutputDir&& other) noexcept
-      : dir_(std::move(other.dir_)), created_(other.created_), keep_(other.keep_) {
-    other.created_ = false;
-  }
-  OutputDir& operator=(OutputDir&&) = delete;
-  OutputDir(const OutputDir&) = delete;
-  ~OutputDir();
-  void Keep() { keep_ = true; }
-  const std::string& path() const { return dir_; }
-
- private:
-  OutputDir(std::string dir, bool created) : dir_(std::move(dir)), created_(created) {}
-  std::string dir_;
-  bool created_ = false;
-  bool keep_ = false;
-};
+// A command's output directory as one set (core_ref/fileio/output_set.h): written into a hidden
+// staging sibling, in place only at Commit(). Prints a line for each stale staging directory of a
+// killed earlier run that it removed. `command` is "run", "learn", ...
+StatusOr<OutputSet> BeginOutputDirectory(const std::string& dir, const std::string& command);
+// The same for a set of files beside each other; the last one is the completion record.
+StatusOr<OutputSet> BeginOutputFiles(const std::vector<std::string>& paths,
+                                     const std::string& command);
 
 // Pretty-printed JSON (2-space indent, trailing newline), written atomically.
 Status WriteJson(const std::string& path, const nlohmann::json& value);

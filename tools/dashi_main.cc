@@ -2,7 +2,8 @@
 // reports errors as "dashi <cmd>: <STATUS>: <message>". Exit codes: 0 success (and --help),
 // 1 the command ran and failed (the message names the input and the problem), 2 the command line
 // is wrong (unknown flag, missing value, a number that is not decimal or out of range; CLI11's
-// message names the flag). `dashi <cmd> --help` explains every flag.
+// message names the flag), 3 a replay that does not reproduce its record (audit, rollout
+// --expect-chain). `dashi <cmd> --help` explains every flag.
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -12,17 +13,8 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
-#include "tools/audit_command.h"
-#include "tools/cli_numbers.h"
-#include "tools/conform_command.h"
-#include "tools/decode_command.h"
-#include "tools/devices_command.h"
-#include "tools/golden_command.h"
-#include "tools/learn_command.h"
-#include "tools/rollout_command.h"
-#include "tools/run_command.h"
-#include "tools/scales_command.h"
-#include "tools/simulate_command.h"
+#include "core_ref/fileio/temporaries.h"
+#include "tools/cli_app.h"
 
 int main(int argc, char** argv) {
   // Under `bazel run` the process starts in the runfiles tree; relative paths given by the user
@@ -33,32 +25,14 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  CLI::App app{
-      "dashi: a deterministic fp64 reference for a structural-dynamics pipeline (LES data, "
-      "proxy encoding, ridge learner, hash-chained rollout, ternary-mask decoder) and the Vulkan "
-      "accelerator that must match it.\nRun `dashi <command> --help` for each command's flags."};
-  app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "Print help for every command");
-
+  // An interrupted command removes its temporaries and staging directories (core_ref/fileio).
+  dashi::InstallTemporaryCleanupOnSignals();
+  CLI::App app{dashi::tools::kDashiDescription};
   std::function<int()> run;
-  dashi::tools::AddRunCommand(app, run);
-  dashi::tools::AddSimulateCommand(app, run);
-  dashi::tools::AddScalesCommand(app, run);
-  dashi::tools::AddLearnCommand(app, run);
-  dashi::tools::AddRolloutCommand(app, run);
-  dashi::tools::AddDecodeCommand(app, run);
-  dashi::tools::AddGoldenCommand(app, run);
-  dashi::tools::AddConformCommand(app, run);
-  dashi::tools::AddAuditCommand(app, run);
-  dashi::tools::AddDevicesCommand(app, run);
-
-  dashi::tools::RequireDecimalIntegers(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;  // prints help, or the flag and the problem
+  dashi::tools::BuildDashiApp(app, run);
+  if (int code = dashi::tools::ParseDashiCommandLine(app, argc, argv, run); code >= 0) {
+    return code;
   }
-  if (!run) return 2;
   // A backstop, not the error path: every reader returns Status (json_input, InputFile, npy);
   // should anything still throw, the user gets a message and exit code 1, not an abort.
   try {

@@ -54,9 +54,9 @@ int Run(const DecodeOptions& o) {
   const uint64_t t = static_cast<uint64_t>(o.t >= 0 ? o.t : o.frame);
   StatusOr<DecodedFrame> f = dec->Decode(z, t);
   if (!f.ok()) return Fail("decode", f.status());
-  StatusOr<OutputDir> out_dir = OutputDir::Create(o.out_dir);
-  Status st = out_dir.status();
-  if (st.ok()) st = WriteDecodedFrame(o.out_dir + "/", *f, spec->n, !o.no_png,
+  StatusOr<OutputSet> out_set = BeginOutputDirectory(o.out_dir, "decode");
+  Status st = out_set.status();
+  if (st.ok()) st = WriteDecodedFrame(out_set->staging() + "/", *f, spec->n, !o.no_png,
                                       DefaultPngScale(spec->n));
   nlohmann::json report = DecodedFrameJson(*f);
   report["provenance"] = backend::ReferenceProvenance("ref");
@@ -64,9 +64,9 @@ int Run(const DecodeOptions& o) {
   report["z"] = o.z;
   report["frame"] = o.frame;
   report["t"] = t;
-  if (st.ok()) st = WriteJson(o.out_dir + "/decode.json", report);
+  if (st.ok()) st = WriteJson(out_set->Path("decode.json"), report);
+  if (st.ok()) st = out_set->Commit();
   if (!st.ok()) return Fail("decode", st);
-  out_dir->Keep();
   std::printf("decoded frame %lld (t = %llu) of %s: closure depth %d, %lld active cells; wrote "
               "%s/\n",
               static_cast<long long>(o.frame), static_cast<unsigned long long>(t), o.z.c_str(),

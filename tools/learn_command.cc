@@ -68,8 +68,8 @@ int Run(const LearnOptions& o) {
                            {"ridge_prior", o.learner.prior},
                            {"train_one_step_rel_l2", *train_err}};
   std::vector<double> z0(z->begin(), z->begin() + dim);
-  StatusOr<OutputDir> out_dir = OutputDir::Create(o.out_dir);
-  if (!out_dir.ok()) return Fail("learn", out_dir.status());
+  StatusOr<OutputSet> out_set = BeginOutputDirectory(o.out_dir, "learn");
+  if (!out_set.ok()) return Fail("learn", out_set.status());
   Status st;
   if (!o.eval_traj.empty()) {
     StatusOr<std::vector<std::vector<double>>> eval = LoadFrames(o.eval_traj, &n);
@@ -84,7 +84,7 @@ int Run(const LearnOptions& o) {
     z0.assign(ze->begin(), ze->begin() + dim);
     StatusOr<NpyArray> ze_arr =
         NpyArray::FromF64({static_cast<int64_t>(eval->size()), dim}, *ze);
-    st = ze_arr.ok() ? WriteNpy(o.out_dir + "/z_eval.npy", *ze_arr) : ze_arr.status();
+    st = ze_arr.ok() ? WriteNpy(out_set->Path("z_eval.npy"), *ze_arr) : ze_arr.status();
     if (!st.ok()) return Fail("learn", st);
   }
 
@@ -94,15 +94,15 @@ int Run(const LearnOptions& o) {
   if (!a_arr.ok() || !z_arr.ok() || !z0_arr.ok()) {
     return Fail("learn", InternalError("cannot build output arrays"));
   }
-  for (const auto& [name, arr] : {std::pair{"/A.npy", &*a_arr}, std::pair{"/z_train.npy", &*z_arr},
-                                  std::pair{"/z0.npy", &*z0_arr}}) {
-    st = WriteNpy(o.out_dir + name, *arr);
+  for (const auto& [name, arr] : {std::pair{"A.npy", &*a_arr}, std::pair{"z_train.npy", &*z_arr},
+                                  std::pair{"z0.npy", &*z0_arr}}) {
+    st = WriteNpy(out_set->Path(name), *arr);
     if (!st.ok()) return Fail("learn", st);
   }
-  st = WriteJson(o.out_dir + "/proxy.json", ProxySpecJson(*spec));
-  if (st.ok()) st = WriteJson(o.out_dir + "/learn.json", report);
+  st = WriteJson(out_set->Path("proxy.json"), ProxySpecJson(*spec));
+  if (st.ok()) st = WriteJson(out_set->Path("learn.json"), report);
+  if (st.ok()) st = out_set->Commit();
   if (!st.ok()) return Fail("learn", st);
-  out_dir->Keep();
   std::printf("learned A (%lld x %lld) from %lld frames; one-step rel L2 on train %.3e%s\n"
               "wrote %s/{A.npy, z_train.npy, z0.npy, proxy.json, learn.json}\n",
               static_cast<long long>(dim), static_cast<long long>(dim),

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "backend/backend.h"
 #include "core_ref/blake2b/blake2b.h"
@@ -20,6 +21,7 @@ struct RolloutOptions {
   RolloutInputFlags input;
   std::string out = "zT.npy";
   int64_t save_every = 0;
+  std::string expect_chain;  // a recorded chain file the replay must reproduce
   backend::BackendOptions backend;
 };
 
@@ -28,6 +30,12 @@ int Run(const RolloutOptions& o) {
   if (!in.ok()) return Fail("rollout", in.status());
   const int64_t dim = in->dim;
   if (o.save_every < 0) return Fail("rollout", InvalidArgumentError("--save-every is negative"));
+  std::optional<RecordedChain> recorded;
+  if (!o.expect_chain.empty()) {  // read and checked before any work
+    StatusOr<RecordedChain> c = ReadChainFile(o.expect_chain);
+    if (!c.ok()) return Fail("rollout", c.status());
+    recorded = std::move(*c);
+  }
   RolloutParams params;
   params.steps = o.input.steps;
   params.hash_every = o.input.hash_every;
@@ -42,6 +50,14 @@ int Run(const RolloutOptions& o) {
   }
   StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi rollout");
   if (!b.ok()) return Fail("rollout", b.status());
+  // zT.npy [, zT.trajectory.npy], zT.chain.json: one set, the chain (the completion record) last.
+  const std::string chain_path = ReplaceNpySuffix(o.out, ".chain.json");
+  const std::string traj_path = ReplaceNpySuffix(o.out, ".trajectory.npy");
+  std::vector<std::string> set_paths = {o.out};
+  if (o.save_every > 0) set_paths.push_back(traj_path);
+  set_paths.push_back(chain_path);
+  StatusOr<OutputSet> out_set = BeginOutputFiles(set_paths, "rollout");
+  if (!out_set.ok()) return Fail("rollout", out_set.status());
   StatusOr<backend::PreparedRollout> prepared = b->PrepareRollout(dim, in->a);
   if (!prepared.ok()) return Fail("rollout", prepared.status());
   const auto t0 = std::chrono::steady_clock::now();
@@ -56,15 +72,14 @@ int Run(const RolloutOptions& o) {
 
   StatusOr<NpyArray> out = NpyArray::FromF64({dim}, r->final_state);
   if (!out.ok()) return Fail("rollout", out.status());
-  Status st = WriteNpy(o.out, *out);
+  Status st = WriteNpy(out_set->Path(o.out), *out);
   if (!st.ok()) return Fail("rollout", st);
   if (o.save_every > 0) {
     StatusOr<NpyArray> traj =
         NpyArray::FromF64({static_cast<int64_t>(saved.size()) / dim, dim}, saved);
-    st = traj.ok() ? WriteNpy(ReplaceNpySuffix(o.out, ".trajectory.npy"), *traj) : traj.status();
+    st = traj.ok() ? WriteNpy(out_set->Path(traj_path), *traj) : traj.status();
     if (!st.ok()) return Fail("rollout", st);
   }
-  const std::string chain_path = ReplaceNpySuffix(o.out, ".chain.json");
   nlohmann::json chain =
       ChainFileJson({b->Provenance(), dim, o.input.steps, o.input.hash_every, r->chain});
   chain["device_timing"] = prepared->DeviceTimingJson();
@@ -74,13 +89,24 @@ int Run(const RolloutOptions& o) {
   chain["a_hash"] = ToHex(Blake2b128(in->a.data(), in->a.size() * sizeof(double)));
   chain["seconds"] = secs;
   chain["steps_per_second"] = o.input.steps > 0 ? static_cast<double>(o.input.steps) / secs : 0.0;
-  st = WriteJson(chain_path, chain);
+  st = WriteJson(out_set->Path(chain_path), chain);
+  if (st.ok()) st = out_set->Commit();
   if (!st.ok()) return Fail("rollout", st);
   std::printf("rolled out %lld steps of D = %lld in %.3f s (%.0f steps/s); final link %s\n"
               "wrote %s and %s\n",
               static_cast<long long>(o.input.steps), static_cast<long long>(dim), secs,
               o.input.steps > 0 ? o.input.steps / secs : 0.0, FinalLinkHex(r->chain).c_str(),
               o.out.c_str(), chain_path.c_str());
+  if (recorded.has_value()) {
+    const std::string diff =
+        CompareWithRecordedChain(*recorded, dim, o.input.steps, o.input.hash_every, r->chain);
+    if (!diff.empty()) {
+      std::printf("replay DIVERGES from %s: %s\n", o.expect_chain.c_str(), diff.c_str());
+      return 3;
+    }
+    std::printf("replay REPRODUCES %s: %zu checkpoints, final link equal\n",
+                o.expect_chain.c_str(), r->chain.size());
+  }
   return 0;
 }
 
@@ -98,6 +124,10 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
                   "Also write zT.trajectory.npy with every k-th state (0: off)")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output .npy for the final state")->capture_default_str();
+  cmd->add_option("--expect-chain", o->expect_chain,
+                  "A recorded chain file (a run's chain.json or an earlier rollout's .chain.json) "
+                  "this replay must reproduce: every checkpoint compared, exit code 3 and the first "
+                  "difference when it does not (the outputs are still written)");
   AddVulkanFlags(*cmd, o->backend, kBackendWorkFlags);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

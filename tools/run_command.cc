@@ -31,6 +31,7 @@ struct RunOptions {
   backend::BackendOptions backend;
   std::string out = "out/run";
   bool quiet = false;
+  std::string max_memory;  // --max-memory, parsed by ParseByteSize
 };
 
 StatusOr<PipelineParams> ToParams(const RunOptions& o) {
@@ -53,10 +54,10 @@ StatusOr<PipelineParams> ToParams(const RunOptions& o) {
   return p;
 }
 
-Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend::Backend& b) {
-  const std::string& out = o.out;
+// Writes every output into `out` (the output set's staging directory).
+Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend::Backend& b,
+                    const std::string& out) {
   const int64_t dim = r.spec.dim(), n = r.params.les.n;
-  DASHI_RETURN_IF_ERROR(EnsureDir(out));
   DASHI_ASSIGN_OR_RETURN(NpyArray a, NpyArray::FromF64({dim, dim}, r.a));
   DASHI_RETURN_IF_ERROR(WriteNpy(out + "/A.npy", a));
   const int64_t frames = r.params.eval_steps + 1;
@@ -183,7 +184,11 @@ int Run(const RunOptions& o) {
   if (Status st = ValidatePipelineParams(*params); !st.ok()) return Fail("run", st);
   StatusOr<int64_t> bytes = EstimatePipelineBytes(*params);
   if (!bytes.ok()) return Fail("run", bytes.status());
-  if (Status st = CheckMemoryEstimate(*bytes, "dashi run"); !st.ok()) return Fail("run", st);
+  StatusOr<int64_t> max_memory = ParseByteSize(o.max_memory, "--max-memory");
+  if (!max_memory.ok()) return Fail("run", max_memory.status());
+  if (Status st = CheckMemoryEstimate(*bytes, "dashi run", *max_memory); !st.ok()) {
+    return Fail("run", st);
+  }
   if (o.backend.name == "ref" && o.backend.vulkan.decode_precision != "fp64") {
     return Fail("run", InvalidArgumentError("--decode-precision fp32 needs --backend vulkan"));
   }
@@ -194,8 +199,8 @@ int Run(const RunOptions& o) {
                  b->session()->ctx->info().name.c_str(),
                  conformance::CertStateName(b->session()->cert));
   }
-  StatusOr<OutputDir> out_dir = OutputDir::Create(o.out);
-  if (!out_dir.ok()) return Fail("run", out_dir.status());
+  StatusOr<OutputSet> out_set = BeginOutputDirectory(o.out, "run");
+  if (!out_set.ok()) return Fail("run", out_set.status());
   if (!o.quiet) {
     std::fprintf(stderr,
                  "dashi run: backend %s, N=%lld, train %lld + eval %lld proxy steps "
@@ -212,9 +217,9 @@ int Run(const RunOptions& o) {
   if (!r.ok()) return Fail("run", r.status());
   Status st = b->CheckValidation();
   if (!st.ok()) return Fail("run", st);
-  st = WriteOutputs(o, *r, *b);
+  st = WriteOutputs(o, *r, *b, out_set->staging());
+  if (st.ok()) st = out_set->Commit();
   if (!st.ok()) return Fail("run", st);
-  out_dir->Keep();
 
   std::printf("dashi run: D = %lld; one-step rel L2 train %.3e, eval %.3e; rollout rel L2 at "
               "step %lld: %.3f (persistence %.3f)\n",
@@ -277,6 +282,7 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
   AddVulkanFlags(*cmd, o->backend, flags);
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
+  AddMaxMemoryOption(*cmd, o->max_memory);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;
 }

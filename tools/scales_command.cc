@@ -87,8 +87,8 @@ Status Validate(const ScalesOptions& o) {
 
 int Run(const ScalesOptions& o) {
   if (Status st = Validate(o); !st.ok()) return Fail("scales", st);
-  StatusOr<OutputDir> out_dir = OutputDir::Create(o.out);
-  if (!out_dir.ok()) return Fail("scales", out_dir.status());
+  StatusOr<OutputSet> out_set = BeginOutputDirectory(o.out, "scales");
+  if (!out_set.ok()) return Fail("scales", out_set.status());
   std::vector<int64_t> steps = o.steps;
   std::sort(steps.begin(), steps.end());
   steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
@@ -141,7 +141,7 @@ int Run(const ScalesOptions& o) {
           }
           survival[{n, k_lo}].push_back(curve);
           if (!strip_written && n == 128) {
-            if (Status st = WriteTowerStrip(o.out + "/tower_n128.png", d->tower); !st.ok()) {
+            if (Status st = WriteTowerStrip(out_set->Path("tower_n128.png"), d->tower); !st.ok()) {
               return Fail("scales", st);
             }
             strip_written = true;
@@ -185,7 +185,7 @@ int Run(const ScalesOptions& o) {
                      {"k_values", ks}, {"survival_mean", mean_curve}});
   }
   PlotAxes survival_axes{0, std::max(1.0, max_layers - 1), 0, 1};
-  if (Status st = WriteLinePlot(o.out + "/survival.png", curves, survival_axes); !st.ok()) {
+  if (Status st = WriteLinePlot(out_set->Path("survival.png"), curves, survival_axes); !st.ok()) {
     return Fail("scales", st);
   }
   depth_points[0].colour = PaletteColour(0);
@@ -193,7 +193,7 @@ int Run(const ScalesOptions& o) {
   for (double x : depth_points[0].x) xmax = std::max(xmax, x);
   // Grey: K = log2(N/2k_lo) + 1, the number of layers (every layer structured).
   PlotSeries all_layers{{0, xmax + 1}, {1, xmax + 2}, Rgb{150, 150, 150}};
-  if (Status st = WriteLinePlot(o.out + "/fining_depth.png", {all_layers, depth_points[0]},
+  if (Status st = WriteLinePlot(out_set->Path("fining_depth.png"), {all_layers, depth_points[0]},
                                 PlotAxes{0, xmax + 1, 0, xmax + 2});
       !st.ok()) {
     return Fail("scales", st);
@@ -216,8 +216,9 @@ int Run(const ScalesOptions& o) {
         {"tower_n128.png", {{"what", "closed carriers s*_l of the first N = 128 snapshot, layer 0 on the left"}}}}},
       {"snapshots", snapshots},
   };
-  if (Status st = WriteJson(o.out + "/scales.json", out); !st.ok()) return Fail("scales", st);
-  out_dir->Keep();
+  Status st = WriteJson(out_set->Path("scales.json"), out);
+  if (st.ok()) st = out_set->Commit();
+  if (!st.ok()) return Fail("scales", st);
   std::printf("wrote %s/scales.json, survival.png, fining_depth.png%s\n", o.out.c_str(),
               strip_written ? ", tower_n128.png" : "");
   return 0;

@@ -1,11 +1,13 @@
 #include "tools/simulate_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
 #include "backend/provenance.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/npy/npy.h"
+#include "core_ref/npy/npy_stream_writer.h"
 #include "core_ref/status/checked_arithmetic.h"
 #include "tools/cli_util.h"
 #include "tools/les_options.h"
@@ -19,55 +21,66 @@ struct SimulateOptions {
   int64_t save_every = 1;
   std::string out = "traj.npy";
   bool quiet = false;
+  std::string max_memory;
 };
 
 int Run(const SimulateOptions& o) {
   StatusOr<LesParams> params = o.les.ToParams();
   if (!params.ok()) return Fail("simulate", params.status());
   if (o.out.empty()) return Fail("simulate", InvalidArgumentError("--out is empty"));
-  // The frames are held three times at the end: the trajectory, the flat array, the .npy array.
-  StatusOr<int64_t> bytes = EstimateSimulateBytes(*params, o.steps, o.save_every);
-  if (!bytes.ok()) return Fail("simulate", bytes.status());
-  StatusOr<int64_t> held = CheckedMul(*bytes, 3, "simulate bytes");
+  StatusOr<int64_t> max_memory = ParseByteSize(o.max_memory, "--max-memory");
+  if (!max_memory.ok()) return Fail("simulate", max_memory.status());
+  // The frames go to disk as they are made: the solver's working set is what is held, whatever
+  // the number of steps (the frame count itself must still fit the .npy size cap).
+  StatusOr<int64_t> held = EstimateSimulateBytes(*params, 0, 1);
   if (!held.ok()) return Fail("simulate", held.status());
-  if (Status st = CheckMemoryEstimate(*held, "dashi simulate"); !st.ok()) return Fail("simulate", st);
-  ProgressLine progress(!o.quiet);
-  StatusOr<LesTrajectory> traj = Simulate(*params, o.steps, o.save_every,
-                                          [&](int64_t s, int64_t total) {
-                                            progress.Update("simulate", s, total);
-                                          });
-  if (!traj.ok()) return Fail("simulate", traj.status());
-  const int64_t n = params->n, frames = static_cast<int64_t>(traj->frames.size());
-  std::vector<double> flat;
-  flat.reserve(static_cast<size_t>(frames * n * n));
-  for (const auto& f : traj->frames) flat.insert(flat.end(), f.begin(), f.end());
-  StatusOr<NpyArray> arr = NpyArray::FromF64({frames, n, n}, flat);
-  if (!arr.ok()) return Fail("simulate", arr.status());
+  if (Status st = CheckMemoryEstimate(*held, "dashi simulate", *max_memory); !st.ok()) {
+    return Fail("simulate", st);
+  }
+  const int64_t n = params->n;
+  StatusOr<int64_t> frames = CheckedAdd(o.steps / std::max<int64_t>(o.save_every, 1), 1, "frames");
+  if (!frames.ok()) return Fail("simulate", frames.status());
+  const std::string json_path = ReplaceNpySuffix(o.out, ".json");
+  StatusOr<OutputSet> out_set = BeginOutputFiles({o.out, json_path}, "simulate");
+  if (!out_set.ok()) return Fail("simulate", out_set.status());
+  StatusOr<NpyF64StreamWriter> npy =
+      o.steps >= 0 && o.save_every >= 1
+          ? NpyF64StreamWriter::Create(out_set->Path(o.out), {*frames, n, n})
+          : StatusOr<NpyF64StreamWriter>(InvalidArgumentError(
+                "--steps must be >= 0 and --save-every >= 1"));
+  if (!npy.ok()) return Fail("simulate", npy.status());
   nlohmann::json meta = {
       {"provenance", backend::ReferenceProvenance("ref")},
       {"params", LesParamsJson(*params)},
       {"steps", o.steps},
       {"save_every", o.save_every},
-      {"shape", {frames, n, n}},
+      {"shape", {*frames, n, n}},
       {"frames", nlohmann::json::array()},
   };
-  for (int64_t f = 0; f < frames; ++f) {
-    meta["frames"].push_back({{"frame", f},
-                              {"step", f * o.save_every},
-                              {"time", traj->times[f]},
-                              {"energy", traj->energy[f]},
-                              {"enstrophy", traj->enstrophy[f]}});
-  }
-  const std::string json_path = ReplaceNpySuffix(o.out, ".json");
-  Status st = WriteNpy(o.out, *arr);
-  if (!st.ok()) return Fail("simulate", st);
-  st = WriteJson(json_path, meta);
+  double e0 = 0, e1 = 0, z0 = 0, z1 = 0;
+  ProgressLine progress(!o.quiet);
+  Status st = SimulateFrames(
+      *params, o.steps, o.save_every,
+      [&](const LesFrame& f) -> Status {
+        DASHI_RETURN_IF_ERROR(npy->Append(*f.omega));
+        meta["frames"].push_back({{"frame", f.index},
+                                  {"step", f.step},
+                                  {"time", f.time},
+                                  {"energy", f.energy},
+                                  {"enstrophy", f.enstrophy}});
+        if (f.index == 0) e0 = f.energy, z0 = f.enstrophy;
+        e1 = f.energy, z1 = f.enstrophy;
+        return OkStatus();
+      },
+      [&](int64_t s, int64_t total) { progress.Update("simulate", s, total); });
+  if (st.ok()) st = npy->Finish();
+  if (st.ok()) st = WriteJson(out_set->Path(json_path), meta);
+  if (st.ok()) st = out_set->Commit();
   if (!st.ok()) return Fail("simulate", st);
   std::printf("wrote %s (%lld frames of %lldx%lld) and %s; energy %.6g -> %.6g, enstrophy %.6g "
               "-> %.6g\n",
-              o.out.c_str(), static_cast<long long>(frames), static_cast<long long>(n),
-              static_cast<long long>(n), json_path.c_str(), traj->energy.front(),
-              traj->energy.back(), traj->enstrophy.front(), traj->enstrophy.back());
+              o.out.c_str(), static_cast<long long>(*frames), static_cast<long long>(n),
+              static_cast<long long>(n), json_path.c_str(), e0, e1, z0, z1);
   return 0;
 }
 
@@ -79,7 +92,8 @@ CLI::App* AddSimulateCommand(CLI::App& app, std::function<int()>& run) {
       "simulate",
       "Run the 2D Navier-Stokes/LES solver and write the vorticity trajectory: --out traj.npy "
       "(float64, shape [frames, N, N]; frame 0 is the initial state, frame f the state at step "
-      "f*save_every) and traj.json beside it (parameters, time, energy and enstrophy per frame).");
+      "f*save_every) and traj.json beside it (parameters, time, energy and enstrophy per frame). "
+      "Frames are written as they are made: memory does not grow with --steps.");
   AddLesOptions(*cmd, o->les);
   cmd->add_option("--steps", o->steps, "Number of time steps (>= 0)")->capture_default_str();
   cmd->add_option("--save-every", o->save_every, "Keep every k-th state (>= 1)")
@@ -87,6 +101,7 @@ CLI::App* AddSimulateCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--out", o->out, "Output .npy path (the JSON goes beside it)")
       ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
+  AddMaxMemoryOption(*cmd, o->max_memory);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;
 }

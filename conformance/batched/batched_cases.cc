@@ -134,8 +134,11 @@ CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim) {
 }
 
 const bool kParityRegistered = [] {
-  for (const auto& [batch, dim] : {std::pair<int64_t, int64_t>{1, 1}, {7, 65}, {70, 130},
-                                   {65, 200}}) {
+  for (const auto& shape : {std::pair<int64_t, int64_t>{1, 1}, {7, 65}, {70, 130},
+                            {65, 200}}) {
+    // Plain variables, not a structured binding: clang 14 (the fuzz and portability builds)
+    // cannot capture one in a lambda.
+    const int64_t batch = shape.first, dim = shape.second;
     RegisterCase({"batched_rollout.parity.b" + std::to_string(batch) + "_d" + std::to_string(dim),
                   "batched_rollout",
                   "trajectories whose chain or final state differs from core_ref", 0.0,

@@ -3,34 +3,34 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <string_view>
 #include <utility>
 
 #include "core_ref/fileio/errno_status.h"
 #include "core_ref/fileio/input_file.h"
-#include "core_ref/prng/prng.h"
+#include "core_ref/fileio/temporaries.h"
 
 namespace dashi {
 namespace {
 
-std::atomic<uint64_t> g_temporary_counter{0};
+// "<path>.dashi-tmp.<host>.<pid>.<16 hex digits>": the owner tag makes a temporary left by kill -9
+// recognisable (and removable by the next writer of the same path), the digits make the name
+// impossible to plant ahead of time (and O_EXCL makes a clash harmless anyway). The name never
+// reaches an output: results do not depend on it.
+constexpr std::string_view kTemporaryInfix = ".dashi-tmp.";
 
-// "<path>.tmp.<pid>.<16 hex digits>": the digits mix the clock, the pid and a process-wide
-// counter, so nobody can plant the name ahead of time (and O_EXCL makes a clash harmless anyway).
-// The name never reaches an output: results do not depend on it.
 std::string UnpredictableTemporaryName(const std::string& path) {
-  const uint64_t clock = static_cast<uint64_t>(
-      std::chrono::steady_clock::now().time_since_epoch().count());
-  const uint64_t pid = static_cast<uint64_t>(::getpid());
-  const uint64_t mixed =
-      Mix64(clock ^ Mix64(pid + kGoldenGamma * (g_temporary_counter.fetch_add(1) + 1)));
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(mixed));
-  return path + ".tmp." + std::to_string(pid) + "." + hex;
+  return path + std::string(kTemporaryInfix) + TemporaryOwnerTag() + "." + UnpredictableHex();
+}
+
+// The directory part of `path` ("." when there is none) and its last component.
+std::pair<std::string, std::string> SplitPath(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return {".", path};
+  return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
 }
 
 Status WriteAll(int fd, std::span<const uint8_t> bytes) {
@@ -56,9 +56,7 @@ Status WriteSyncClose(int fd, std::span<const uint8_t> bytes) {
 
 // Makes the rename durable; best effort (some file systems refuse fsync on directories).
 void SyncParentDirectory(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string dir = SplitPath(path).first;
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     (void)::fsync(dfd);
@@ -80,6 +78,7 @@ Status WriteUnprefixed(const std::string& path, std::span<const uint8_t> bytes,
     if (fd < 0 && err != EEXIST && err != ELOOP) break;
   }
   if (fd < 0) return ErrnoStatus(err, "cannot create temporary file '" + tmp + "'");
+  TemporaryGuard guard(tmp, /*directory=*/false);  // removed if SIGINT/SIGTERM arrives now
   Status s = WriteSyncClose(fd, bytes);
   if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
     s = ErrnoStatus(errno, "cannot rename '" + tmp + "' into place");
@@ -104,6 +103,8 @@ Status WriteFileAtomicallyVia(const std::string& path, std::span<const uint8_t> 
 }  // namespace fileio_internal
 
 Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes) {
+  const auto [dir, name] = SplitPath(path);
+  RemoveStaleTemporaries(dir, name + std::string(kTemporaryInfix));
   return fileio_internal::WriteFileAtomicallyVia(
       path, bytes, [&path](int) { return UnpredictableTemporaryName(path); });
 }

@@ -3,6 +3,10 @@
 // temporary beside the target (O_CREAT|O_EXCL|O_NOFOLLOW|O_CLOEXEC, an unpredictable name, so a
 // planted file or symlink is never opened or followed), writes, fsyncs, renames it over the target
 // and fsyncs the directory; on any failure the temporary is removed and the target is untouched.
+// The temporary is "<path>.dashi-tmp.<host>.<pid>.<hex>": removed on SIGINT/SIGTERM/SIGHUP once
+// the handlers of core_ref/fileio/temporaries.h are installed, and, when kill -9 left it behind,
+// removed by the next write of the same path (core_ref/fileio/temporaries.h says when a
+// temporary is stale).
 //
 //   DASHI_RETURN_IF_ERROR(WriteFileAtomically("out/metrics.json", json_text));
 //   DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes("golden/a.npy"));

@@ -1,6 +1,7 @@
 #include "core_ref/les/les_solver.h"
 
 #include <cmath>
+#include <new>
 #include <numbers>
 
 #include "core_ref/math/exp.h"
@@ -276,6 +277,36 @@ StatusOr<int64_t> EstimateSimulateBytes(const LesParams& params, int64_t steps,
   return CheckedMul(values, 8, "LES bytes");
 }
 
+Status SimulateFrames(const LesParams& params, int64_t steps, int64_t save_every,
+                      const std::function<Status(const LesFrame&)>& consume,
+                      const std::function<void(int64_t, int64_t)>& progress) {
+  if (steps < 0) return InvalidArgumentError("steps = " + std::to_string(steps) + " is negative");
+  if (save_every < 1) {
+    return InvalidArgumentError("save_every = " + std::to_string(save_every) + " must be >= 1");
+  }
+  DASHI_RETURN_IF_ERROR(ValidateLesParams(params));
+  try {
+    DASHI_ASSIGN_OR_RETURN(LesSolver les, LesSolver::Create(params));
+    int64_t index = 0;
+    auto save = [&]() -> Status {
+      const std::vector<double> omega = les.Vorticity();
+      LesFrame f{index++, les.step(), les.time(), &omega, les.Energy(), les.Enstrophy()};
+      DASHI_RETURN_IF_ERROR(consume(f));
+      if (progress) progress(les.step(), steps);
+      return OkStatus();
+    };
+    DASHI_RETURN_IF_ERROR(save());
+    for (int64_t s = 1; s <= steps; ++s) {
+      DASHI_RETURN_IF_ERROR(les.Step());
+      if (s % save_every == 0) DASHI_RETURN_IF_ERROR(save());
+    }
+  } catch (const std::bad_alloc&) {
+    return ResourceExhaustedError("LES at N = " + std::to_string(params.n) +
+                                  ": out of memory");
+  }
+  return OkStatus();
+}
+
 StatusOr<LesTrajectory> Simulate(const LesParams& params, int64_t steps, int64_t save_every,
                                  const std::function<void(int64_t, int64_t)>& progress) {
   if (steps < 0) return InvalidArgumentError("steps = " + std::to_string(steps) + " is negative");
@@ -288,23 +319,26 @@ StatusOr<LesTrajectory> Simulate(const LesParams& params, int64_t steps, int64_t
   DASHI_ASSIGN_OR_RETURN(const int64_t values,
                          CheckedMul(frames, params.n * params.n, "LES trajectory values"));
   DASHI_RETURN_IF_ERROR(CheckedMul(values, 8, "LES trajectory bytes").status());
-  DASHI_ASSIGN_OR_RETURN(LesSolver les, LesSolver::Create(params));
   LesTrajectory traj;
   traj.params = params;
   traj.steps = steps;
   traj.save_every = save_every;
-  auto save = [&] {
-    traj.frames.push_back(les.Vorticity());
-    traj.times.push_back(les.time());
-    traj.energy.push_back(les.Energy());
-    traj.enstrophy.push_back(les.Enstrophy());
-    if (progress) progress(les.step(), steps);
-  };
-  save();
-  for (int64_t s = 1; s <= steps; ++s) {
-    DASHI_RETURN_IF_ERROR(les.Step());
-    if (s % save_every == 0) save();
-  }
+  DASHI_RETURN_IF_ERROR(SimulateFrames(
+      params, steps, save_every,
+      [&](const LesFrame& f) -> Status {
+        try {
+          traj.frames.push_back(*f.omega);
+          traj.times.push_back(f.time);
+          traj.energy.push_back(f.energy);
+          traj.enstrophy.push_back(f.enstrophy);
+        } catch (const std::bad_alloc&) {
+          return ResourceExhaustedError("LES trajectory of " + std::to_string(frames) +
+                                        " frames at N = " + std::to_string(params.n) +
+                                        ": out of memory at frame " + std::to_string(f.index));
+        }
+        return OkStatus();
+      },
+      progress));
   return traj;
 }
 

@@ -95,6 +95,22 @@ struct LesTrajectory {
   std::vector<double> times, energy, enstrophy;
 };
 
+// One saved state of a run, handed to SimulateFrames' consumer (valid during the call only).
+struct LesFrame {
+  int64_t index = 0;  // frame f is the state at step f·save_every
+  int64_t step = 0;
+  double time = 0.0;
+  const std::vector<double>* omega = nullptr;  // N×N vorticity
+  double energy = 0.0, enstrophy = 0.0;
+};
+
+// Runs `steps` steps and hands frame 0 and every `save_every`-th state to `consume` as it is made
+// (nothing is kept: memory does not grow with `steps`); an error from `consume` stops the run and
+// is returned. Out of memory is RESOURCE_EXHAUSTED, never an exception.
+Status SimulateFrames(const LesParams& params, int64_t steps, int64_t save_every,
+                      const std::function<Status(const LesFrame&)>& consume,
+                      const std::function<void(int64_t, int64_t)>& progress = {});
+
 // Runs `steps` steps and keeps frame 0 and every `save_every`-th state. `progress` (optional) is
 // called after each saved frame with (step, steps).
 StatusOr<LesTrajectory> Simulate(const LesParams& params, int64_t steps, int64_t save_every,

@@ -1,6 +1,12 @@
 #include "core_ref/les/les_solver.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <new>
 #include <cstring>
 #include <numbers>
 
@@ -159,6 +165,66 @@ TEST(LesSolverTest, BlowUpIsReportedWithTheStep) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("diverged at step"), std::string::npos) << st.message();
 }
+
+TEST(LesSolverTest, SimulateFramesHandsOverExactlyWhatSimulateKeeps) {
+  LesParams p = Small(32, 0.005, 1e-3, 0.17, 3);
+  StatusOr<LesTrajectory> kept = Simulate(p, 20, 5);
+  ASSERT_TRUE(kept.ok());
+  int64_t seen = 0;
+  Status st = SimulateFrames(p, 20, 5, [&](const LesFrame& f) -> Status {
+    EXPECT_EQ(f.step, f.index * 5);
+    EXPECT_EQ(*f.omega, kept->frames[static_cast<size_t>(f.index)]);
+    EXPECT_EQ(f.energy, kept->energy[static_cast<size_t>(f.index)]);
+    ++seen;
+    return OkStatus();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(seen, 5);
+  // A consumer's error stops the run and comes back unchanged.
+  st = SimulateFrames(p, 20, 5, [](const LesFrame& f) -> Status {
+    return f.index == 2 ? DataLossError("disk gone") : OkStatus();
+  });
+  EXPECT_EQ(st.code(), StatusCode::kDataLoss);
+}
+
+// Issue 12 #6: out of memory is RESOURCE_EXHAUSTED from core_ref, never an escaping bad_alloc.
+TEST(LesSolverTest, OutOfMemoryInsideTheRunIsResourceExhausted) {
+  LesParams p = Small(32, 0.005, 1e-3, 0.17, 3);
+  Status st = SimulateFrames(p, 4, 1, [](const LesFrame& f) -> Status {
+    if (f.index == 1) throw std::bad_alloc();
+    return OkStatus();
+  });
+  EXPECT_EQ(st.code(), StatusCode::kResourceExhausted) << st.ToString();
+}
+
+#if !defined(__SANITIZE_ADDRESS__)
+// The real thing, in a child process whose address space is capped 128 MiB above what it uses:
+// keeping 2001 frames of 128² doubles (256 MiB) must fail with a Status, not abort. (Not built
+// under AddressSanitizer, whose shadow memory cannot live under an address-space cap.)
+TEST(LesSolverTest, SimulateUnderAnAddressSpaceCapReturnsResourceExhausted) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    long pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    const rlim_t cap = static_cast<rlim_t>(pages) * ::sysconf(_SC_PAGESIZE) + (rlim_t{128} << 20);
+    struct rlimit lim = {cap, cap};
+    if (pages <= 0 || ::setrlimit(RLIMIT_AS, &lim) != 0) ::_exit(10);
+    LesParams p = Small(128, 0.005, 1e-3, 0.17, 3);
+    StatusOr<LesTrajectory> t = Simulate(p, 2000, 1);
+    if (t.ok()) ::_exit(11);
+    if (t.status().code() != StatusCode::kResourceExhausted) ::_exit(12);
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died (signal " << WTERMSIG(status) << ")";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: no cap, 11: no error, 12: wrong code";
+}
+#endif
 
 }  // namespace
 }  // namespace dashi

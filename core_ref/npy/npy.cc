@@ -629,19 +629,25 @@ std::vector<uint8_t> WrapHeader(std::string_view dict_text) {
 }
 }  // namespace npy_internal
 
-StatusOr<std::vector<uint8_t>> SerializeNpy(const NpyArray& array) {
+StatusOr<std::vector<uint8_t>> NpyHeader(NpyDtype dtype, std::span<const int64_t> shape) {
   return NoThrow([&]() -> StatusOr<std::vector<uint8_t>> {
-    DASHI_RETURN_IF_ERROR(array.Validate());
     // numpy.lib.format._write_array_header: keys sorted, repr() values, "}" then spare spaces so
     // the first axis can grow to 21 digits in place.
-    std::string dict = "{'descr': '" + std::string(NpyDescr(array.dtype)) +
-                       "', 'fortran_order': False, 'shape': " + NpyShapeString(array.shape) + ", }";
-    if (!array.shape.empty()) {
-      int64_t digits = static_cast<int64_t>(std::to_string(array.shape[0]).size());
+    std::string dict = "{'descr': '" + std::string(NpyDescr(dtype)) +
+                       "', 'fortran_order': False, 'shape': " + NpyShapeString(shape) + ", }";
+    if (!shape.empty()) {
+      int64_t digits = static_cast<int64_t>(std::to_string(shape[0]).size());
       if (digits < kGrowthAxisDigits)
         dict.append(static_cast<size_t>(kGrowthAxisDigits - digits), ' ');
     }
-    std::vector<uint8_t> out = npy_internal::WrapHeader(dict);
+    return npy_internal::WrapHeader(dict);
+  });
+}
+
+StatusOr<std::vector<uint8_t>> SerializeNpy(const NpyArray& array) {
+  return NoThrow([&]() -> StatusOr<std::vector<uint8_t>> {
+    DASHI_RETURN_IF_ERROR(array.Validate());
+    DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> out, NpyHeader(array.dtype, array.shape));
     out.insert(out.end(), array.data.begin(), array.data.end());
     return out;
   });

@@ -104,6 +104,10 @@ StatusOr<NpyArray> ParseNpy(std::span<const uint8_t> bytes);
 // NOT_FOUND. The data size is checked against the file size before anything is allocated.
 StatusOr<NpyArray> ReadNpy(const std::string& path);
 
+// The header SerializeNpy writes before the data of an array of `dtype` and `shape` (the shape
+// is not validated here: callers pass a valid one).
+StatusOr<std::vector<uint8_t>> NpyHeader(NpyDtype dtype, std::span<const int64_t> shape);
+
 // The .npy bytes of `array` (format 1.0, NumPy's exact header), or the error from Validate().
 StatusOr<std::vector<uint8_t>> SerializeNpy(const NpyArray& array);
 

@@ -1,4 +1,6 @@
 #include "core_ref/npy/npy.h"
+#include "core_ref/npy/npy_stream_writer.h"
+#include "core_ref/fileio/atomic_file.h"
 
 #include <dirent.h>
 #include <gmock/gmock.h>
@@ -674,6 +676,42 @@ TEST_F(NpyFileTest, ReadEveryReferenceFile) {
     ASSERT_TRUE(b.ok());
     EXPECT_EQ(*a, *b);
   }
+}
+
+TEST_F(NpyFileTest, StreamWriterWritesExactlyWhatWriteNpyWrites) {
+  const std::vector<double> values = {1.5, -0.0, 3e-300, 7.0, 1e300, -2.25};
+  StatusOr<NpyArray> a = NpyArray::FromF64({3, 2}, values);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(WriteNpy(dir_ + "/whole.npy", *a).ok());
+  StatusOr<NpyF64StreamWriter> w = NpyF64StreamWriter::Create(dir_ + "/stream.npy", {3, 2});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  for (int row = 0; row < 3; ++row) {
+    ASSERT_TRUE(w->Append(std::span<const double>(values).subspan(2 * row, 2)).ok());
+  }
+  ASSERT_TRUE(w->Finish().ok());
+  StatusOr<std::vector<uint8_t>> whole = ReadFileBytes(dir_ + "/whole.npy");
+  StatusOr<std::vector<uint8_t>> stream = ReadFileBytes(dir_ + "/stream.npy");
+  ASSERT_TRUE(whole.ok() && stream.ok());
+  EXPECT_EQ(*whole, *stream);
+}
+
+TEST_F(NpyFileTest, StreamWriterRefusesWrongCountsAndExistingFilesAndCleansUp) {
+  {
+    StatusOr<NpyF64StreamWriter> w = NpyF64StreamWriter::Create(dir_ + "/short.npy", {2, 2});
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->Append(std::vector<double>{1, 2, 3}).ok());
+    EXPECT_ERROR(w->Append(std::vector<double>{4, 5}), StatusCode::kOutOfRange, "more values");
+    EXPECT_ERROR(w->Finish(), StatusCode::kFailedPrecondition, "3 of 4 values written");
+  }
+  {
+    StatusOr<NpyF64StreamWriter> w = NpyF64StreamWriter::Create(dir_ + "/dropped.npy", {2});
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(w->Append(std::vector<double>{1}).ok());
+  }  // destroyed before Finish(): the file goes
+  EXPECT_TRUE(List().empty()) << List().front();
+  std::ofstream(dir_ + "/exists.npy") << "x";
+  EXPECT_ERROR(NpyF64StreamWriter::Create(dir_ + "/exists.npy", {1}).status(),
+               StatusCode::kUnavailable, "cannot create");
 }
 
 }  // namespace

@@ -348,6 +348,13 @@ Status GenerateGoldenSet(const std::string& dir,
                          const std::function<void(const std::string&)>& progress) {
   DASHI_ASSIGN_OR_RETURN(std::vector<GoldenArray> arrays, ComputeGoldenArrays(progress));
   DASHI_RETURN_IF_ERROR(EnsureDir(dir));
+  // The golden directory also holds files of the repository (README.md, BUILD), so it is not
+  // replaced as a whole: manifest.json is the set's completion record. It goes first and comes
+  // back last, so an interrupted regeneration leaves a set that `golden verify` refuses.
+  if (std::error_code ec; std::filesystem::remove(dir + "/manifest.json", ec), ec) {
+    return UnavailableError(dir + "/manifest.json: cannot remove the earlier manifest: " +
+                            ec.message());
+  }
   nlohmann::json entries = nlohmann::json::array();
   for (const GoldenArray& g : arrays) {
     DASHI_RETURN_IF_ERROR(WriteNpy(dir + "/" + g.name + ".npy", g.array));
@@ -367,15 +374,49 @@ Status GenerateGoldenSet(const std::string& dir,
   return WriteJson(dir + "/manifest.json", manifest);
 }
 
+StatusOr<GoldenManifest> ParseGoldenManifest(const nlohmann::json& m, const std::string& path) {
+  DASHI_ASSIGN_OR_RETURN(const std::string format, StringField(m, "format", path));
+  if (format != kFormat) {
+    return InvalidArgumentError(path + ": not a " + std::string(kFormat) + " manifest (format \"" +
+                                format + "\")");
+  }
+  DASHI_ASSIGN_OR_RETURN(const nlohmann::json* arrays, ArrayField(m, "arrays", path));
+  GoldenManifest out;
+  int index = 0;
+  for (const nlohmann::json& e : *arrays) {
+    ++index;
+    if (!e.is_object() || !e.contains("file") || !e["file"].is_string() ||
+        !e.contains("blake2b_128") || !e["blake2b_128"].is_string() || !e.contains("dtype") ||
+        !e["dtype"].is_string() || !e.contains("shape") || !e["shape"].is_array()) {
+      out.problems.push_back(path + ": entry " + std::to_string(index) +
+                             " lacks file, dtype, shape or blake2b_128");
+      continue;
+    }
+    GoldenManifestEntry entry;
+    entry.index = index;
+    entry.file = e["file"].get<std::string>();
+    if (entry.file.find('/') != std::string::npos || entry.file.find("..") != std::string::npos) {
+      out.problems.push_back(path + ": file name '" + entry.file + "' is not a plain name");
+      continue;
+    }
+    entry.dtype = e["dtype"].get<std::string>();
+    entry.blake2b_128 = e["blake2b_128"].get<std::string>();
+    for (const nlohmann::json& d : e["shape"]) {
+      if (!d.is_number_integer()) {
+        entry.shape_ok = false;
+      } else {
+        entry.shape.push_back(d.get<int64_t>());
+      }
+    }
+    out.entries.push_back(std::move(entry));
+  }
+  return out;
+}
+
 StatusOr<GoldenReport> VerifyGoldenSet(const std::string& dir) {
   const std::string manifest_path = dir + "/manifest.json";
   DASHI_ASSIGN_OR_RETURN(nlohmann::json m, ReadJson(manifest_path));
-  DASHI_ASSIGN_OR_RETURN(const std::string format, StringField(m, "format", manifest_path));
-  if (format != kFormat) {
-    return InvalidArgumentError(manifest_path + ": not a " + std::string(kFormat) +
-                                " manifest (format \"" + format + "\")");
-  }
-  DASHI_RETURN_IF_ERROR(ArrayField(m, "arrays", manifest_path).status());
+  DASHI_ASSIGN_OR_RETURN(GoldenManifest manifest, ParseGoldenManifest(m, manifest_path));
   // The set the reference generates (under a second): the manifest must list exactly these,
   // once each, and every file must hold exactly the bytes the generator writes.
   DASHI_ASSIGN_OR_RETURN(std::vector<GoldenArray> expected, ComputeGoldenArrays([](const std::string&) {}));
@@ -385,20 +426,10 @@ StatusOr<GoldenReport> VerifyGoldenSet(const std::string& dir) {
   }
   std::map<std::string, int> listed;
   GoldenReport report;
-  for (const nlohmann::json& e : m["arrays"]) {
-    ++report.checked;
-    if (!e.is_object() || !e.contains("file") || !e["file"].is_string() ||
-        !e.contains("blake2b_128") || !e["blake2b_128"].is_string() || !e.contains("dtype") ||
-        !e["dtype"].is_string() || !e.contains("shape") || !e["shape"].is_array()) {
-      report.problems.push_back(manifest_path + ": entry " + std::to_string(report.checked) +
-                                " lacks file, dtype, shape or blake2b_128");
-      continue;
-    }
-    const std::string file = e["file"].get<std::string>();
-    if (file.find('/') != std::string::npos || file.find("..") != std::string::npos) {
-      report.problems.push_back(manifest_path + ": file name '" + file + "' is not a plain name");
-      continue;
-    }
+  report.checked = static_cast<int>(manifest.entries.size() + manifest.problems.size());
+  report.problems = manifest.problems;
+  for (const GoldenManifestEntry& e : manifest.entries) {
+    const std::string& file = e.file;
     if (++listed[file] > 1) {
       report.problems.push_back(manifest_path + ": " + file + " is listed more than once");
       continue;
@@ -421,24 +452,19 @@ StatusOr<GoldenReport> VerifyGoldenSet(const std::string& dir) {
                                     : path + ": corrupt: " + a.status().message());
       continue;
     }
-    std::vector<int64_t> shape;
-    bool shape_ok = true;
-    for (const auto& d : e["shape"]) {
-      if (!d.is_number_integer()) shape_ok = false;
-      else shape.push_back(d.get<int64_t>());
-    }
-    if (std::string(NpyDescr(a->dtype)) != e["dtype"].get<std::string>()) {
+    if (std::string(NpyDescr(a->dtype)) != e.dtype) {
       report.problems.push_back(path + ": dtype " + std::string(NpyDescr(a->dtype)) +
-                                ", manifest says " + e["dtype"].get<std::string>());
+                                ", manifest says " + e.dtype);
       continue;
     }
-    if (!shape_ok || shape != a->shape) {
+    if (!e.shape_ok || e.shape != a->shape) {
       report.problems.push_back(path + ": shape " + NpyShapeString(a->shape) +
-                                " differs from the manifest's " + e["shape"].dump());
+                                " differs from the manifest's " +
+                                (e.shape_ok ? NpyShapeString(e.shape) : "(non-integer dims)"));
       continue;
     }
     const std::string got = ToHex(Blake2b128(a->data.data(), a->data.size()));
-    const std::string want = e["blake2b_128"].get<std::string>();
+    const std::string& want = e.blake2b_128;
     if (got != want) {
       report.problems.push_back(path + ": BLAKE2b-128 mismatch: file " + got + ", manifest " +
                                 want);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core_ref/npy/npy.h"
 #include "core_ref/status/status.h"
 
@@ -36,6 +38,21 @@ struct GoldenReport {
   int ok = 0;                         // arrays whose file, dtype, shape and hash all match
   std::vector<std::string> problems;  // "golden/x.npy: BLAKE2b-128 mismatch: ..." etc.
 };
+
+// manifest.json as read: the entries that are well formed, and a problem for each that is not.
+struct GoldenManifestEntry {
+  int index = 0;  // 1-based position in "arrays"
+  std::string file, dtype, blake2b_128;
+  std::vector<int64_t> shape;
+  bool shape_ok = true;  // every dim an integer
+};
+struct GoldenManifest {
+  std::vector<GoldenManifestEntry> entries;
+  std::vector<std::string> problems;
+};
+// Checks the format and the "arrays" list of a parsed manifest; `path` names it in messages.
+// Malformed entries become problems; a missing format or arrays field is an error.
+StatusOr<GoldenManifest> ParseGoldenManifest(const nlohmann::json& m, const std::string& path);
 
 // Checks every file listed in `dir`/manifest.json. An unreadable or malformed manifest is an
 // error; per-array problems are collected in the report.

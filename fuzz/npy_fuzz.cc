@@ -1,6 +1,7 @@
-// libFuzzer target for the .npy reader/writer (built by tools/fuzz_npy.sh, not by Bazel).
+// libFuzzer target for the .npy reader and writer, through a file as users reach it.
 //
-// For arbitrary bytes: ParseNpy must return (OK or an error) without crashing. When it succeeds,
+// For arbitrary bytes written to a file: ReadNpy must return (OK or an error with a message)
+// without crashing, and agree with ParseNpy on the same bytes. When it succeeds,
 // the array must be valid, the typed view As<T>() and NpyArray::From<T>() must reproduce it,
 // SerializeNpy must succeed, re-parsing must give the same array, and serializing that again must
 // give the same bytes (the writer is a fixed point). Any mismatch aborts: abort() is allowed
@@ -11,12 +12,12 @@
 #include <span>
 
 #include "core_ref/npy/npy.h"
+#include "fuzz/fuzz_input.h"
 
 namespace {
 
 [[noreturn]] void Fail(const char* what, const dashi::Status& s = dashi::OkStatus()) {
-  std::fprintf(stderr, "npy_fuzz: %s %s\n", what, s.ToString().c_str());
-  std::abort();
+  dashi::fuzz::Broken("npy_fuzz", what, s);
 }
 
 // As<T>() then From<T>() must give back the same array; As of any other type must fail.
@@ -35,11 +36,16 @@ void CheckTyped(const dashi::NpyArray& a) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  dashi::StatusOr<dashi::NpyArray> a = dashi::ParseNpy(std::span<const uint8_t>(data, size));
+  const std::string path = dashi::fuzz::InputAsFile(data, size, "input.npy");
+  dashi::StatusOr<dashi::NpyArray> a = dashi::ReadNpy(path);
+  dashi::StatusOr<dashi::NpyArray> parsed = dashi::ParseNpy(std::span<const uint8_t>(data, size));
+  if (a.ok() != parsed.ok()) Fail("ReadNpy and ParseNpy disagree on the same bytes:", a.status());
   if (!a.ok()) {
-    if (a.status().message().empty()) Fail("error without a message");
+    dashi::fuzz::RequireMessage("npy_fuzz", a.status());
+    if (a.status().message().rfind(path + ": ", 0) != 0) Fail("error does not name the file:", a.status());
     return 0;
   }
+  if (!(*a == *parsed)) Fail("ReadNpy and ParseNpy read different arrays");
   dashi::Status valid = a->Validate();
   if (!valid.ok()) Fail("parsed array is not valid:", valid);
   CheckTyped<double, float>(*a);

@@ -1,0 +1,264 @@
+#include "core_ref/fileio/output_set.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <utility>
+
+#include "core_ref/blake2b/blake2b.h"
+#include "core_ref/fileio/atomic_file.h"
+#include "core_ref/fileio/errno_status.h"
+#include "core_ref/fileio/temporaries.h"
+
+namespace dashi {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kPartialInfix[] = ".dashi-partial.";
+
+std::string ParentOf(const fs::path& p) {
+  const fs::path parent = p.parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+// JSON string contents for a file name (our names are plain; quote and control bytes escaped).
+std::string JsonEscaped(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(static_cast<char>(c));
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
+// ".dashi-output-set": the command and every regular file's relative path, size and BLAKE2b-128,
+// sorted by path (byte order), so the marker of a deterministic output is deterministic too.
+StatusOr<std::string> MarkerText(const std::string& staging, const std::string& command) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(staging, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file()) files.push_back(fs::relative(it->path(), staging).string());
+  }
+  if (ec) return UnavailableError(staging + ": cannot list the staged outputs: " + ec.message());
+  std::sort(files.begin(), files.end());
+  std::string text = "{\"format\": 1, \"command\": \"" + JsonEscaped(command) + "\", \"files\": [";
+  for (size_t i = 0; i < files.size(); ++i) {
+    DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(staging + "/" + files[i]));
+    text += (i == 0 ? "\n  " : ",\n  ");
+    text += "{\"path\": \"" + JsonEscaped(files[i]) + "\", \"bytes\": " +
+            std::to_string(bytes.size()) + ", \"blake2b128\": \"" +
+            ToHex(Blake2b128(bytes.data(), bytes.size())) + "\"}";
+  }
+  return text + "\n]}\n";
+}
+
+enum class Existing { kMissing, kEmptyDir, kOutputSet, kForeign, kNotDir };
+
+Existing Classify(const fs::path& dir) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (ec || !fs::exists(st)) return Existing::kMissing;
+  if (!fs::is_directory(st)) return Existing::kNotDir;
+  if (fs::is_empty(dir, ec) && !ec) return Existing::kEmptyDir;
+  return fs::is_regular_file(fs::symlink_status(dir / kOutputSetMarker, ec)) ? Existing::kOutputSet
+                                                                             : Existing::kForeign;
+}
+
+Status RefuseExisting(const std::string& dir, Existing e) {
+  if (e == Existing::kNotDir) {
+    return InvalidArgumentError(dir + ": exists and is not a directory");
+  }
+  if (e == Existing::kForeign) {
+    return FailedPreconditionError(
+        dir + ": exists and holds files that are not a dashi output set (no " +
+        std::string(kOutputSetMarker) + "); dashi replaces only its own output directories: "
+        "choose a new output directory, or empty or remove this one");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+struct OutputSet::State {
+  bool directory_set = true;
+  std::string command;
+  fs::path final_dir;                    // directory set: the final directory
+  std::vector<std::string> final_paths;  // file set: the final files, completion record last
+  std::string staging;
+  std::vector<std::string> removed_stale;
+  std::optional<TemporaryGuard> guard;
+  bool committed = false;
+};
+
+OutputSet::OutputSet(std::unique_ptr<State> state) : state_(std::move(state)) {}
+OutputSet::OutputSet(OutputSet&& other) noexcept = default;
+
+OutputSet::~OutputSet() {
+  if (state_ == nullptr || state_->committed) return;
+  std::error_code ec;
+  fs::remove_all(state_->staging, ec);
+  state_->guard.reset();
+}
+
+namespace {
+
+// Creates the hidden staging directory in `parent` for the final name `base`, after removing
+// stale ones of the same name; registers it for removal on signals.
+Status MakeStaging(const std::string& parent, const std::string& base, std::string& staging,
+                   std::vector<std::string>& removed_stale, std::optional<TemporaryGuard>& guard) {
+  const std::string prefix = "." + base + kPartialInfix;
+  removed_stale = RemoveStaleTemporaries(parent, prefix);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    staging = parent + "/" + prefix + TemporaryOwnerTag() + "." + UnpredictableHex();
+    if (::mkdir(staging.c_str(), 0777) == 0) {
+      guard.emplace(staging, /*directory=*/true);
+      return OkStatus();
+    }
+    if (errno != EEXIST) {
+      return ErrnoStatus(errno, staging + ": cannot create the staging directory for the outputs");
+    }
+  }
+  return UnavailableError(parent + ": no free staging directory name for " + base);
+}
+
+Status RenameOrError(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    return ErrnoStatus(errno, "cannot rename '" + from + "' to '" + to + "'");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<OutputSet> OutputSet::ForDirectory(const std::string& dir, const std::string& command) {
+  if (dir.empty()) return InvalidArgumentError("the output directory name is empty");
+  auto s = std::make_unique<State>();
+  s->command = command;
+  std::error_code ec;
+  fs::path final_dir = fs::path(dir).lexically_normal();
+  if (final_dir.filename().empty()) final_dir = final_dir.parent_path();  // "out/" → "out"
+  if (fs::is_symlink(fs::symlink_status(final_dir, ec))) {
+    final_dir = fs::canonical(final_dir, ec);
+    if (ec) return InvalidArgumentError(dir + ": a symlink that cannot be resolved: " + ec.message());
+  }
+  const std::string base = final_dir.filename().string();
+  if (base.empty() || base == "." || base == "..") {
+    return InvalidArgumentError(dir + ": name a directory by its own name (not . or ..)");
+  }
+  DASHI_RETURN_IF_ERROR(RefuseExisting(dir, Classify(final_dir)));
+  const std::string parent = ParentOf(final_dir);
+  fs::create_directories(parent, ec);
+  if (ec) return InvalidArgumentError(parent + ": cannot create directory: " + ec.message());
+  s->final_dir = final_dir;
+  DASHI_RETURN_IF_ERROR(MakeStaging(parent, base, s->staging, s->removed_stale, s->guard));
+  return OutputSet(std::move(s));
+}
+
+StatusOr<OutputSet> OutputSet::ForFiles(const std::vector<std::string>& final_paths) {
+  if (final_paths.empty()) return InvalidArgumentError("an output file set needs a file");
+  auto s = std::make_unique<State>();
+  s->directory_set = false;
+  const std::string parent = ParentOf(fs::path(final_paths.front()));
+  for (const std::string& p : final_paths) {
+    if (ParentOf(fs::path(p)) != parent) {
+      return InvalidArgumentError(p + ": the outputs of one set must share a directory (" +
+                                  parent + ")");
+    }
+    std::error_code ec;
+    const fs::file_status st = fs::symlink_status(p, ec);
+    if (fs::is_directory(st)) return InvalidArgumentError(p + ": is a directory, expected a file");
+    if (fs::path(p).filename().empty()) return InvalidArgumentError(p + ": names no file");
+  }
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec)) {
+    return NotFoundError(parent + ": the output directory does not exist");
+  }
+  s->final_paths = final_paths;
+  DASHI_RETURN_IF_ERROR(MakeStaging(parent, fs::path(final_paths.front()).filename().string(),
+                                    s->staging, s->removed_stale, s->guard));
+  return OutputSet(std::move(s));
+}
+
+std::string OutputSet::Path(const std::string& relative) const {
+  if (state_->directory_set) return state_->staging + "/" + relative;
+  return state_->staging + "/" + fs::path(relative).filename().string();
+}
+
+const std::string& OutputSet::staging() const { return state_->staging; }
+
+const std::vector<std::string>& OutputSet::removed_stale() const { return state_->removed_stale; }
+
+Status OutputSet::Commit() {
+  State& s = *state_;
+  if (s.committed) return FailedPreconditionError("output set committed twice");
+  if (!s.directory_set) {
+    // The old completion record goes first, the new one comes last.
+    const std::string& record = s.final_paths.back();
+    if (::unlink(record.c_str()) != 0 && errno != ENOENT) {
+      return ErrnoStatus(errno, record + ": cannot remove the earlier output");
+    }
+    for (const std::string& p : s.final_paths) {
+      const std::string staged = Path(p);
+      std::error_code ec;
+      if (!fs::exists(fs::symlink_status(staged, ec))) continue;  // not produced by this run
+      DASHI_RETURN_IF_ERROR(RenameOrError(staged, p));
+    }
+    std::error_code ec;
+    fs::remove_all(s.staging, ec);
+    s.committed = true;
+    s.guard.reset();
+    return OkStatus();
+  }
+
+  DASHI_ASSIGN_OR_RETURN(std::string marker, MarkerText(s.staging, s.command));
+  DASHI_RETURN_IF_ERROR(WriteFileAtomically(s.staging + "/" + kOutputSetMarker, marker));
+  const std::string final_dir = s.final_dir.string();
+  const Existing e = Classify(s.final_dir);
+  DASHI_RETURN_IF_ERROR(RefuseExisting(final_dir, e));  // it may have changed since creation
+  if (e == Existing::kMissing || e == Existing::kEmptyDir) {
+    DASHI_RETURN_IF_ERROR(RenameOrError(s.staging, final_dir));
+  } else if (::renameat2(AT_FDCWD, s.staging.c_str(), AT_FDCWD, final_dir.c_str(),
+                         RENAME_EXCHANGE) == 0) {
+    std::error_code ec;
+    fs::remove_all(s.staging, ec);  // now holds the earlier set
+  } else if (errno == EINVAL || errno == ENOSYS || errno == ENOTSUP) {
+    // No atomic exchange on this file system: the earlier set goes aside (a stale name if we die
+    // now), the new one comes in.
+    const std::string aside = ParentOf(s.final_dir) + "/." + s.final_dir.filename().string() +
+                              kPartialInfix + TemporaryOwnerTag() + "." + UnpredictableHex();
+    DASHI_RETURN_IF_ERROR(RenameOrError(final_dir, aside));
+    if (Status st = RenameOrError(s.staging, final_dir); !st.ok()) {
+      (void)::rename(aside.c_str(), final_dir.c_str());
+      return st;
+    }
+    std::error_code ec;
+    fs::remove_all(aside, ec);
+  } else {
+    return ErrnoStatus(errno, "cannot exchange '" + s.staging + "' with '" + final_dir + "'");
+  }
+  s.committed = true;
+  s.guard.reset();
+  const int dfd = ::open(ParentOf(s.final_dir).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+  return OkStatus();
+}
+
+}  // namespace dashi

@@ -1,0 +1,211 @@
+#include "core_ref/fileio/output_set.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core_ref/fileio/atomic_file.h"
+#include "core_ref/fileio/temporaries.h"
+
+namespace dashi {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string FreshDir(const std::string& name) {
+  const char* t = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(t != nullptr ? t : "/tmp") + "/" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> Names(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Status WriteText(const std::string& path, std::string_view text) {
+  return WriteFileAtomically(path, text);
+}
+
+TEST(OutputSetTest, DirectoryAppearsOnlyAtCommitWithItsMarker) {
+  const std::string root = FreshDir("set_commit");
+  const std::string out = root + "/run1";
+  StatusOr<OutputSet> set = OutputSet::ForDirectory(out, "run");
+  ASSERT_TRUE(set.ok()) << set.status().ToString();
+  ASSERT_TRUE(WriteText(set->Path("a.json"), "{}").ok());
+  fs::create_directories(set->staging() + "/snapshots");
+  ASSERT_TRUE(WriteText(set->Path("snapshots/b.txt"), "b").ok());
+  EXPECT_FALSE(fs::exists(out)) << "nothing may appear before Commit";
+  ASSERT_TRUE(set->Commit().ok());
+  EXPECT_EQ(Names(out), (std::vector<std::string>{kOutputSetMarker, "a.json", "snapshots"}));
+  const std::string marker = Slurp(out + "/" + kOutputSetMarker);
+  EXPECT_NE(marker.find("\"command\": \"run\""), std::string::npos) << marker;
+  EXPECT_NE(marker.find("\"path\": \"snapshots/b.txt\", \"bytes\": 1"), std::string::npos)
+      << marker;
+  EXPECT_EQ(Names(root), std::vector<std::string>{"run1"}) << "the staging directory is gone";
+}
+
+TEST(OutputSetTest, FailureBeforeCommitLeavesTheEarlierSetWhole) {
+  const std::string root = FreshDir("set_fail");
+  const std::string out = root + "/run";
+  {
+    StatusOr<OutputSet> first = OutputSet::ForDirectory(out, "run");
+    ASSERT_TRUE(first.ok());
+    ASSERT_TRUE(WriteText(first->Path("A.npy"), "old A").ok());
+    ASSERT_TRUE(WriteText(first->Path("chain.json"), "old chain").ok());
+    ASSERT_TRUE(first->Commit().ok());
+  }
+  {
+    StatusOr<OutputSet> second = OutputSet::ForDirectory(out, "run");
+    ASSERT_TRUE(second.ok()) << second.status().ToString();
+    ASSERT_TRUE(WriteText(second->Path("A.npy"), "new A").ok());
+    // The disk fills up (or the command fails) before chain.json: no Commit.
+  }
+  EXPECT_EQ(Slurp(out + "/A.npy"), "old A");
+  EXPECT_EQ(Slurp(out + "/chain.json"), "old chain");
+  EXPECT_EQ(Names(root), std::vector<std::string>{"run"}) << "no staging directory left";
+}
+
+TEST(OutputSetTest, CommitReplacesAnEarlierSetWhole) {
+  const std::string root = FreshDir("set_replace");
+  const std::string out = root + "/run";
+  for (const char* version : {"v1", "v2"}) {
+    StatusOr<OutputSet> set = OutputSet::ForDirectory(out, "run");
+    ASSERT_TRUE(set.ok()) << set.status().ToString();
+    ASSERT_TRUE(WriteText(set->Path(std::string(version) + ".txt"), version).ok());
+    ASSERT_TRUE(set->Commit().ok());
+  }
+  EXPECT_EQ(Names(out), (std::vector<std::string>{kOutputSetMarker, "v2.txt"}))
+      << "no file of the earlier set survives next to the new one";
+  EXPECT_EQ(Names(root), std::vector<std::string>{"run"});
+}
+
+TEST(OutputSetTest, RefusesANonEmptyDirectoryItDidNotWriteAndTouchesNothing) {
+  const std::string root = FreshDir("set_foreign");
+  const std::string out = root + "/mine";
+  fs::create_directories(out);
+  ASSERT_TRUE(WriteText(out + "/thesis.tex", "precious").ok());
+  StatusOr<OutputSet> set = OutputSet::ForDirectory(out, "run");
+  ASSERT_FALSE(set.ok());
+  EXPECT_EQ(set.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(set.status().message().find(out), std::string::npos) << set.status().ToString();
+  EXPECT_EQ(Slurp(out + "/thesis.tex"), "precious");
+  EXPECT_EQ(Names(root), std::vector<std::string>{"mine"});
+  // An empty directory and a file in the way.
+  const std::string empty = root + "/empty";
+  fs::create_directories(empty);
+  StatusOr<OutputSet> into_empty = OutputSet::ForDirectory(empty, "run");
+  ASSERT_TRUE(into_empty.ok());
+  ASSERT_TRUE(WriteText(into_empty->Path("x"), "x").ok());
+  ASSERT_TRUE(into_empty->Commit().ok());
+  EXPECT_EQ(Slurp(empty + "/x"), "x");
+  EXPECT_FALSE(OutputSet::ForDirectory(out + "/thesis.tex", "run").ok());
+}
+
+TEST(OutputSetTest, FileSetRenamesTheCompletionRecordLast) {
+  const std::string root = FreshDir("set_files");
+  const std::vector<std::string> paths = {root + "/zT.npy", root + "/zT.chain.json"};
+  ASSERT_TRUE(WriteText(paths[0], "old z").ok());
+  ASSERT_TRUE(WriteText(paths[1], "old chain").ok());
+  {
+    StatusOr<OutputSet> set = OutputSet::ForFiles(paths);
+    ASSERT_TRUE(set.ok()) << set.status().ToString();
+    ASSERT_TRUE(WriteText(set->Path(paths[0]), "new z").ok());  // then the run fails
+  }
+  EXPECT_EQ(Slurp(paths[0]), "old z");
+  EXPECT_EQ(Slurp(paths[1]), "old chain");
+  StatusOr<OutputSet> set = OutputSet::ForFiles(paths);
+  ASSERT_TRUE(set.ok());
+  ASSERT_TRUE(WriteText(set->Path(paths[0]), "new z").ok());
+  ASSERT_TRUE(WriteText(set->Path(paths[1]), "new chain").ok());
+  ASSERT_TRUE(set->Commit().ok());
+  EXPECT_EQ(Slurp(paths[0]), "new z");
+  EXPECT_EQ(Slurp(paths[1]), "new chain");
+  EXPECT_EQ(Names(root), (std::vector<std::string>{"zT.chain.json", "zT.npy"}));
+  EXPECT_FALSE(OutputSet::ForFiles({root + "/a", root + "/sub/b"}).ok());
+}
+
+// A child process starts a set, writes into it and is stopped by `sig` before committing.
+void KillMidSet(const std::string& out, int sig) {
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    InstallTemporaryCleanupOnSignals();
+    StatusOr<OutputSet> set = OutputSet::ForDirectory(out, "run");
+    if (!set.ok() || !WriteText(set->Path("A.npy"), "partial").ok()) ::_exit(3);
+    ::raise(sig);
+    ::_exit(4);  // not reached for SIGTERM/SIGINT/SIGKILL
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "status " << status;
+  EXPECT_EQ(WTERMSIG(status), sig) << "the process still dies of the signal";
+}
+
+TEST(OutputSetTest, SigtermAndSigintRemoveTheStagingDirectory) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    const std::string root = FreshDir("set_signal_" + std::to_string(sig));
+    KillMidSet(root + "/run", sig);
+    EXPECT_TRUE(Names(root).empty()) << "signal " << sig << " left " << Names(root).size()
+                                     << " entries, first: " << Names(root).front();
+  }
+}
+
+TEST(OutputSetTest, StagingLeftByKill9IsRecognisedAndRemovedByTheNextSet) {
+  const std::string root = FreshDir("set_kill9");
+  KillMidSet(root + "/run", SIGKILL);
+  const std::vector<std::string> left = Names(root);
+  ASSERT_EQ(left.size(), 1u) << "kill -9 cannot be caught: the staging directory stays";
+  EXPECT_EQ(left[0].rfind(".run.dashi-partial.", 0), 0u) << left[0];
+  EXPECT_TRUE(IsStaleTemporaryName(left[0], ".run.dashi-partial."));
+  EXPECT_FALSE(fs::exists(root + "/run")) << "and nothing looks like a finished output";
+  StatusOr<OutputSet> next = OutputSet::ForDirectory(root + "/run", "run");
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->removed_stale(), left);
+  ASSERT_TRUE(next->Commit().ok());
+  EXPECT_EQ(Names(root), std::vector<std::string>{"run"});
+}
+
+TEST(OutputSetTest, ALiveOrForeignOwnerIsNeverStale) {
+  const std::string mine = ".x.dashi-partial." + TemporaryOwnerTag() + ".0123456789abcdef";
+  EXPECT_FALSE(IsStaleTemporaryName(mine, ".x.dashi-partial.")) << "this process is alive";
+  EXPECT_FALSE(IsStaleTemporaryName(".x.dashi-partial.some-other-host.999999.00", ".x.dashi-partial."));
+  EXPECT_FALSE(IsStaleTemporaryName(".x.dashi-partial.h.notapid.00", ".x.dashi-partial."));
+  EXPECT_FALSE(IsStaleTemporaryName(".y.dashi-partial.h.1.00", ".x.dashi-partial."));
+}
+
+TEST(OutputSetTest, AtomicWriterTemporaryLeftByKill9IsRemovedByTheNextWrite) {
+  const std::string root = FreshDir("tmp_kill9");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(pid, nullptr, 0), pid);  // a pid that no longer exists
+  const std::string host_pid = TemporaryOwnerTag().substr(0, TemporaryOwnerTag().find('.')) +
+                               "." + std::to_string(pid);
+  const std::string stale = "a.json.dashi-tmp." + host_pid + ".00000000000000aa";
+  ASSERT_TRUE(WriteText(root + "/" + stale, "half").ok());
+  ASSERT_TRUE(WriteText(root + "/a.json", "{}").ok());
+  EXPECT_EQ(Names(root), std::vector<std::string>{"a.json"});
+}
+
+}  // namespace
+}  // namespace dashi

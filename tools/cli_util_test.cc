@@ -1,0 +1,34 @@
+// --max-memory's size parser and the memory check (issue 12 #6).
+#include "tools/cli_util.h"
+
+#include <gtest/gtest.h>
+
+namespace dashi::tools {
+namespace {
+
+TEST(ParseByteSize, DecimalWithBinaryUnits) {
+  EXPECT_EQ(*ParseByteSize("", "--max-memory"), 0);
+  EXPECT_EQ(*ParseByteSize("1000", "--max-memory"), 1000);
+  EXPECT_EQ(*ParseByteSize("512M", "--max-memory"), int64_t{512} << 20);
+  EXPECT_EQ(*ParseByteSize("8GiB", "--max-memory"), int64_t{8} << 30);
+  EXPECT_EQ(*ParseByteSize("2T", "--max-memory"), int64_t{2} << 40);
+  for (const char* bad : {"G", "-1", "1.5G", "0x10", "8 G", "8g", "10X", "9223372036854775808",
+                          "9000000T"}) {
+    StatusOr<int64_t> r = ParseByteSize(bad, "--max-memory");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--max-memory"), std::string_view::npos);
+  }
+}
+
+TEST(CheckMemoryEstimate, TheFlagIsTheLimitWhenGiven) {
+  EXPECT_TRUE(CheckMemoryEstimate(100, "dashi x", 100).ok());
+  Status st = CheckMemoryEstimate(int64_t{3} << 30, "dashi x", int64_t{1} << 30);
+  EXPECT_EQ(st.code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(st.message().find("3.00 GiB, more than --max-memory 1.00 GiB"), std::string_view::npos)
+      << st.ToString();
+  EXPECT_EQ(CheckMemoryEstimate(int64_t{1} << 62, "dashi x").code(),
+            StatusCode::kResourceExhausted) << "more than any machine has";
+}
+
+}  // namespace
+}  // namespace dashi::tools

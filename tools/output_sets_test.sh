@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Output sets through the real `dashi` binary (docs/ARCHITECTURE.md, "Outputs"): a command's
+# outputs appear complete or not at all; SIGTERM and SIGINT remove the staging directory; kill -9
+# leaves one that is recognisably stale and removed by the next run; a directory holding someone
+# else's files is refused and left untouched; a failed command leaves nothing behind; a rollout's
+# file set keeps its completion record (the chain) last.
+set -uo pipefail
+DASHI="$(cd "$(dirname "$0")" && pwd)/dashi"
+[ -x "$DASHI" ] || DASHI="$TEST_SRCDIR/$TEST_WORKSPACE/tools/dashi"
+T="${TEST_TMPDIR:-$(mktemp -d)}/output_sets"
+rm -rf "$T"; mkdir -p "$T"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+entries() { ls -A "$1" | tr '\n' ' '; }
+
+SMALL=(--quiet --n 32 --k-lo 4 --k-mid 8 --anchors 4 --train-steps 4 --eval-steps 4 --sample-every 4)
+# Long enough to be interrupted (tens of seconds), small in memory.
+LONG=(--quiet --n 32 --k-lo 4 --k-mid 8 --anchors 4 --train-steps 200000 --eval-steps 4 --sample-every 4)
+
+# 1. A finished run: the directory with its marker, nothing else beside it.
+"$DASHI" run "${SMALL[@]}" --out "$T/ok/run" >/dev/null || fail "small run failed"
+[ -f "$T/ok/run/.dashi-output-set" ] || fail "no .dashi-output-set in a finished run"
+[ -f "$T/ok/run/chain.json" ] || fail "no chain.json in a finished run"
+[ "$(entries "$T/ok")" = "run " ] || fail "left beside the run: $(entries "$T/ok")"
+grep -q '"path": "A.npy"' "$T/ok/run/.dashi-output-set" || fail "marker does not list A.npy"
+
+# 2. Re-running into it replaces the set whole.
+touch "$T/ok/run/stale_from_earlier_version.npy"
+"$DASHI" run "${SMALL[@]}" --out "$T/ok/run" >/dev/null || fail "re-run into an output set failed"
+[ ! -e "$T/ok/run/stale_from_earlier_version.npy" ] || fail "a file of the earlier set survived"
+
+# 3. Someone else's directory: refused before any work, exit 1, their file untouched.
+mkdir -p "$T/foreign/mine"; echo precious >"$T/foreign/mine/notes.txt"
+err=$("$DASHI" run "${SMALL[@]}" --out "$T/foreign/mine" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "foreign directory: exit $rc, expected 1"
+grep -q "FAILED_PRECONDITION.*not a dashi output set" <<<"$err" || fail "foreign directory: message '$err'"
+[ "$(cat "$T/foreign/mine/notes.txt")" = precious ] || fail "foreign file changed"
+[ "$(entries "$T/foreign/mine")" = "notes.txt " ] || fail "foreign dir now holds $(entries "$T/foreign/mine")"
+[ "$(entries "$T/foreign")" = "mine " ] || fail "left beside foreign dir: $(entries "$T/foreign")"
+
+# 4. A command that fails after starting (invalid parameters caught late) leaves nothing.
+"$DASHI" run --quiet --n 32 --k-lo 12 --k-mid 24 --out "$T/failed/run" >/dev/null 2>&1
+[ ! -e "$T/failed/run" ] || fail "a failed run left $T/failed/run"
+[ -z "$(ls -A "$T/failed" 2>/dev/null)" ] || fail "a failed run left $(entries "$T/failed")"
+
+# Starts a long run in the background and waits until its staging directory exists.
+start_long() {
+  local out=$1
+  # A background job of a script starts with SIGINT ignored (and dashi leaves an ignored signal
+  # alone): give it the default disposition, as a job in an interactive shell has.
+  env --default-signal=INT "$DASHI" run "${LONG[@]}" --out "$out" >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 1 200); do
+    ls -A "$(dirname "$out")" 2>/dev/null | grep -q "dashi-partial" && return 0
+    sleep 0.05
+  done
+  fail "no staging directory appeared for $out"
+}
+
+# 5. SIGTERM and SIGINT: the staging directory goes, nothing appears, the exit says the signal.
+for sig in TERM INT; do
+  mkdir -p "$T/sig$sig"
+  start_long "$T/sig$sig/run"
+  kill -s "$sig" "$pid"; wait "$pid"; rc=$?
+  [ "$rc" -gt 128 ] || fail "SIG$sig: exit $rc, expected death by the signal"
+  [ -z "$(ls -A "$T/sig$sig")" ] || fail "SIG$sig left $(entries "$T/sig$sig")"
+done
+
+# 6. kill -9 cannot be caught: the staging directory stays, named as stale; the next run removes it
+#    and says so.
+mkdir -p "$T/kill9"
+start_long "$T/kill9/run"
+kill -9 "$pid"; wait "$pid" 2>/dev/null
+left=$(ls -A "$T/kill9")
+grep -q '^\.run\.dashi-partial\.' <<<"$left" || fail "kill -9 left '$left'"
+[ ! -e "$T/kill9/run" ] || fail "kill -9 left something that looks finished"
+err=$("$DASHI" run "${SMALL[@]}" --out "$T/kill9/run" 2>&1 >/dev/null) || fail "run after kill -9 failed"
+grep -q "removed $left, the unfinished output of a killed earlier run" <<<"$err" || fail "no notice of the stale removal: '$err'"
+[ "$(entries "$T/kill9")" = "run " ] || fail "after cleanup: $(entries "$T/kill9")"
+
+# 7. A rollout's file set: zT.npy with zT.chain.json, no staging left; an earlier chain is
+#    replaced; a rollout that fails leaves the earlier pair as it was.
+R="$T/ok/run"
+"$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/zT.npy" >/dev/null ||
+  fail "rollout failed"
+[ -f "$T/ok/zT.npy" ] && [ -f "$T/ok/zT.chain.json" ] || fail "rollout set incomplete: $(entries "$T/ok")"
+before=$(cat "$T/ok/zT.chain.json")
+"$DASHI" rollout --z0 "$R/z0.npy" --a "$R/proxy.json" --steps 10 --out "$T/ok/zT.npy" >/dev/null 2>&1 &&
+  fail "rollout with a JSON file as A succeeded"
+[ "$(cat "$T/ok/zT.chain.json")" = "$before" ] || fail "a failed rollout changed the chain"
+[ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after rollouts: $(entries "$T/ok")"
+
+if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
+echo "output sets: all checks passed"

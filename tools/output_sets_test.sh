@@ -3,7 +3,8 @@
 # outputs appear complete or not at all; SIGTERM and SIGINT remove the staging directory; kill -9
 # leaves one that is recognisably stale and removed by the next run; a directory holding someone
 # else's files is refused and left untouched; a failed command leaves nothing behind; a rollout's
-# file set keeps its completion record (the chain) last.
+# file set keeps its completion record (the chain) last; simulate's memory does not grow with the
+# number of frames.
 set -uo pipefail
 DASHI="$(cd "$(dirname "$0")" && pwd)/dashi"
 [ -x "$DASHI" ] || DASHI="$TEST_SRCDIR/$TEST_WORKSPACE/tools/dashi"
@@ -89,6 +90,15 @@ before=$(cat "$T/ok/zT.chain.json")
   fail "rollout with a JSON file as A succeeded"
 [ "$(cat "$T/ok/zT.chain.json")" = "$before" ] || fail "a failed rollout changed the chain"
 [ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after rollouts: $(entries "$T/ok")"
+
+# 8. simulate streams its frames: 4,001 frames of 64² (131 MB on disk) under a 300 MB
+#    address-space cap (holding the frames, as before streaming, died of out-of-memory here).
+(
+  ulimit -v 300000
+  "$DASHI" simulate --quiet --n 64 --steps 4000 --out "$T/ok/traj.npy" >/dev/null
+) || fail "simulate of 4001 frames under a 300 MB address-space cap failed"
+[ "$(stat -c %s "$T/ok/traj.npy" 2>/dev/null)" = 131104896 ] || fail "traj.npy has the wrong size"
+[ -f "$T/ok/traj.json" ] || fail "no traj.json beside traj.npy"
 
 if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "output sets: all checks passed"

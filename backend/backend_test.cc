@@ -79,7 +79,7 @@ TEST(BackendTest, UncertifiedDeviceIsRefusedUnlessAllowed) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition)
       << refused.status().ToString();
-  EXPECT_NE(refused.status().message().find("certify it first with `dashi conform --device"),
+  EXPECT_NE(refused.status().message().find("Certify it with `dashi conform --device"),
             std::string::npos)
       << refused.status().message();
   EXPECT_NE(refused.status().message().find("--allow-uncertified to dashi test"),

@@ -1,6 +1,8 @@
 #include "backend/device_catalog.h"
 
 #include "backend/provenance.h"
+#include "build_id/build_ids.h"
+#include "core_ref/blake2b/blake2b.h"
 #include "shaders/registry.h"
 
 namespace dashi::backend {
@@ -13,13 +15,21 @@ nlohmann::json DeviceProvenance(const vk::DeviceInfo& d) {
 
 std::string ShaderBuild() { return spirv::ShaderBuildHash(); }
 
+std::string AcceleratorBuildId() {
+  const std::string text = std::string("accelerator sources ") +
+                           build_id::kAcceleratorSourceHash + "\nSPIR-V " + ShaderBuild() + "\n";
+  return ToHex(Blake2b128(text.data(), text.size()));
+}
+
+conformance::CertKey CurrentCertKey() { return {AcceleratorBuildId(), conformance::SuiteId()}; }
+
 StatusOr<std::vector<DeviceStatus>> ListDevices(const std::string& cert_store) {
   DASHI_ASSIGN_OR_RETURN(std::vector<vk::DeviceInfo> devices, vk::EnumerateDevices());
-  const std::string build = ShaderBuild();
+  const conformance::CertKey key = CurrentCertKey();
   std::vector<DeviceStatus> out;
   for (vk::DeviceInfo& d : devices) {
-    const conformance::CertState cert = conformance::LookUpCertification(cert_store, d, build);
-    out.push_back({std::move(d), cert});
+    conformance::CertLookup cert = conformance::LookUpCertification(cert_store, d, key);
+    out.push_back({std::move(d), std::move(cert)});
   }
   return out;
 }

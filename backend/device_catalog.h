@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accel_vulkan/context.h"
+#include "conformance/report/cert_store.h"
 #include "conformance/report/conformance_report.h"
 #include "core_ref/status/status.h"
 
@@ -24,15 +25,23 @@ namespace dashi::backend {
 // UUID, driver and API version.
 nlohmann::json DeviceProvenance(const vk::DeviceInfo& device);
 
-// BLAKE2b-128 over every SPIR-V module linked into this binary: the build certifications key on.
+// BLAKE2b-128 over every SPIR-V module linked into this binary (part of the accelerator build).
 std::string ShaderBuild();
+
+// BLAKE2b-128 (hex) over the accelerator's source hash (//build_id: every file of
+// //accel_vulkan/..., //shaders/..., //backend, the build settings, the compiler) and
+// ShaderBuild(): host code and SPIR-V alike. Certifications are keyed by it.
+std::string AcceleratorBuildId();
+
+// This binary's certification key: AcceleratorBuildId() and conformance::SuiteId().
+conformance::CertKey CurrentCertKey();
 
 struct DeviceStatus {
   vk::DeviceInfo info;
-  conformance::CertState cert = conformance::CertState::kUncertified;
+  conformance::CertLookup cert;
 };
 
-// Every physical device and what `cert_store` says about it for ShaderBuild().
+// Every physical device and what `cert_store` says about it for CurrentCertKey().
 StatusOr<std::vector<DeviceStatus>> ListDevices(const std::string& cert_store);
 
 // The device `selector` names (index, UUID, name substring; "" → $DASHI_VK_DEVICE / 0). With

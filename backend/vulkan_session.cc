@@ -23,16 +23,20 @@ StatusOr<std::unique_ptr<VulkanSession>> OpenVulkanSession(const VulkanOptions& 
   }
   s->ctx = std::move(ctx).value();
   s->shader_build = ShaderBuild();
+  s->key = CurrentCertKey();
   s->cert_store =
       options.cert_store.empty() ? conformance::DefaultCertStore() : options.cert_store;
-  s->cert = conformance::LookUpCertification(s->cert_store, s->ctx->info(), s->shader_build);
+  const conformance::CertLookup lookup =
+      conformance::LookUpCertification(s->cert_store, s->ctx->info(), s->key);
+  s->cert = lookup.state;
+  s->cert_reason = lookup.reason;
   if (s->cert != conformance::CertState::kCertified && !options.allow_uncertified) {
     const vk::DeviceInfo& d = s->ctx->info();
     return FailedPreconditionError(
         "device '" + d.name + "' (uuid " + d.uuid + ", driver version " +
-        std::to_string(d.driver_version) + ", shader build " + s->shader_build + ") is " +
-        conformance::CertStateName(s->cert) + " in " + s->cert_store +
-        ": certify it first with `dashi conform --device " + d.uuid +
+        std::to_string(d.driver_version) + ", accelerator build " + s->key.accelerator_build +
+        ", suite " + s->key.suite_id + ") is " + conformance::CertStateName(s->cert) + ": " +
+        lookup.reason + ". Certify it with `dashi conform --device " + d.uuid +
         "`, or pass --allow-uncertified to " + command + " (the output then says so)");
   }
   return s;
@@ -53,7 +57,10 @@ StatusOr<std::unique_ptr<vk::VulkanRollout>> CreateVulkanRollout(VulkanSession& 
 nlohmann::json VulkanProvenance(const VulkanSession& s) {
   nlohmann::json p = DeviceProvenance(s.ctx->info());
   p["shader_build"] = s.shader_build;
+  p["accelerator_build"] = s.key.accelerator_build;
+  p["suite_id"] = s.key.suite_id;
   p["certification"] = conformance::CertStateName(s.cert);
+  p["certification_detail"] = s.cert_reason;
   p["allow_uncertified"] = s.options.allow_uncertified;
   p["validation_layer"] = s.options.validation;
   p["decode_precision"] =

@@ -18,7 +18,7 @@
 
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/rollout/vulkan_rollout.h"
-#include "conformance/report/conformance_report.h"
+#include "conformance/report/cert_store.h"
 #include "core_ref/status/status.h"
 
 namespace dashi::backend {
@@ -35,7 +35,9 @@ struct VulkanOptions {
 struct VulkanSession {
   std::unique_ptr<vk::VulkanContext> ctx;
   std::string shader_build;
+  conformance::CertKey key;  // accelerator build id and suite id of this binary
   conformance::CertState cert = conformance::CertState::kUncertified;
+  std::string cert_reason;   // the store's answer in words (which file, which problem)
   std::string cert_store;
   VulkanOptions options;
   std::string rollout_kernel_used;  // set by CreateVulkanRollout (recorded in the provenance)

@@ -32,7 +32,10 @@ int Run(const ConformOptions& o) {
               d.name.c_str(), d.device_type.c_str(), d.driver_name.c_str(), d.driver_info.c_str(),
               d.driver_version, d.api_version.c_str(), d.uuid.c_str());
   const std::string shader_build = backend::ShaderBuild();
-  std::printf("validation layer: %s; shader build %s\n\n", v.validation ? "on" : "OFF",
+  const conformance::CertKey key = backend::CurrentCertKey();
+  std::printf("validation layer: %s (synchronisation validation with it); accelerator build %s, "
+              "suite %s (shader build %s)\n\n",
+              v.validation ? "on" : "OFF", key.accelerator_build.c_str(), key.suite_id.c_str(),
               shader_build.c_str());
   std::printf("%-46s %-14s %-12s %-10s %s\n", "case", "verdict", "measured", "tolerance",
               "measure");
@@ -47,6 +50,9 @@ int Run(const ConformOptions& o) {
         std::fflush(stdout);
       });
   report.shader_build = shader_build;
+  report.accelerator_build = key.accelerator_build;
+  report.suite_id = key.suite_id;
+  report.filter = o.filter;
   if (report.cases.empty()) {
     return Fail("conform", InvalidArgumentError(
                                o.filter.empty() ? std::string("no conformance cases are linked in")

@@ -16,16 +16,19 @@ int Run(const backend::BackendOptions& o) {
       o.vulkan.cert_store.empty() ? conformance::DefaultCertStore() : o.vulkan.cert_store;
   StatusOr<std::vector<backend::DeviceStatus>> devices = backend::ListDevices(store);
   if (!devices.ok()) return Fail("devices", devices.status());
-  const std::string build = backend::ShaderBuild();
+  const conformance::CertKey key = backend::CurrentCertKey();
+  std::printf("this binary: accelerator build %s, conformance suite %s (shader build %s)\n",
+              key.accelerator_build.c_str(), key.suite_id.c_str(),
+              backend::ShaderBuild().c_str());
   for (const backend::DeviceStatus& s : *devices) {
     const vk::DeviceInfo& d = s.info;
     std::printf("%u: %s [%s]\n   uuid %s\n   driver %s (%s), version %u, Vulkan %s\n"
-                "   shaderFloat64 %s, shaderInt64 %s\n   certification: %s (shader build %s)\n",
+                "   shaderFloat64 %s, shaderInt64 %s\n   certification: %s: %s\n",
                 d.index, d.name.c_str(), d.device_type.c_str(), d.uuid.c_str(),
                 d.driver_name.c_str(), d.driver_info.c_str(), d.driver_version,
                 d.api_version.c_str(), d.shader_float64 ? "yes" : "NO",
-                d.shader_int64 ? "yes" : "NO", conformance::CertStateName(s.cert),
-                build.c_str());
+                d.shader_int64 ? "yes" : "NO", conformance::CertStateName(s.cert.state),
+                s.cert.reason.c_str());
   }
   std::printf("certification store: %s\n", store.c_str());
   return 0;
@@ -38,7 +41,8 @@ CLI::App* AddDevicesCommand(CLI::App& app, std::function<int()>& run) {
   CLI::App* cmd = app.add_subcommand(
       "devices",
       "List Vulkan devices: index, name, UUID, driver, API version, shaderFloat64/shaderInt64 "
-      "and certification state for this binary's shader build. "
+      "and certification state for this binary's accelerator build and conformance suite (with "
+      "the reason when it is not certified). "
       "Select one elsewhere with --device or $DASHI_VK_DEVICE (index, UUID or name substring).");
   AddVulkanFlags(*cmd, *o, {.cert_store = true});
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });

@@ -1,12 +1,14 @@
 #include "conformance/report/conformance_report.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <filesystem>
 
-#include "core_ref/fileio/atomic_file.h"
-#include "json_input/json_input.h"
+#include "build_id/build_ids.h"
+#include "core_ref/blake2b/blake2b.h"
 
 namespace dashi::conformance {
 namespace {
@@ -75,7 +77,12 @@ nlohmann::json ReportJson(const SuiteReport& r) {
             {"shader_float64", d.shader_float64},
             {"shader_int64", d.shader_int64}}},
           {"validation_layer", r.validation},
+          // Synchronisation validation is on whenever the validation layer is (accel_vulkan).
+          {"sync_validation", r.validation},
+          {"filter", r.filter},
           {"shader_build", r.shader_build},
+          {"accelerator_build", r.accelerator_build},
+          {"suite_id", r.suite_id},
           {"started_utc", r.started_utc},
           {"summary",
            {{"passed", r.passed}, {"failed", r.failed}, {"not_supported", r.not_supported}}},
@@ -83,58 +90,19 @@ nlohmann::json ReportJson(const SuiteReport& r) {
           {"cases", cases}};
 }
 
-std::string DefaultCertStore() {
-  if (const char* s = std::getenv("DASHI_CERT_STORE"); s != nullptr && *s) return s;
-  if (const char* x = std::getenv("XDG_DATA_HOME"); x != nullptr && *x) {
-    return std::string(x) + "/dashi/certifications";
+std::string SuiteId() {
+  std::vector<std::string> lines;
+  for (const ConformanceCase& c : AllCases()) {
+    char tol[40];
+    std::snprintf(tol, sizeof tol, "%.17g", c.tolerance);
+    lines.push_back(c.name + "\t" + c.measure + "\t" + tol + "\n");
   }
-  const char* home = std::getenv("HOME");
-  return std::string(home != nullptr ? home : ".") + "/.local/share/dashi/certifications";
-}
-
-std::string CertFileName(const vk::DeviceInfo& device, const std::string& shader_build) {
-  return device.uuid + "_" + std::to_string(device.driver_version) + "_" + shader_build + ".json";
-}
-
-Status SaveCertification(const std::string& store, const SuiteReport& r) {
-  std::error_code ec;
-  std::filesystem::create_directories(store, ec);
-  if (ec) return InvalidArgumentError(store + ": cannot create the certification store: " +
-                                      ec.message());
-  return WriteFileAtomically(store + "/" + CertFileName(r.device, r.shader_build),
-                             ReportJson(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-}
-
-const char* CertStateName(CertState s) {
-  switch (s) {
-    case CertState::kCertified: return "certified";
-    case CertState::kFailed: return "failed";
-    case CertState::kUncertified: return "uncertified";
-  }
-  return "uncertified";
-}
-
-CertState LookUpCertification(const std::string& store, const vk::DeviceInfo& device,
-                              const std::string& shader_build) {
-  StatusOr<std::vector<uint8_t>> bytes =
-      ReadFileBytes(store + "/" + CertFileName(device, shader_build));
-  if (!bytes.ok()) return CertState::kUncertified;
-  const std::string what = store + "/" + CertFileName(device, shader_build);
-  StatusOr<nlohmann::json> j = ParseJsonInput(*bytes, what);
-  if (!j.ok()) return CertState::kUncertified;
-  // The file name is only a key: the content must name the same triple. A field of another type
-  // (a hand-edited record) reads as no certification, never as an exception.
-  StatusOr<const nlohmann::json*> d = ObjectField(*j, "device", what);
-  if (!d.ok()) return CertState::kUncertified;
-  StatusOr<std::string> uuid = StringField(**d, "uuid", what);
-  StatusOr<uint64_t> driver = UintField(**d, "driver_version", what);
-  StatusOr<std::string> build = StringField(*j, "shader_build", what);
-  StatusOr<std::string> verdict = StringField(*j, "verdict", what);
-  if (!uuid.ok() || !driver.ok() || !build.ok() || !verdict.ok() || *uuid != device.uuid ||
-      *driver != device.driver_version || *build != shader_build) {
-    return CertState::kUncertified;
-  }
-  return *verdict == "PASS" ? CertState::kCertified : CertState::kFailed;
+  if (lines.empty()) return "";
+  std::sort(lines.begin(), lines.end());
+  std::string text;
+  for (const std::string& l : lines) text += l;
+  text += std::string("golden manifest ") + build_id::kGoldenManifestHash + "\n";
+  return ToHex(Blake2b128(text.data(), text.size()));
 }
 
 }  // namespace dashi::conformance

@@ -1,8 +1,7 @@
 // Running the conformance suite on one device and recording the result: a report (device, driver,
 // API version, shader build, each case's verdict with measured error and tolerance, the overall
 // verdict) written as JSON, and the certification store that `dashi run --backend vulkan` consults.
-// A device is certified for a (device UUID, driver version, shader build) triple when the store
-// holds a report for exactly that triple whose overall verdict is PASS.
+// The certification store that keeps these reports and the lookup are in cert_store.h.
 #ifndef DASHI_CONFORMANCE_REPORT_CONFORMANCE_REPORT_H_
 #define DASHI_CONFORMANCE_REPORT_CONFORMANCE_REPORT_H_
 
@@ -28,7 +27,10 @@ struct CaseRecord {
 struct SuiteReport {
   vk::DeviceInfo device;
   bool validation = false;
-  std::string shader_build;  // hash of every embedded SPIR-V module
+  std::string shader_build;        // hash of every embedded SPIR-V module (informative)
+  std::string accelerator_build;   // the accelerator's sources, flags and SPIR-V (the key)
+  std::string suite_id;            // SuiteId() of the binary that ran the suite (the key)
+  std::string filter;              // --filter; a filtered run never certifies
   std::string started_utc;
   std::vector<CaseRecord> cases;
   int passed = 0, failed = 0, not_supported = 0;
@@ -42,18 +44,9 @@ SuiteReport RunSuite(vk::VulkanContext& ctx, const std::string& filter,
 
 nlohmann::json ReportJson(const SuiteReport& r);
 
-// The store: a directory of reports named <uuid>_<driver version>_<shader build>.json.
-// Default: $DASHI_CERT_STORE, else $XDG_DATA_HOME/dashi/certifications, else
-// ~/.local/share/dashi/certifications.
-std::string DefaultCertStore();
-std::string CertFileName(const vk::DeviceInfo& device, const std::string& shader_build);
-Status SaveCertification(const std::string& store, const SuiteReport& r);
-
-enum class CertState { kCertified, kFailed, kUncertified };
-const char* CertStateName(CertState s);  // "certified", "failed", "uncertified"
-// What the store says about this device, driver and shader build.
-CertState LookUpCertification(const std::string& store, const vk::DeviceInfo& device,
-                              const std::string& shader_build);
+// The suite's identity: BLAKE2b-128 (hex) over the sorted "name\tmeasure\ttolerance" of every
+// linked case and the golden manifest's hash (//build_id). Empty when no case is linked.
+std::string SuiteId();
 
 }  // namespace dashi::conformance
 

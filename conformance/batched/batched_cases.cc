@@ -35,6 +35,7 @@
 #include "accel_vulkan/device_caps/device_caps.h"
 #include "accel_vulkan/guard_words.h"
 #include "conformance/framework/conformance_case.h"
+#include "conformance/framework/sweep_shapes.h"
 #include "core_ref/blake2b/blake2b.h"
 #include "core_ref/prng/prng.h"
 #include "core_ref/rollout/rollout.h"
@@ -134,8 +135,13 @@ CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim) {
 }
 
 const bool kParityRegistered = [] {
-  for (const auto& shape : {std::pair<int64_t, int64_t>{1, 1}, {7, 65}, {70, 130},
-                            {65, 200}}) {
+  // Hand-picked batch shapes, then batch 3 over the generated contraction sweep up to D = 1088
+  // (framework/sweep_shapes.h: chunk counts with three or four set bits, 2^k ± 1).
+  std::vector<std::pair<int64_t, int64_t>> shapes = {{1, 1}, {7, 65}, {70, 130}, {65, 200}};
+  for (int64_t dim : ContractionSweepDims(1088)) {
+    if (dim > 200) shapes.push_back({3, dim});
+  }
+  for (const auto& shape : shapes) {
     // Plain variables, not a structured binding: clang 14 (the fuzz and portability builds)
     // cannot capture one in a lambda.
     const int64_t batch = shape.first, dim = shape.second;

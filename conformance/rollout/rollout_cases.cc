@@ -38,6 +38,7 @@
 #include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/vulkan_rollout.h"
 #include "conformance/framework/conformance_case.h"
+#include "conformance/framework/sweep_shapes.h"
 #include "conformance/framework/golden_input.h"
 #include "core_ref/blake2b/blake2b.h"
 #include "core_ref/npy/npy.h"
@@ -53,11 +54,11 @@ using vk::VulkanContext;
 using vk::RolloutKernel;
 using vk::VulkanRollout;
 
-// Chunk counts m = ⌈D/64⌉ with three or more set bits (448: m = 7, 704: 11, 960: 15, 1984: 31 =
-// 2^5 − 1) reach the final fold of the pairwise tree; 2112 (m = 33 = 2^5 + 1, D > 2048) runs the
-// persistent kernel's shared-memory tree.
-constexpr int64_t kParityDims[] = {1,   63,  64,  65,  127, 128,  129,
-                                   200, 448, 512, 704, 960, 1000, 1984, 2112};
+// The generated sweep (framework/sweep_shapes.h): chunk counts m = ⌈D/64⌉ with three or more set
+// bits reach the final fold of the pairwise tree (448: m = 7, 704: 11, 960: 15, 1984: 31), one-
+// element last chunks (385, 897, 1921), and 2112 (m = 33 = 2^5 + 1, D > 2048) runs the persistent
+// kernel's shared-memory tree.
+constexpr int64_t kParityMaxDim = 2112;
 constexpr int64_t kParitySteps = 40;
 constexpr int64_t kParityHashEvery = 7;  // 40 is not a multiple: the last checkpoint is extra
 
@@ -256,7 +257,7 @@ const bool kParityCasesRegistered = [] {
     const std::string path = kernel == RolloutKernel::kFused      ? ""
                              : kernel == RolloutKernel::kTwoKernels ? "two_kernel."
                                                                     : "persistent.";
-    for (int64_t dim : kParityDims) {
+    for (int64_t dim : ContractionSweepDims(kParityMaxDim)) {
       const std::string d = path + "d" + std::to_string(dim);
       RegisterCase({"rollout.hash_parity." + d, "rollout",
                     "checkpoint links differing from core_ref", 0.0,

@@ -1,0 +1,30 @@
+// The shapes where reduction and tiling bugs live, generated once so that every kernel's cases get
+// them by construction (XNNPACK-style): a new contraction kernel registers its parity cases over
+// ContractionSweepDims() and inherits every chunk count that exercises the pairwise tree.
+//
+// The canonical contraction (docs/MATH.md) splits D into m = ⌈D/64⌉ chunks and folds their
+// partials with a binary counter; the final fold only matters when m has three or more set bits,
+// a carry chain only when m = 2^k − 1 → 2^k, a new tree level only at m = 2^k + 1, and the partial
+// last chunk only when 64 ∤ D.
+#ifndef DASHI_CONFORMANCE_FRAMEWORK_SWEEP_SHAPES_H_
+#define DASHI_CONFORMANCE_FRAMEWORK_SWEEP_SHAPES_H_
+
+#include <cstdint>
+#include <vector>
+
+namespace dashi::conformance {
+
+inline constexpr int64_t kContractionChunk = 64;
+
+// Chunk counts m ≤ max_chunks: 1..5, every m with three or four set bits up to 15 (7, 11, 13, 14,
+// 15), and 2^k − 1, 2^k, 2^k + 1 for every power 2^k ≤ max_chunks + 1. Sorted, unique.
+std::vector<int64_t> ChunkCountSweep(int64_t max_chunks);
+
+// Dimensions D ≤ max_dim, sorted and unique: the edges 1, 63, 64, 65, 127, 128, 129, 200, 1000;
+// D = 64m for every m of ChunkCountSweep (a full last chunk); and D = 64(m − 1) + 1 (a last chunk
+// of one element) for every such m with three or more set bits.
+std::vector<int64_t> ContractionSweepDims(int64_t max_dim);
+
+}  // namespace dashi::conformance
+
+#endif  // DASHI_CONFORMANCE_FRAMEWORK_SWEEP_SHAPES_H_

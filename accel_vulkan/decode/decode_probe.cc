@@ -9,7 +9,7 @@
 #include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/guard_words.h"
 #include "shaders/decode/counter_hash_test.h"
-#include "shaders/decode/trig_f64_test.h"
+#include "shaders/decode/sincospi_test.h"
 
 namespace dashi::vk {
 
@@ -18,7 +18,7 @@ StatusOr<DecodeProbeResult> RunDecodeProbe(VulkanContext& ctx, DecodeProbe probe
   constexpr uint32_t kWorkgroup = 64;
   const std::span<const uint32_t> spirv =
       probe == DecodeProbe::kCounterHash ? std::span<const uint32_t>(spirv::kCounterHashTest)
-                                         : std::span<const uint32_t>(spirv::kTrigF64Test);
+                                         : std::span<const uint32_t>(spirv::kSinCosPiTest);
   const uint64_t out_bytes = uint64_t{count} * 16;
   DASHI_ASSIGN_OR_RETURN(
       std::unique_ptr<ComputePipeline> pipe,

@@ -133,7 +133,7 @@ class VulkanDecoder {
 // shader (shaders/decode/*_test.comp) whose output carries guard words.
 enum class DecodeProbe {
   kCounterHash,  // input: CounterKey[count]; output per key: CounterHash, CounterUniform's bits
-  kSinCos,       // input: double[count]; output per argument: sin, cos
+  kSinCosPi,     // input: double[count]; output per argument: sin(πx), cos(πx) (SinCosPiF64)
 };
 struct DecodeProbeResult {
   std::vector<uint8_t> output;      // 16 bytes per input

@@ -2,7 +2,7 @@
 // (docs/MATH.md §11, tolerances in docs/CONFORMANCE.md):
 //   decode.prng.counter_hash_bit_exact   the shaders' CounterHash / CounterUniform bit for bit
 //                                        (negative kx, ky, large seeds and t); guard words.
-//   decode.trig.sincos_ulp               the shaders' fp64 sin/cos vs long double, in ulps.
+//   decode.trig.sincospi_bit_exact       the residual phases' sin(πx), cos(πx) bit for bit.
 //   decode.fp64.n<N>.{omega_lp,omega_resid,omega}   MAE / max|ω_ref| ≤ 1e-12
 //   decode.fp64.n<N>.mask_hamming        cells where the device mask s* differs: 0
 //   decode.fp64.n<N>.closure_depth       |depth_gpu − depth_ref| (+ level-count mismatch): 0
@@ -16,6 +16,7 @@
 // shaders and FFTs write) and fails on any NaN in a device output. One device decode per
 // (N, precision) serves all that run's cases: the results (host data only, never device objects)
 // are cached per context.
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -37,6 +38,7 @@
 #include "conformance/framework/golden_input.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/les/les_solver.h"
+#include "core_ref/math/sincospi.h"
 #include "core_ref/npy/npy.h"
 #include "core_ref/prng/prng.h"
 #include "core_ref/proxy/proxy_encoder.h"
@@ -520,52 +522,52 @@ DASHI_CONFORMANCE_CASE(
     }));
 
 DASHI_CONFORMANCE_CASE(
-    "decode.trig.sincos_ulp", "decode.fp64",
-    "max ulp error of the shaders' fp64 sin/cos vs long double, on [0, 2pi) and near k*pi/4", 1.0,
+    "decode.trig.sincospi_bit_exact", "decode.fp64",
+    "arguments whose device sin(pi x) or cos(pi x) bits differ from core_ref's SinCosPi", 0.0,
     ([](vk::VulkanContext& ctx) -> CaseResult {
+      // The residual phases' arguments 2u, u uniform in [0, 1) (53-bit grid), and the places a
+      // reduction or a rounding decision goes wrong: multiples of 1/4 and 1/64 and their
+      // neighbours, tiny, huge (>= 2^52: integers), negative and signed-zero arguments.
       std::vector<double> x;
       Xoshiro256ss rng(7);
-      for (int i = 0; i < 8000; ++i) x.push_back(2 * std::numbers::pi * rng.NextDouble());
-      for (int k = 0; k <= 8; ++k) {
-        double up = k * std::numbers::pi / 4, down = up;
-        for (int s = 0; s < 16; ++s) {
+      for (int i = 0; i < 20000; ++i) x.push_back(2.0 * rng.NextDouble());
+      for (int k = -8; k <= 136; ++k) {
+        double up = k / 64.0, down = up;
+        for (int s = 0; s < 6; ++s) {
           x.push_back(up);
-          up = std::nextafter(up, 10.0);
-          down = std::nextafter(down, -10.0);
-          if (down >= 0) x.push_back(down);
+          x.push_back(down);
+          up = std::nextafter(up, 1e300);
+          down = std::nextafter(down, -1e300);
         }
       }
-      for (double v : {0.0, 1e-300, 1e-9, 0.5, 3.0, 100.0, 1e5, -2.5}) x.push_back(v);
+      for (double v : {0.0, -0.0, 1e-300, -1e-300, 4.9e-324, 1e-9, 0.25, 0.5, 0.75, 1.0, 1.5, 3.0,
+                       -2.5, 1e5 + 0.25, 0x1p52, 0x1p52 + 1, 0x1p53, 0x1p53 + 2, 1e300, -0x1p60}) {
+        x.push_back(v);
+      }
       const uint32_t count = static_cast<uint32_t>(x.size());
       CASE_ASSIGN(vk::DecodeProbeResult probe,
-                  vk::RunDecodeProbe(ctx, vk::DecodeProbe::kSinCos, std::as_bytes(std::span(x)),
-                                     count));
+                  vk::RunDecodeProbe(ctx, vk::DecodeProbe::kSinCosPi,
+                                     std::as_bytes(std::span(x)), count));
       if (probe.damaged_guard_words != 0) {
         return Fail(NAN, std::to_string(probe.damaged_guard_words) + " damaged guard words");
       }
       std::vector<double> sc(2 * size_t{count});
       std::memcpy(sc.data(), probe.output.data(), probe.output.size());
-      double max_ulp = 0, worst_x = 0;
+      int64_t differ = 0;
+      std::string first;
       for (uint32_t i = 0; i < count; ++i) {
-        const long double exact[2] = {sinl(static_cast<long double>(x[i])),
-                                      cosl(static_cast<long double>(x[i]))};
-        for (int k = 0; k < 2; ++k) {
-          if (!std::isfinite(sc[2 * i + k])) {
-            return Fail(NAN, "non-finite result for x = " + Num(x[i]));
-          }
-          const double r = static_cast<double>(exact[k]);
-          const double ulp = r == 0 ? std::numeric_limits<double>::denorm_min()
-                                    : std::nextafter(std::fabs(r), INFINITY) - std::fabs(r);
-          const double e = static_cast<double>(std::fabs(sc[2 * i + k] - exact[k]) / ulp);
-          if (e > max_ulp) {
-            max_ulp = e;
-            worst_x = x[i];
-          }
+        const SinCos want = SinCosPi(x[i]);
+        const bool same = std::bit_cast<uint64_t>(sc[2 * i]) == std::bit_cast<uint64_t>(want.sin) &&
+                          std::bit_cast<uint64_t>(sc[2 * i + 1]) ==
+                              std::bit_cast<uint64_t>(want.cos);
+        if (!same && differ++ == 0) {
+          first = ", first at x = " + Num(x[i]) + ": device (" + Num(sc[2 * i]) + ", " +
+                  Num(sc[2 * i + 1]) + "), core_ref (" + Num(want.sin) + ", " + Num(want.cos) +
+                  ")";
         }
       }
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "%u arguments, worst at x = %.17g", count, worst_x);
-      return Judge(max_ulp, 1.0, buf);
+      return Judge(static_cast<double>(differ), 0,
+                   std::to_string(count) + " arguments" + first);
     }));
 
 }  // namespace

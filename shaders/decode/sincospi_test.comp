@@ -1,9 +1,11 @@
-// Accuracy probe of the fp64 sin/cos (trig_f64.glsl): out[2i] = sin(x[i]), out[2i+1] = cos(x[i]).
+// Bit-exactness probe of the decoder's fp64 sin(πx), cos(πx) (sincospi_f64.glsl, the phases of
+// synth_residual.comp): out[2i] = sin(π x[i]), out[2i+1] = cos(π x[i]), compared with core_ref's
+// SinCosPi bit for bit by the case decode.trig.sincospi_bit_exact.
 // Bindings: 0 x (double), 1 out (double). Push constants: CountParams.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_ARB_gpu_shader_int64 : require
-#include "trig_f64.glsl"
+#include "sincospi_f64.glsl"
 
 layout(local_size_x_id = 0) in;
 
@@ -16,7 +18,7 @@ void main() {
   const uint i = gl_GlobalInvocationID.x;
   if (i >= params.count) return;
   double s, c;
-  SinCosF64(x[i], s, c);
+  SinCosPiF64(x[i], s, c);
   sc[2u * i] = s;
   sc[2u * i + 1u] = c;
 }

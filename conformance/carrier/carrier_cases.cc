@@ -24,6 +24,7 @@
 #include "accel_vulkan/carrier/carrier_ops.h"
 #include "accel_vulkan/device_buffer.h"
 #include "conformance/framework/conformance_case.h"
+#include "conformance/framework/sweep_shapes.h"
 #include "conformance/framework/golden_input.h"
 #include "core_ref/carrier/annihilation.h"
 #include "core_ref/carrier/carrier.h"
@@ -53,13 +54,11 @@ using testing::BlobCarrier;
 using testing::RandomCarrier;
 using testing::RandomField;
 
-// The sizes where bugs live, for workgroup size w: 1×1, tiny grids, 1×n and n×1 with n around
-// w, k·w + r cells, non-square grids, one 128×128.
+// The generated grid sweep (framework/sweep_shapes.h) for workgroup size w.
 std::vector<GridShape> SweepShapes(uint32_t w) {
-  const int64_t W = w;
-  return {{1, 1},     {1, 2},     {2, 1},   {2, 2},         {3, 3},    {1, W - 1},     {1, W},
-          {1, W + 1}, {W - 1, 1}, {W, 1},   {W + 1, 1},     {5, 7},    {2, 2 * W + 3}, {3, W + 7},
-          {17, 33},   {33, 17},   {48, 64}, {W + 1, W - 1}, {128, 128}};
+  std::vector<GridShape> shapes;
+  for (const auto& [rows, cols] : GridSweepShapes(w)) shapes.push_back({rows, cols});
+  return shapes;
 }
 
 std::string Describe(GridShape s) { return ToString(s); }

@@ -32,4 +32,12 @@ std::vector<int64_t> ContractionSweepDims(int64_t max_dim) {
   return d;
 }
 
+std::vector<std::pair<int64_t, int64_t>> GridSweepShapes(int64_t w) {
+  const int64_t W = w;
+  return {{1, 1},     {1, 2},     {2, 1},   {2, 2},         {3, 3},     {1, W - 1},     {1, W},
+          {1, W + 1}, {W - 1, 1}, {W, 1},   {W + 1, 1},     {5, 7},     {2, 2 * W + 3}, {3, W + 7},
+          {17, 33},   {33, 17},   {48, 64}, {W + 1, W - 1}, {31, 37},   {3, 257},       {257, 3},
+          {128, 128}};
+}
+
 }  // namespace dashi::conformance

@@ -10,6 +10,7 @@
 #define DASHI_CONFORMANCE_FRAMEWORK_SWEEP_SHAPES_H_
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace dashi::conformance {
@@ -24,6 +25,11 @@ std::vector<int64_t> ChunkCountSweep(int64_t max_chunks);
 // D = 64m for every m of ChunkCountSweep (a full last chunk); and D = 64(m − 1) + 1 (a last chunk
 // of one element) for every such m with three or more set bits.
 std::vector<int64_t> ContractionSweepDims(int64_t max_dim);
+
+// Grids (rows, cols) where 2D kernels' bugs live, for workgroup size w: 1×1 and tiny grids, 1×n
+// and n×1 with n around w, k·w + r cells, odd, prime and non-square grids, wide (3×257) and tall
+// (257×3) ones, one 128×128. Every carrier kernel's cases run over these.
+std::vector<std::pair<int64_t, int64_t>> GridSweepShapes(int64_t w);
 
 }  // namespace dashi::conformance
 

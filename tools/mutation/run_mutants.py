@@ -100,7 +100,9 @@ def conform(scratch, filter_text, out_json):
         with open(out_json) as f:
             report = json.load(f)
     except (OSError, ValueError):
-        return None, r.stdout + r.stderr
+        how = (f"killed by signal {-r.returncode}" if r.returncode < 0
+               else f"exit code {r.returncode}")
+        return None, f"dashi conform wrote no report ({how})\n" + r.stdout + r.stderr
     return report, r.stdout + r.stderr
 
 
@@ -171,8 +173,7 @@ def main():
                 with open(os.path.join(logs, m["name"] + ".conform.log"), "w") as f:
                     f.write(out)
                 if report is None:
-                    verdict, detail = "KILLED", "dashi conform failed to report: " + \
-                        (out.strip().splitlines() or ["?"])[-1]
+                    verdict, detail = "KILLED", out.splitlines()[0] + " (the run died)"
                 else:
                     failing = [c["name"] for c in report["cases"] if c["verdict"] == "FAIL"]
                     ran = [c for c in report["cases"] if c["verdict"] != "NOT_SUPPORTED"]

@@ -6,7 +6,8 @@
 namespace dashi::build_id {
 
 // BLAKE2b-128 (hex) over the sorted (hash, path) of every file of //accel_vulkan/...,
-// //shaders/... and //backend (tests excluded), .bazelrc, cc_defs.bzl and the compiler's version.
+// //shaders/... and //backend (tests excluded), .bazelrc, cc_defs.bzl, the compiler's version and
+// the compilation mode.
 extern const char kAcceleratorSourceHash[];
 extern const int kAcceleratorSourceFiles;
 // BLAKE2b-128 (hex) of golden/manifest.json.

@@ -9,6 +9,7 @@
 #include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/guard_words.h"
 #include "shaders/decode/counter_hash_test.h"
+#include "accel_vulkan/device_caps/device_caps.h"
 #include "shaders/decode/sincospi_test.h"
 
 namespace dashi::vk {
@@ -16,9 +17,12 @@ namespace dashi::vk {
 StatusOr<DecodeProbeResult> RunDecodeProbe(VulkanContext& ctx, DecodeProbe probe,
                                            std::span<const std::byte> input, uint32_t count) {
   constexpr uint32_t kWorkgroup = 64;
+  // The sin/cos probe in the float-controls variant the device supports (as the rollout kernels).
+  const uint32_t variant = SupportedFloatControlsVariant(QueryFloat64Controls(ctx));
   const std::span<const uint32_t> spirv =
-      probe == DecodeProbe::kCounterHash ? std::span<const uint32_t>(spirv::kCounterHashTest)
-                                         : std::span<const uint32_t>(spirv::kSinCosPiTest);
+      probe == DecodeProbe::kCounterHash
+          ? std::span<const uint32_t>(spirv::kCounterHashTest)
+          : std::span<const uint32_t>(spirv::kSinCosPiTestVariants[variant]);
   const uint64_t out_bytes = uint64_t{count} * 16;
   DASHI_ASSIGN_OR_RETURN(
       std::unique_ptr<ComputePipeline> pipe,

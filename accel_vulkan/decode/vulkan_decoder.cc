@@ -23,6 +23,7 @@
 #include "shaders/decode/convert_f64_to_f32.h"
 #include "shaders/decode/decode_params.h"
 #include "shaders/decode/scatter_lowk.h"
+#include "accel_vulkan/device_caps/device_caps.h"
 #include "shaders/decode/synth_residual.h"
 
 namespace dashi::vk {
@@ -277,7 +278,10 @@ Status VulkanDecoder::Impl::Init() {
     return OkStatus();
   };
   DASHI_RETURN_IF_ERROR(pipeline(spirv::kScatterLowK, 3, sizeof(ScatterLowKParams), scatter));
-  DASHI_RETURN_IF_ERROR(pipeline(spirv::kSynthResidual, 2, sizeof(SynthResidualParams), synth));
+  // The residual phases must be core_ref's bits: the float-controls variant the device supports.
+  const uint32_t variant = SupportedFloatControlsVariant(QueryFloat64Controls(ctx));
+  DASHI_RETURN_IF_ERROR(
+      pipeline(spirv::kSynthResidualVariants[variant], 2, sizeof(SynthResidualParams), synth));
   DASHI_RETURN_IF_ERROR(pipeline(spirv::kCombine, 4, sizeof(CountParams), combine));
 
   auto make = [&](uint64_t bytes, std::unique_ptr<DeviceBuffer>& out) -> Status {

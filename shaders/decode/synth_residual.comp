@@ -9,6 +9,7 @@
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_ARB_gpu_shader_int64 : require
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 #include "counter_hash.glsl"
 #include "sincospi_f64.glsl"
 

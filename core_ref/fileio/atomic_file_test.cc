@@ -12,49 +12,33 @@
 
 #include <gtest/gtest.h>
 
+#include "core_ref/testing/scratch_dirs.h"
+
 namespace dashi {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh, empty directory under the test's temporary directory.
-std::string FreshDir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const std::string dir = std::string(t != nullptr ? t : "/tmp") + "/" + name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-std::vector<std::string> Names(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using testing::EntryNames;
+using testing::FileText;
+using testing::FreshScratchDir;
 
 std::span<const uint8_t> Bytes(std::string_view s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
 
 TEST(AtomicFileTest, WritesAndReadsBackLeavingNoTemporary) {
-  const std::string dir = FreshDir("atomic_ok");
+  const std::string dir = FreshScratchDir("atomic_ok");
   const std::string path = dir + "/a.txt";
   ASSERT_TRUE(WriteFileAtomically(path, std::string_view("hello")).ok());
   ASSERT_TRUE(WriteFileAtomically(path, std::string_view("hello, again")).ok());
   StatusOr<std::vector<uint8_t>> back = ReadFileBytes(path);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(std::string(back->begin(), back->end()), "hello, again");
-  EXPECT_EQ(Names(dir), std::vector<std::string>{"a.txt"});
+  EXPECT_EQ(EntryNames(dir), std::vector<std::string>{"a.txt"});
 }
 
 TEST(AtomicFileTest, MissingDirectoryIsNotFoundNamingThePathAndLeavesNothing) {
-  const std::string path = FreshDir("atomic_missing") + "/no_such_dir/x.txt";
+  const std::string path = FreshScratchDir("atomic_missing") + "/no_such_dir/x.txt";
   Status s = WriteFileAtomically(path, std::string_view("x"));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kNotFound) << s.ToString();
@@ -65,14 +49,14 @@ TEST(AtomicFileTest, MissingDirectoryIsNotFoundNamingThePathAndLeavesNothing) {
 // Before the single writer, npy, JSON and PNG outputs opened "<path>.tmp.<pid>" without O_EXCL:
 // a symlink planted there redirected the write to any file the user could write.
 TEST(AtomicFileTest, PlantedSymlinkAtTheOldPredictableNameIsNotFollowed) {
-  const std::string dir = FreshDir("atomic_old_name");
+  const std::string dir = FreshScratchDir("atomic_old_name");
   const std::string victim = dir + "/victim.txt", path = dir + "/out.json";
   std::ofstream(victim) << "precious";
   const std::string planted = path + ".tmp." + std::to_string(::getpid());
   fs::create_symlink(victim, planted);
   ASSERT_TRUE(WriteFileAtomically(path, std::string_view("new")).ok());
-  EXPECT_EQ(Slurp(victim), "precious");
-  EXPECT_EQ(Slurp(path), "new");
+  EXPECT_EQ(FileText(victim), "precious");
+  EXPECT_EQ(FileText(path), "new");
   EXPECT_FALSE(fs::is_symlink(path));
   EXPECT_TRUE(fs::is_symlink(planted));
 }
@@ -80,7 +64,7 @@ TEST(AtomicFileTest, PlantedSymlinkAtTheOldPredictableNameIsNotFollowed) {
 // Whatever name the writer tries, a symlink (dangling or not) or a file already there is skipped,
 // never opened: the write goes to the next fresh name.
 TEST(AtomicFileTest, TakenTemporaryNamesAreSkippedNotFollowed) {
-  const std::string dir = FreshDir("atomic_taken");
+  const std::string dir = FreshScratchDir("atomic_taken");
   const std::string victim = dir + "/victim.txt", path = dir + "/out.npy";
   std::ofstream(victim) << "precious";
   fs::create_symlink(victim, dir + "/t0");
@@ -93,16 +77,16 @@ TEST(AtomicFileTest, TakenTemporaryNamesAreSkippedNotFollowed) {
   });
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(tried, 4);
-  EXPECT_EQ(Slurp(path), "payload");
-  EXPECT_EQ(Slurp(victim), "precious");
-  EXPECT_EQ(Slurp(dir + "/t2"), "someone else's");
+  EXPECT_EQ(FileText(path), "payload");
+  EXPECT_EQ(FileText(victim), "precious");
+  EXPECT_EQ(FileText(dir + "/t2"), "someone else's");
   EXPECT_FALSE(fs::exists(dir + "/would_be_created"));
-  EXPECT_EQ(Names(dir),
+  EXPECT_EQ(EntryNames(dir),
             (std::vector<std::string>{"out.npy", "t0", "t1", "t2", "victim.txt"}));
 }
 
 TEST(AtomicFileTest, EveryNameTakenFailsWithoutTouchingAnything) {
-  const std::string dir = FreshDir("atomic_all_taken");
+  const std::string dir = FreshScratchDir("atomic_all_taken");
   const std::string victim = dir + "/victim.txt", path = dir + "/out.png";
   std::ofstream(victim) << "precious";
   fs::create_symlink(victim, dir + "/planted");
@@ -116,13 +100,13 @@ TEST(AtomicFileTest, EveryNameTakenFailsWithoutTouchingAnything) {
   EXPECT_NE(s.message().find(path + ": cannot create temporary file '" + dir + "/planted'"),
             std::string::npos)
       << s.message();
-  EXPECT_EQ(Slurp(victim), "precious");
+  EXPECT_EQ(FileText(victim), "precious");
   EXPECT_FALSE(fs::exists(path));
 }
 
 TEST(AtomicFileTest, FailingRenameRemovesTheTemporary) {
   // The target is a non-empty directory: rename(2) fails after the temporary was written.
-  const std::string dir = FreshDir("atomic_rename");
+  const std::string dir = FreshScratchDir("atomic_rename");
   const std::string path = dir + "/target";
   fs::create_directories(path);
   std::ofstream(path + "/keep") << "x";
@@ -130,12 +114,12 @@ TEST(AtomicFileTest, FailingRenameRemovesTheTemporary) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s.ToString();
   EXPECT_NE(s.message().find(path + ": cannot rename"), std::string::npos) << s.message();
-  EXPECT_EQ(Names(dir), std::vector<std::string>{"target"});
-  EXPECT_EQ(Names(path), std::vector<std::string>{"keep"});
+  EXPECT_EQ(EntryNames(dir), std::vector<std::string>{"target"});
+  EXPECT_EQ(EntryNames(path), std::vector<std::string>{"keep"});
 }
 
 TEST(AtomicFileTest, MissingFileIsNotFound) {
-  StatusOr<std::vector<uint8_t>> r = ReadFileBytes(FreshDir("atomic_read") + "/missing.bin");
+  StatusOr<std::vector<uint8_t>> r = ReadFileBytes(FreshScratchDir("atomic_read") + "/missing.bin");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_NE(r.status().message().find("missing.bin"), std::string::npos);

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core_ref/testing/scratch_dirs.h"
+
 #include "core_ref/fileio/atomic_file.h"
 #include "core_ref/fileio/temporaries.h"
 
@@ -21,33 +23,16 @@ namespace dashi {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string FreshDir(const std::string& name) {
-  const char* t = std::getenv("TEST_TMPDIR");
-  const std::string dir = std::string(t != nullptr ? t : "/tmp") + "/" + name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-}
-
-std::vector<std::string> Names(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using testing::EntryNames;
+using testing::FileText;
+using testing::FreshScratchDir;
 
 Status WriteText(const std::string& path, std::string_view text) {
   return WriteFileAtomically(path, text);
 }
 
 TEST(OutputSetTest, DirectoryAppearsOnlyAtCommitWithItsMarker) {
-  const std::string root = FreshDir("set_commit");
+  const std::string root = FreshScratchDir("set_commit");
   const std::string out = root + "/run1";
   StatusOr<OutputSet> set = OutputSet::ForDirectory(out, "run");
   ASSERT_TRUE(set.ok()) << set.status().ToString();
@@ -56,16 +41,16 @@ TEST(OutputSetTest, DirectoryAppearsOnlyAtCommitWithItsMarker) {
   ASSERT_TRUE(WriteText(set->Path("snapshots/b.txt"), "b").ok());
   EXPECT_FALSE(fs::exists(out)) << "nothing may appear before Commit";
   ASSERT_TRUE(set->Commit().ok());
-  EXPECT_EQ(Names(out), (std::vector<std::string>{kOutputSetMarker, "a.json", "snapshots"}));
-  const std::string marker = Slurp(out + "/" + kOutputSetMarker);
+  EXPECT_EQ(EntryNames(out), (std::vector<std::string>{kOutputSetMarker, "a.json", "snapshots"}));
+  const std::string marker = FileText(out + "/" + kOutputSetMarker);
   EXPECT_NE(marker.find("\"command\": \"run\""), std::string::npos) << marker;
   EXPECT_NE(marker.find("\"path\": \"snapshots/b.txt\", \"bytes\": 1"), std::string::npos)
       << marker;
-  EXPECT_EQ(Names(root), std::vector<std::string>{"run1"}) << "the staging directory is gone";
+  EXPECT_EQ(EntryNames(root), std::vector<std::string>{"run1"}) << "the staging directory is gone";
 }
 
 TEST(OutputSetTest, FailureBeforeCommitLeavesTheEarlierSetWhole) {
-  const std::string root = FreshDir("set_fail");
+  const std::string root = FreshScratchDir("set_fail");
   const std::string out = root + "/run";
   {
     StatusOr<OutputSet> first = OutputSet::ForDirectory(out, "run");
@@ -80,13 +65,13 @@ TEST(OutputSetTest, FailureBeforeCommitLeavesTheEarlierSetWhole) {
     ASSERT_TRUE(WriteText(second->Path("A.npy"), "new A").ok());
     // The disk fills up (or the command fails) before chain.json: no Commit.
   }
-  EXPECT_EQ(Slurp(out + "/A.npy"), "old A");
-  EXPECT_EQ(Slurp(out + "/chain.json"), "old chain");
-  EXPECT_EQ(Names(root), std::vector<std::string>{"run"}) << "no staging directory left";
+  EXPECT_EQ(FileText(out + "/A.npy"), "old A");
+  EXPECT_EQ(FileText(out + "/chain.json"), "old chain");
+  EXPECT_EQ(EntryNames(root), std::vector<std::string>{"run"}) << "no staging directory left";
 }
 
 TEST(OutputSetTest, CommitReplacesAnEarlierSetWhole) {
-  const std::string root = FreshDir("set_replace");
+  const std::string root = FreshScratchDir("set_replace");
   const std::string out = root + "/run";
   for (const char* version : {"v1", "v2"}) {
     StatusOr<OutputSet> set = OutputSet::ForDirectory(out, "run");
@@ -94,13 +79,13 @@ TEST(OutputSetTest, CommitReplacesAnEarlierSetWhole) {
     ASSERT_TRUE(WriteText(set->Path(std::string(version) + ".txt"), version).ok());
     ASSERT_TRUE(set->Commit().ok());
   }
-  EXPECT_EQ(Names(out), (std::vector<std::string>{kOutputSetMarker, "v2.txt"}))
+  EXPECT_EQ(EntryNames(out), (std::vector<std::string>{kOutputSetMarker, "v2.txt"}))
       << "no file of the earlier set survives next to the new one";
-  EXPECT_EQ(Names(root), std::vector<std::string>{"run"});
+  EXPECT_EQ(EntryNames(root), std::vector<std::string>{"run"});
 }
 
 TEST(OutputSetTest, RefusesANonEmptyDirectoryItDidNotWriteAndTouchesNothing) {
-  const std::string root = FreshDir("set_foreign");
+  const std::string root = FreshScratchDir("set_foreign");
   const std::string out = root + "/mine";
   fs::create_directories(out);
   ASSERT_TRUE(WriteText(out + "/thesis.tex", "precious").ok());
@@ -108,8 +93,8 @@ TEST(OutputSetTest, RefusesANonEmptyDirectoryItDidNotWriteAndTouchesNothing) {
   ASSERT_FALSE(set.ok());
   EXPECT_EQ(set.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(set.status().message().find(out), std::string::npos) << set.status().ToString();
-  EXPECT_EQ(Slurp(out + "/thesis.tex"), "precious");
-  EXPECT_EQ(Names(root), std::vector<std::string>{"mine"});
+  EXPECT_EQ(FileText(out + "/thesis.tex"), "precious");
+  EXPECT_EQ(EntryNames(root), std::vector<std::string>{"mine"});
   // An empty directory and a file in the way.
   const std::string empty = root + "/empty";
   fs::create_directories(empty);
@@ -117,12 +102,12 @@ TEST(OutputSetTest, RefusesANonEmptyDirectoryItDidNotWriteAndTouchesNothing) {
   ASSERT_TRUE(into_empty.ok());
   ASSERT_TRUE(WriteText(into_empty->Path("x"), "x").ok());
   ASSERT_TRUE(into_empty->Commit().ok());
-  EXPECT_EQ(Slurp(empty + "/x"), "x");
+  EXPECT_EQ(FileText(empty + "/x"), "x");
   EXPECT_FALSE(OutputSet::ForDirectory(out + "/thesis.tex", "run").ok());
 }
 
 TEST(OutputSetTest, FileSetRenamesTheCompletionRecordLast) {
-  const std::string root = FreshDir("set_files");
+  const std::string root = FreshScratchDir("set_files");
   const std::vector<std::string> paths = {root + "/zT.npy", root + "/zT.chain.json"};
   ASSERT_TRUE(WriteText(paths[0], "old z").ok());
   ASSERT_TRUE(WriteText(paths[1], "old chain").ok());
@@ -131,16 +116,16 @@ TEST(OutputSetTest, FileSetRenamesTheCompletionRecordLast) {
     ASSERT_TRUE(set.ok()) << set.status().ToString();
     ASSERT_TRUE(WriteText(set->Path(paths[0]), "new z").ok());  // then the run fails
   }
-  EXPECT_EQ(Slurp(paths[0]), "old z");
-  EXPECT_EQ(Slurp(paths[1]), "old chain");
+  EXPECT_EQ(FileText(paths[0]), "old z");
+  EXPECT_EQ(FileText(paths[1]), "old chain");
   StatusOr<OutputSet> set = OutputSet::ForFiles(paths);
   ASSERT_TRUE(set.ok());
   ASSERT_TRUE(WriteText(set->Path(paths[0]), "new z").ok());
   ASSERT_TRUE(WriteText(set->Path(paths[1]), "new chain").ok());
   ASSERT_TRUE(set->Commit().ok());
-  EXPECT_EQ(Slurp(paths[0]), "new z");
-  EXPECT_EQ(Slurp(paths[1]), "new chain");
-  EXPECT_EQ(Names(root), (std::vector<std::string>{"zT.chain.json", "zT.npy"}));
+  EXPECT_EQ(FileText(paths[0]), "new z");
+  EXPECT_EQ(FileText(paths[1]), "new chain");
+  EXPECT_EQ(EntryNames(root), (std::vector<std::string>{"zT.chain.json", "zT.npy"}));
   EXPECT_FALSE(OutputSet::ForFiles({root + "/a", root + "/sub/b"}).ok());
 }
 
@@ -163,17 +148,17 @@ void KillMidSet(const std::string& out, int sig) {
 
 TEST(OutputSetTest, SigtermAndSigintRemoveTheStagingDirectory) {
   for (int sig : {SIGTERM, SIGINT}) {
-    const std::string root = FreshDir("set_signal_" + std::to_string(sig));
+    const std::string root = FreshScratchDir("set_signal_" + std::to_string(sig));
     KillMidSet(root + "/run", sig);
-    EXPECT_TRUE(Names(root).empty()) << "signal " << sig << " left " << Names(root).size()
-                                     << " entries, first: " << Names(root).front();
+    EXPECT_TRUE(EntryNames(root).empty()) << "signal " << sig << " left " << EntryNames(root).size()
+                                     << " entries, first: " << EntryNames(root).front();
   }
 }
 
 TEST(OutputSetTest, StagingLeftByKill9IsRecognisedAndRemovedByTheNextSet) {
-  const std::string root = FreshDir("set_kill9");
+  const std::string root = FreshScratchDir("set_kill9");
   KillMidSet(root + "/run", SIGKILL);
-  const std::vector<std::string> left = Names(root);
+  const std::vector<std::string> left = EntryNames(root);
   ASSERT_EQ(left.size(), 1u) << "kill -9 cannot be caught: the staging directory stays";
   EXPECT_EQ(left[0].rfind(".run.dashi-partial.", 0), 0u) << left[0];
   EXPECT_TRUE(IsStaleTemporaryName(left[0], ".run.dashi-partial."));
@@ -182,7 +167,7 @@ TEST(OutputSetTest, StagingLeftByKill9IsRecognisedAndRemovedByTheNextSet) {
   ASSERT_TRUE(next.ok());
   EXPECT_EQ(next->removed_stale(), left);
   ASSERT_TRUE(next->Commit().ok());
-  EXPECT_EQ(Names(root), std::vector<std::string>{"run"});
+  EXPECT_EQ(EntryNames(root), std::vector<std::string>{"run"});
 }
 
 TEST(OutputSetTest, ALiveOrForeignOwnerIsNeverStale) {
@@ -194,7 +179,7 @@ TEST(OutputSetTest, ALiveOrForeignOwnerIsNeverStale) {
 }
 
 TEST(OutputSetTest, AtomicWriterTemporaryLeftByKill9IsRemovedByTheNextWrite) {
-  const std::string root = FreshDir("tmp_kill9");
+  const std::string root = FreshScratchDir("tmp_kill9");
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) ::_exit(0);
@@ -204,7 +189,7 @@ TEST(OutputSetTest, AtomicWriterTemporaryLeftByKill9IsRemovedByTheNextWrite) {
   const std::string stale = "a.json.dashi-tmp." + host_pid + ".00000000000000aa";
   ASSERT_TRUE(WriteText(root + "/" + stale, "half").ok());
   ASSERT_TRUE(WriteText(root + "/a.json", "{}").ok());
-  EXPECT_EQ(Names(root), std::vector<std::string>{"a.json"});
+  EXPECT_EQ(EntryNames(root), std::vector<std::string>{"a.json"});
 }
 
 }  // namespace

@@ -48,7 +48,7 @@ StatusOr<PipelineParams> ToParams(const RunOptions& o) {
   p.k_lo = o.learner.k_lo;
   p.k_mid = o.learner.k_mid;
   p.anchors = o.learner.anchors;
-  p.snapshots = o.observer == "none" ? 1 : o.snapshots;
+  p.snapshots = o.observer == "none" ? 0 : o.snapshots;  // "none": no decode at all
   p.ridge_lambda = o.learner.lambda;
   DASHI_RETURN_IF_ERROR(ValidatePipelineParams(p));
   return p;

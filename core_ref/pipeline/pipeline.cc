@@ -73,7 +73,7 @@ Status ValidatePipelineParams(const PipelineParams& p) {
     DASHI_ASSIGN_OR_RETURN(const int64_t values, CheckedMul(frames, cells, what + " field values"));
     DASHI_RETURN_IF_ERROR(CheckedMul(values, 8, what + " field bytes").status());
   }
-  if (p.snapshots < 1) return InvalidArgumentError("snapshots must be >= 1");
+  if (p.snapshots < 0) return InvalidArgumentError("snapshots must be >= 0");
   if (!std::isfinite(p.ridge_lambda) || p.ridge_lambda < 0) {
     return InvalidArgumentError("ridge lambda must be finite and >= 0");
   }
@@ -166,7 +166,9 @@ StatusOr<PipelineResult> RunPipeline(const PipelineParams& p,
     r.persistence_rel_l2.push_back(RelL2(truth.subspan(0, dim), truth.subspan(t * dim, dim)));
   }
 
-  // Decode evenly spaced snapshots of the rollout and compare with the LES.
+  // Decode evenly spaced snapshots of the rollout and compare with the LES (none at all when
+  // snapshots = 0: the observer mode "none").
+  if (p.snapshots == 0) return r;
   DASHI_ASSIGN_OR_RETURN(Decoder decoder, Decoder::Create(r.spec, p.decode));
   const SpectralGrid grid(p.les.n);
   DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(p.les.n),

@@ -36,7 +36,7 @@ struct PipelineParams {
   double ridge_lambda = 1e-2;   // relative to trace(ZᵀZ)/D; see docs/MATH.md §Ridge
   RidgePrior ridge_prior = RidgePrior::kIdentity;
   int64_t hash_every = 10;
-  int snapshots = 4;            // decoded eval steps, evenly spaced including 0 and M
+  int snapshots = 4;            // decoded eval steps, evenly spaced including 0 and M; 0: none
   DecodeParams decode;
 };
 

@@ -87,6 +87,29 @@ TEST(PipelineTest, RejectsSharedSeedsAndNonsense) {
   EXPECT_FALSE(RunPipeline(p).ok());
 }
 
+// Issue 13 #1: the observer mode "none" decodes nothing — no snapshot, the decode hook never
+// called — and the rollout and its chain are those of a run that decodes.
+TEST(PipelineTest, NoSnapshotsMeansNoDecodeAtAll) {
+  PipelineParams p = Small();
+  StatusOr<PipelineResult> with = RunPipeline(p);
+  p.snapshots = 0;
+  int decodes = 0;
+  PipelineBackends hooks;
+  hooks.decode = [&](const ProxySpec&, const DecodeParams&, std::span<const double>,
+                     uint64_t) -> StatusOr<DecodedFrame> {
+    ++decodes;
+    return InternalError("the decode hook must not be called");
+  };
+  StatusOr<PipelineResult> without = RunPipeline(p, {}, hooks);
+  ASSERT_TRUE(with.ok() && without.ok()) << without.status().ToString();
+  EXPECT_EQ(decodes, 0);
+  EXPECT_TRUE(without->snapshots.empty());
+  EXPECT_EQ(without->timings.decode_ms_per_snapshot, 0.0);
+  EXPECT_EQ(without->rollout.chain, with->rollout.chain);
+  p.snapshots = -1;
+  EXPECT_FALSE(RunPipeline(p).ok());
+}
+
 }  // namespace
 }  // namespace dashi
 

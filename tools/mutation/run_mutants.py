@@ -108,7 +108,7 @@ def conform(scratch, filter_text, out_json):
 
 def first_error(text):
     for line in text.splitlines():
-        if "spirv_contract_check" in line or "contract" in line.lower() and "FAIL" in line:
+        if "contract violation" in line:  # the SPIR-V contract check's own message
             return line.strip()
     for line in text.splitlines():
         if "error" in line.lower():
@@ -121,13 +121,15 @@ def main():
     ap.add_argument("--mutants", default=os.path.join(ROOT, "tools", "mutation", "mutants.txt"))
     ap.add_argument("--scratch", default="/tmp/dashi-mutation",
                     help="scratch copy of the repository (kept between runs for incremental builds)")
-    ap.add_argument("--only", default="", help="run the mutants whose name starts with this")
+    ap.add_argument("--only", default="",
+                    help="run the mutants whose name starts with this (comma-separated prefixes)")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
     ap.add_argument("--run-equivalent", action="store_true", help="also run equivalent mutants")
     ap.add_argument("--report", default="", help="write the result table (Markdown) here")
     args = ap.parse_args()
 
-    mutants = [m for m in parse_mutants(args.mutants) if m["name"].startswith(args.only)]
+    prefixes = tuple(args.only.split(",")) if args.only else ("",)
+    mutants = [m for m in parse_mutants(args.mutants) if m["name"].startswith(prefixes)]
     if args.list:
         for m in mutants:
             print(f"{m['name']:42s} {m['kind']:6s} {m['expect'][:60]}")

@@ -165,15 +165,15 @@ Status ValidatePipelineParams(const PipelineParams& p) {
   }
   // Held out means held out: no seed twice, in one role or two.
   std::vector<std::pair<uint64_t, const char*>> seeds;
-  for (uint64_t v : p.train_seeds) seeds.push_back({v, "train"});
-  for (uint64_t v : p.val_seeds) seeds.push_back({v, "validation"});
-  for (uint64_t v : p.eval_seeds) seeds.push_back({v, "eval"});
+  for (uint64_t v : p.train_seeds) seeds.push_back({v, "a train"});
+  for (uint64_t v : p.val_seeds) seeds.push_back({v, "a validation"});
+  for (uint64_t v : p.eval_seeds) seeds.push_back({v, "an eval"});
   for (size_t i = 0; i < seeds.size(); ++i) {
     for (size_t j = i + 1; j < seeds.size(); ++j) {
       if (seeds[i].first != seeds[j].first) continue;
       return InvalidArgumentError(
-          "seed " + std::to_string(seeds[i].first) + " is both a " + seeds[i].second +
-          " and a " + seeds[j].second + " seed (train " + SeedList(p.train_seeds) +
+          "seed " + std::to_string(seeds[i].first) + " is both " + seeds[i].second +
+          " and " + seeds[j].second + " seed (train " + SeedList(p.train_seeds) +
           ", validation " + SeedList(p.val_seeds) + ", eval " + SeedList(p.eval_seeds) +
           "): every trajectory must be held out from the others");
     }

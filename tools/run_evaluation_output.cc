@@ -1,6 +1,7 @@
 #include "tools/run_evaluation_output.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <vector>
 
 #include "core_ref/npy/npy.h"
@@ -191,7 +192,32 @@ Status WriteCanonicalPlot(const std::string& out, const PipelineResult& r) {
                   {steps, from1(e.rel_l2_damped.mean), green, 0, 1},
                   {steps, from1(e.rel_l2_zero.mean), orange, 0, 1},
                   {steps, from1(e.rel_l2_rollout.mean), blue, 0, 1}};
-  // (2) energy and (3) enstrophy of each eval trajectory's rollout and LES.
+  // (2) the ratio of each forecast's rel L2 to persistence's, against the horizon.
+  PlotPanel ratio;
+  ratio.axes = error.axes;
+  std::vector<double> damped_ratio, one(steps.size(), 1.0);
+  double lo = 1.0, hi = 1.0;
+  for (int64_t t = 1; t <= h; ++t) {
+    const double p = e.rel_l2_persistence.mean[t];
+    damped_ratio.push_back(p > 0 ? e.rel_l2_damped.mean[t] / p : 1.0);
+  }
+  for (const std::vector<double>* v :
+       std::initializer_list<const std::vector<double>*>{&e.ratio.min, &e.ratio.max,
+                                                         &damped_ratio}) {
+    for (size_t t = (v == &damped_ratio ? 0 : 1); t < v->size(); ++t) {
+      if (!std::isfinite((*v)[t])) continue;
+      lo = (*v)[t] < lo ? (*v)[t] : lo;
+      hi = (*v)[t] > hi ? (*v)[t] : hi;
+    }
+  }
+  ratio.axes.y_min = std::floor(lo * 10.0) / 10.0;
+  ratio.axes.y_max = std::floor(hi * 10.0) / 10.0 + 0.1;  // above the largest value
+  ratio.series = {{steps, one, red, 0, 1},
+                  {steps, damped_ratio, green, 0, 1},
+                  {steps, from1(e.ratio.min), light_blue, 0, 0},
+                  {steps, from1(e.ratio.max), light_blue, 0, 0},
+                  {steps, from1(e.ratio.mean), blue, 0, 1}};
+  // (3) energy and (4) enstrophy of each eval trajectory's rollout and LES.
   PlotPanel energy, enstrophy;
   for (PlotPanel* p : {&energy, &enstrophy}) {
     p->axes.tick_labels = true;
@@ -218,7 +244,8 @@ Status WriteCanonicalPlot(const std::string& out, const PipelineResult& r) {
     p->axes.y_min -= pad;
     p->axes.y_max += pad;
   }
-  DASHI_RETURN_IF_ERROR(WritePanelPlot(out + "/canonical.png", {error, energy, enstrophy}));
+  DASHI_RETURN_IF_ERROR(WritePanelPlot(out + "/canonical.png", {error, ratio, energy, enstrophy},
+                                       720, 240));
   return WriteJson(
       out + "/canonical.json",
       {{"file", "canonical.png"},
@@ -232,7 +259,15 @@ Status WriteCanonicalPlot(const std::string& out, const PipelineResult& r) {
             {"red", "persistence z_t = z_0"},
             {"green", "damped persistence alpha(t) z_0"},
             {"orange", "zero forecast (1)"}}}},
-         {{"position", "middle"},
+         {{"position", "second"},
+          {"x", "rollout step (log scale), 1 .. " + std::to_string(h)},
+          {"y", "rel L2 over persistence's (below 1: better than persistence)"},
+          {"series",
+           {{"blue (thick)", "rollout, mean of the per-seed ratios"},
+            {"light blue (thin)", "rollout, min and max over the eval seeds"},
+            {"green", "damped persistence (seed-mean rel L2 over persistence's)"},
+            {"red", "persistence (1)"}}}},
+         {{"position", "third"},
           {"x", "rollout step"},
           {"y", "energy E_z per step"},
           {"series", {{"light red", "LES, one line per eval seed"},

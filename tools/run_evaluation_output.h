@@ -24,8 +24,9 @@ Status WriteEvalTrajectories(const std::string& out, const PipelineResult& r,
                              const nlohmann::json& provenance);
 
 // canonical.png: (1) rel L2 against the horizon (log x) of the rollout (its seed mean, and thin
-// lines at its min and max), persistence, damped persistence and zero; (2) E_z and (3) Z_z per
-// step of each eval seed's rollout and its LES. canonical.json names colours and axes.
+// lines at its min and max), persistence, damped persistence and zero; (2) the rollout's and
+// damped persistence's rel L2 over persistence's; (3) E_z and (4) Z_z per step of each eval
+// seed's rollout and its LES. canonical.json names colours and axes.
 Status WriteCanonicalPlot(const std::string& out, const PipelineResult& r);
 
 }  // namespace dashi::tools

@@ -159,7 +159,7 @@ Status ValidatePipelineParams(const PipelineParams& p) {
     return InvalidArgumentError("ridge lambda must be finite and >= 0");
   }
   if (p.learner.k < 1) return InvalidArgumentError("K-step loss: K must be >= 1");
-  if (p.learner.k > p.train_steps) {
+  if (!p.choose_k && p.learner.k > p.train_steps) {
     return InvalidArgumentError("K-step loss: K = " + std::to_string(p.learner.k) +
                                 " exceeds the train steps (" + std::to_string(p.train_steps) + ")");
   }

@@ -29,8 +29,7 @@ StatusOr<std::vector<RolloutResult>> BatchedOnDevice(VulkanSession& session,
                          vk::VulkanBatchedRollout::Create(*session.ctx, dim, a));
   session.rollout_kernel_used = "batched (VulkanBatchedRollout, one step per submission)";
   std::vector<double> states(z0.begin(), z0.end());
-  std::vector<RolloutResult> results(static_cast<size_t>(batch));
-  std::vector<Hash128> links(static_cast<size_t>(batch), Hash128{});
+  BatchRolloutRecorder recorder(batch, dim, params, observer);
   for (int64_t step = 0; step <= params.steps; ++step) {
     if (step > 0) {
       StatusOr<vk::BatchedRolloutResult> next = kernel->Run(states, batch, {.steps = 1});
@@ -47,28 +46,10 @@ StatusOr<std::vector<RolloutResult>> BatchedOnDevice(VulkanSession& session,
       DASHI_RETURN_IF_ERROR(next.status());
       states = std::move(next->final_states);
     }
-    for (int64_t b = 0; b < batch; ++b) {
-      const std::span<const double> row = std::span<const double>(states).subspan(b * dim, dim);
-      if (IsCheckpointStep(step, params.steps, params.hash_every)) {
-        ChainCheckpoint cp{step, StateHash(row), {}};
-        cp.link = NextChainLink(links[b], cp.state_hash);
-        links[b] = cp.link;
-        results[b].chain.push_back(cp);
-      }
-      if (observer && (step % params.observe_every == 0 || step == params.steps)) {
-        Status s = observer(b, step, row);
-        if (!s.ok()) {
-          return s.WithPrefix("trajectory " + std::to_string(b) + ": rollout observer at step " +
-                              std::to_string(step));
-        }
-      }
-    }
+    DASHI_RETURN_IF_ERROR(recorder.Record(step, states));
   }
   DASHI_RETURN_IF_ERROR(kernel->CheckGuardWords());
-  for (int64_t b = 0; b < batch; ++b) {
-    results[b].final_state.assign(states.begin() + b * dim, states.begin() + (b + 1) * dim);
-  }
-  return results;
+  return recorder.Finish(states);
 }
 
 }  // namespace

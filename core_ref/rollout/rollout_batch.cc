@@ -36,40 +36,65 @@ StatusOr<std::vector<RolloutResult>> RolloutBatchImpl(std::span<const double> z0
 
   VecMatWorkspace workspace;
   std::vector<double> state(z0.begin(), z0.end()), next(dim);
-  std::vector<RolloutResult> results(static_cast<size_t>(batch));
-  std::vector<Hash128> links(static_cast<size_t>(batch), Hash128{});
+  BatchRolloutRecorder recorder(batch, dim, params, observer);
   for (int64_t step = 0; step <= params.steps; ++step) {
-    for (int64_t b = 0; b < batch; ++b) {
-      const std::span<double> row = std::span<double>(state).subspan(b * dim, dim);
-      if (step > 0) {
+    if (step > 0) {
+      for (int64_t b = 0; b < batch; ++b) {
+        const std::span<double> row = std::span<double>(state).subspan(b * dim, dim);
         workspace.Multiply(row.data(), a.data(), dim, next.data());
         std::copy(next.begin(), next.end(), row.begin());
-        Status s = CheckRolloutStateFinite(row, step);
+      }
+      for (int64_t b = 0; b < batch; ++b) {
+        Status s = CheckRolloutStateFinite(std::span<const double>(state).subspan(b * dim, dim),
+                                           step);
         if (!s.ok()) return s.WithPrefix(RowPrefix(b));
       }
-      if (IsCheckpointStep(step, params.steps, params.hash_every)) {
-        ChainCheckpoint cp;
-        cp.step = step;
-        cp.state_hash = StateHash(row);
-        cp.link = NextChainLink(links[b], cp.state_hash);
-        links[b] = cp.link;
-        results[b].chain.push_back(cp);
-      }
-      if (has_observer && (step % params.observe_every == 0 || step == params.steps)) {
-        Status s = observer(b, step, row);
-        if (!s.ok()) {
-          return s.WithPrefix(RowPrefix(b) + ": rollout observer at step " + std::to_string(step));
-        }
-      }
     }
+    DASHI_RETURN_IF_ERROR(recorder.Record(step, state));
   }
-  for (int64_t b = 0; b < batch; ++b) {
-    results[b].final_state.assign(state.begin() + b * dim, state.begin() + (b + 1) * dim);
-  }
-  return results;
+  return recorder.Finish(state);
 }
 
 }  // namespace
+
+BatchRolloutRecorder::BatchRolloutRecorder(int64_t batch, int64_t dim,
+                                           const RolloutParams& params,
+                                           const BatchRolloutObserver& observer)
+    : batch_(batch),
+      dim_(dim),
+      params_(params),
+      observer_(observer),
+      results_(static_cast<size_t>(batch)),
+      links_(static_cast<size_t>(batch), Hash128{}) {}
+
+Status BatchRolloutRecorder::Record(int64_t step, std::span<const double> states) {
+  for (int64_t b = 0; b < batch_; ++b) {
+    const std::span<const double> row = states.subspan(b * dim_, dim_);
+    if (IsCheckpointStep(step, params_.steps, params_.hash_every)) {
+      ChainCheckpoint cp;
+      cp.step = step;
+      cp.state_hash = StateHash(row);
+      cp.link = NextChainLink(links_[b], cp.state_hash);
+      links_[b] = cp.link;
+      results_[b].chain.push_back(cp);
+    }
+    if (observer_ && (step % params_.observe_every == 0 || step == params_.steps)) {
+      Status s = observer_(b, step, row);
+      if (!s.ok()) {
+        return s.WithPrefix(RowPrefix(b) + ": rollout observer at step " + std::to_string(step));
+      }
+    }
+  }
+  return OkStatus();
+}
+
+std::vector<RolloutResult> BatchRolloutRecorder::Finish(std::span<const double> final_states) {
+  for (int64_t b = 0; b < batch_; ++b) {
+    results_[b].final_state.assign(final_states.begin() + b * dim_,
+                                   final_states.begin() + (b + 1) * dim_);
+  }
+  return std::move(results_);
+}
 
 StatusOr<std::vector<RolloutResult>> RolloutBatch(std::span<const double> z0, int64_t batch,
                                                   std::span<const double> a,

@@ -32,6 +32,27 @@ StatusOr<std::vector<RolloutResult>> RolloutBatch(std::span<const double> z0, in
                                                   const RolloutParams& params,
                                                   const BatchRolloutObserver& observer = nullptr);
 
+// What RolloutBatch does with the states after each step — the checkpoints of every row's chain
+// and the observer calls, rows in increasing b — for a twin that computes the states elsewhere
+// (the Vulkan backend's batched kernel), so that both record a step the same way.
+class BatchRolloutRecorder {
+ public:
+  BatchRolloutRecorder(int64_t batch, int64_t dim, const RolloutParams& params,
+                       const BatchRolloutObserver& observer);
+  // `states`: batch × dim, z_step of every row. The observer's error, prefixed with
+  // "trajectory b: rollout observer at step t".
+  Status Record(int64_t step, std::span<const double> states);
+  // The results, with the final states (batch × dim) of the last step.
+  std::vector<RolloutResult> Finish(std::span<const double> final_states);
+
+ private:
+  int64_t batch_, dim_;
+  RolloutParams params_;
+  BatchRolloutObserver observer_;
+  std::vector<RolloutResult> results_;
+  std::vector<Hash128> links_;
+};
+
 }  // namespace dashi
 
 #endif  // DASHI_CORE_REF_ROLLOUT_ROLLOUT_BATCH_H_

@@ -32,7 +32,23 @@ StatusOr<Backend> Backend::Open(const BackendOptions& options, const std::string
   if (options.name != "vulkan") {
     return InvalidArgumentError("backend '" + options.name + "' is not ref or vulkan");
   }
-  DASHI_ASSIGN_OR_RETURN(b.session_, OpenVulkanSession(options.vulkan, command));
+  if (options.policy != "strict" && options.policy != "permissive") {
+    return InvalidArgumentError("backend policy '" + options.policy +
+                                "' is not strict or permissive");
+  }
+  StatusOr<std::unique_ptr<VulkanSession>> session = OpenVulkanSession(options.vulkan, command);
+  if (!session.ok()) {
+    // Options that are wrong stay errors under either policy; only a device that cannot run
+    // is downgraded, and only when asked.
+    if (options.policy != "permissive" ||
+        session.status().code() == StatusCode::kInvalidArgument) {
+      return session.status();
+    }
+    b.name_ = "ref";
+    b.downgrade_ = "backend vulkan -> ref: " + session.status().ToString();
+    return b;
+  }
+  b.session_ = std::move(session).value();
   return b;
 }
 
@@ -51,7 +67,12 @@ PipelineBackends Backend::PipelineHooks() {
 }
 
 nlohmann::json Backend::Provenance() const {
-  return session_ != nullptr ? VulkanProvenance(*session_) : ReferenceProvenance(name_);
+  if (session_ != nullptr) return VulkanProvenance(*session_);
+  if (downgrade_.empty()) return ReferenceProvenance(name_);
+  nlohmann::json p = ReferenceProvenance("vulkan");
+  p["backend_policy"] = "permissive";
+  p["perf_flags"] = nlohmann::json::array({downgrade_});
+  return p;
 }
 
 Status Backend::CheckValidation() const {

@@ -27,8 +27,10 @@
 namespace dashi::backend {
 
 struct BackendOptions {
-  std::string name = "ref";  // "ref" or "vulkan"
-  VulkanOptions vulkan;      // used when name is "vulkan"
+  std::string name = "ref";      // "ref" or "vulkan"
+  VulkanOptions vulkan;          // used when name is "vulkan"
+  std::string policy = "strict";  // strict: a backend that cannot run is an error; permissive:
+                                  // run on the reference instead, recorded as a downgrade
 };
 
 // z ← z·A for one A on one backend (on a device: A uploaded once, reused by every Run).
@@ -59,6 +61,9 @@ class Backend {
   static StatusOr<Backend> Open(const BackendOptions& options, const std::string& command);
 
   const std::string& name() const { return name_; }
+  // Empty, or why the requested backend was replaced by the reference (policy "permissive"):
+  // "backend vulkan -> ref: <the error>". Provenance() lists it under "perf_flags".
+  const std::string& downgrade() const { return downgrade_; }
   bool on_device() const { return session_ != nullptr; }
   // The device session (null on the reference).
   const VulkanSession* session() const { return session_.get(); }
@@ -73,6 +78,7 @@ class Backend {
 
  private:
   std::string name_;
+  std::string downgrade_;
   std::unique_ptr<VulkanSession> session_;
 };
 

@@ -86,6 +86,33 @@ TEST(BackendTest, UncertifiedDeviceIsRefusedUnlessAllowed) {
             std::string::npos);
 }
 
+// Issue 13 #2: --backend-policy permissive runs on the reference when the requested device cannot
+// run, and says so in the provenance; strict (the default) is an error; wrong options stay errors.
+TEST(BackendTest, PermissivePolicyDowngradesToTheReferenceAndRecordsIt) {
+  BackendOptions o{.name = "vulkan"};
+  o.vulkan.device = "no-such-device-anywhere";
+  StatusOr<Backend> strict = Backend::Open(o, "dashi test");
+  ASSERT_FALSE(strict.ok());
+  o.policy = "permissive";
+  StatusOr<Backend> b = Backend::Open(o, "dashi test");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_FALSE(b->on_device());
+  EXPECT_EQ(b->name(), "ref");
+  EXPECT_NE(b->downgrade().find("backend vulkan -> ref: NOT_FOUND"), std::string::npos)
+      << b->downgrade();
+  const nlohmann::json p = b->Provenance();
+  EXPECT_EQ(p["backend_requested"], "vulkan");
+  EXPECT_EQ(p["backend_used"], "ref");
+  ASSERT_TRUE(p.contains("perf_flags"));
+  EXPECT_EQ(p["perf_flags"][0], b->downgrade());
+  o.vulkan.decode_precision = "fp16";  // an option error is never downgraded
+  EXPECT_EQ(Backend::Open(o, "dashi test").status().code(), StatusCode::kInvalidArgument);
+  o.vulkan.decode_precision = "fp64";
+  o.policy = "lenient";
+  EXPECT_EQ(Backend::Open(o, "dashi test").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(Backend::Open({.name = "ref"}, "dashi test")->Provenance().contains("perf_flags"));
+}
+
 // The device seam end to end on lavapipe: allowed though uncertified (and said so), its rollout's
 // chain equals the reference's, and an audit of the two finds nothing.
 TEST(BackendTest, AllowedDeviceRollsOutBitForBitAndSaysItIsUncertified) {

@@ -50,6 +50,7 @@ int Run(const RolloutOptions& o) {
   }
   StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi rollout");
   if (!b.ok()) return Fail("rollout", b.status());
+  AnnounceDowngrade(*b, "rollout");
   // zT.npy [, zT.trajectory.npy], zT.chain.json: one set, the chain (the completion record) last.
   const std::string chain_path = ReplaceNpySuffix(o.out, ".chain.json");
   const std::string traj_path = ReplaceNpySuffix(o.out, ".trajectory.npy");

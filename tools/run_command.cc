@@ -126,6 +126,8 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
   nlohmann::json metrics = {
       {"provenance", prov},
       {"stages", stage_prov},
+      // Every downgrade of this run (--backend-policy permissive); empty when none.
+      {"perf_flags", prov.value("perf_flags", nlohmann::json::array())},
       {"observer", o.observer},
       {"params",
        {{"les", LesParamsJson(r.params.les)},
@@ -239,6 +241,7 @@ int Run(const RunOptions& o) {
   }
   StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi run");
   if (!b.ok()) return Fail("run", b.status());
+  AnnounceDowngrade(*b, "run");
   if (b->on_device() && !o.quiet) {
     std::fprintf(stderr, "dashi run: rollout and decode on %s (%s)\n",
                  b->session()->ctx->info().name.c_str(),

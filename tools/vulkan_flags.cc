@@ -1,5 +1,7 @@
 #include "tools/vulkan_flags.h"
 
+#include <cstdio>
+
 namespace dashi::tools {
 
 void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagSet& which) {
@@ -10,6 +12,12 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagS
                    "conform`; `run` keeps the LES, encoding and fit on the reference); a backend "
                    "that cannot run is an error, never a silent fallback")
         ->check(CLI::IsMember({"ref", "vulkan"}))
+        ->capture_default_str();
+    cmd.add_option("--backend-policy", o.policy,
+                   "strict (a requested backend that cannot run is an error) or permissive (run "
+                   "that work on the reference instead; said once on stderr and recorded under "
+                   "perf_flags in the output's provenance)")
+        ->check(CLI::IsMember({"strict", "permissive"}))
         ->capture_default_str();
   }
   if (which.device) {
@@ -50,6 +58,12 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagS
         ->check(CLI::IsMember({"fp64", "fp32"}))
         ->capture_default_str();
   }
+}
+
+void AnnounceDowngrade(const backend::Backend& b, const std::string& command) {
+  if (b.downgrade().empty()) return;
+  std::fprintf(stderr, "dashi %s: --backend-policy permissive: %s; this work runs on the reference\n",
+               command.c_str(), b.downgrade().c_str());
 }
 
 }  // namespace dashi::tools

@@ -33,6 +33,10 @@ inline constexpr VulkanFlagSet kBackendWorkFlags = {.backend = true,
 
 void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& options, const VulkanFlagSet& which);
 
+// When `b` was downgraded by --backend-policy permissive, says so once on stderr:
+// "dashi <command>: --backend-policy permissive: backend vulkan -> ref: <why>".
+void AnnounceDowngrade(const backend::Backend& b, const std::string& command);
+
 }  // namespace dashi::tools
 
 #endif  // DASHI_TOOLS_VULKAN_FLAGS_H_

@@ -46,7 +46,7 @@ TEST(BackendTest, ReferenceOpensAndRollsOutLikeCoreRef) {
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   EXPECT_FALSE(b->on_device());
   EXPECT_EQ(b->Provenance()["backend_used"], "ref");
-  EXPECT_FALSE(b->PipelineHooks().rollout);
+  EXPECT_FALSE(b->PipelineHooks().rollout_batch);
   EXPECT_TRUE(b->CheckValidation().ok());
   const std::vector<double> a = RandomA(), z0 = Z0();
   StatusOr<PreparedRollout> r = b->PrepareRollout(kDim, a);

@@ -11,7 +11,8 @@
 
 namespace dashi::backend {
 
-// Rollout with the session's kernel; decode with its precision (the decoder is created on the
+// The eval rollouts on the batched kernel (VulkanBatchedRollout, every state read back, chains
+// hashed on the host); decode with the session's precision (the decoder is created on the
 // first snapshot and reused). Snapshots are read back: the pipeline compares them with the LES.
 PipelineBackends VulkanPipelineHooks(VulkanSession& session);
 

@@ -32,11 +32,20 @@ tail -3 "$out/conform.log"
 echo "== Vulkan backend =="
 dashi run --backend vulkan --out "$out/run_vulkan"
 python3 - "$out" <<'PY'
-import json, sys
+import glob, json, os, sys
 out = sys.argv[1]
-ref = json.load(open(f"{out}/run_ref/chain.json"))["checkpoints"]
-vk = json.load(open(f"{out}/run_vulkan/chain.json"))["checkpoints"]
+seeds = sorted(os.path.basename(d) for d in glob.glob(f"{out}/run_ref/eval/seed_*"))
+if not seeds:
+    sys.exit(f"no eval trajectories in {out}/run_ref/eval")
+for s in seeds:
+    ref = json.load(open(f"{out}/run_ref/eval/{s}/chain.json"))["checkpoints"]
+    vk = json.load(open(f"{out}/run_vulkan/eval/{s}/chain.json"))["checkpoints"]
+    if ref != vk:
+        sys.exit(f"hash chains DIFFER between the reference and the Vulkan run ({s})")
+    print(f"{s}: hash chains equal, {len(ref)} checkpoints, final link {ref[-1]['link']}")
+ref = json.load(open(f"{out}/run_ref/metrics.json"))["evaluation"]
+vk = json.load(open(f"{out}/run_vulkan/metrics.json"))["evaluation"]
 if ref != vk:
-    sys.exit(f"hash chains DIFFER between the reference and the Vulkan run ({out}/run_*/chain.json)")
-print(f"hash chains equal: {len(ref)} checkpoints, final link {ref[-1]['link']}")
+    sys.exit("the evaluation blocks of metrics.json DIFFER between the reference and the Vulkan run")
+print("evaluation equal: " + ref["verdict"])
 PY

@@ -10,10 +10,12 @@
 #include "tools/chain_json.h"
 #include "tools/cli_util.h"
 #include "tools/decode_options.h"
+#include "tools/evaluation_options.h"
 #include "tools/learner_options.h"
 #include "tools/les_options.h"
 #include "tools/png_image.h"
 #include "tools/proxy_json.h"
+#include "tools/run_evaluation_output.h"
 #include "tools/scales_json.h"
 #include "tools/vulkan_flags.h"
 
@@ -23,7 +25,7 @@ namespace {
 struct RunOptions {
   LesCliOptions les;
   DecodeCliOptions decode;
-  uint64_t train_seed = 1, eval_seed = 2;
+  EvaluationCliOptions eval;
   int64_t train_steps = 400, eval_steps = 200, sample_every = 2, hash_every = 10;
   LearnerCliOptions learner;
   int snapshots = 4;
@@ -38,9 +40,9 @@ StatusOr<PipelineParams> ToParams(const RunOptions& o) {
   PipelineParams p;
   DASHI_ASSIGN_OR_RETURN(p.les, o.les.ToParams());
   DASHI_ASSIGN_OR_RETURN(p.decode, o.decode.ToParams());
-  DASHI_ASSIGN_OR_RETURN(p.ridge_prior, ParseRidgePrior(o.learner.prior));
-  p.train_seed = o.train_seed;
-  p.eval_seed = o.eval_seed;
+  DASHI_ASSIGN_OR_RETURN(p.learner.ridge_prior, ParseRidgePrior(o.learner.prior));
+  p.learner.ridge_lambda = o.learner.lambda;
+  DASHI_RETURN_IF_ERROR(ApplyEvaluationOptions(o.eval, p));
   p.train_steps = o.train_steps;
   p.eval_steps = o.eval_steps;
   p.sample_every = o.sample_every;
@@ -49,7 +51,6 @@ StatusOr<PipelineParams> ToParams(const RunOptions& o) {
   p.k_mid = o.learner.k_mid;
   p.anchors = o.learner.anchors;
   p.snapshots = o.observer == "none" ? 0 : o.snapshots;  // "none": no decode at all
-  p.ridge_lambda = o.learner.lambda;
   DASHI_RETURN_IF_ERROR(ValidatePipelineParams(p));
   return p;
 }
@@ -60,14 +61,16 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
   const int64_t dim = r.spec.dim(), n = r.params.les.n;
   DASHI_ASSIGN_OR_RETURN(NpyArray a, NpyArray::FromF64({dim, dim}, r.a));
   DASHI_RETURN_IF_ERROR(WriteNpy(out + "/A.npy", a));
+  // The first eval trajectory's states at the top level, for the single-trajectory tools
+  // (`dashi rollout|audit --z0`); every trajectory's under eval/seed_<s>/.
+  const EvalTrajectory& first = r.eval.front();
   const int64_t frames = r.params.eval_steps + 1;
-  DASHI_ASSIGN_OR_RETURN(NpyArray zr, NpyArray::FromF64({frames, dim}, r.z_rollout));
+  DASHI_ASSIGN_OR_RETURN(NpyArray zr, NpyArray::FromF64({frames, dim}, first.z_rollout));
   DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z_rollout.npy", zr));
-  DASHI_ASSIGN_OR_RETURN(NpyArray zt, NpyArray::FromF64({frames, dim}, r.z_eval_truth));
+  DASHI_ASSIGN_OR_RETURN(NpyArray zt, NpyArray::FromF64({frames, dim}, first.z_truth));
   DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z_eval_truth.npy", zt));
-  // The rollout's start state on its own, for `dashi rollout|audit --z0`.
   DASHI_ASSIGN_OR_RETURN(
-      NpyArray z0, NpyArray::FromF64({dim}, std::span<const double>(r.z_eval_truth).first(dim)));
+      NpyArray z0, NpyArray::FromF64({dim}, std::span<const double>(first.z_truth).first(dim)));
   DASHI_RETURN_IF_ERROR(WriteNpy(out + "/z0.npy", z0));
   DASHI_RETURN_IF_ERROR(WriteJson(out + "/proxy.json", ProxySpecJson(r.spec)));
 
@@ -77,7 +80,9 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
   const nlohmann::json prov = b.Provenance();
   DASHI_RETURN_IF_ERROR(WriteJson(
       out + "/chain.json",
-      ChainFileJson({prov, dim, r.params.eval_steps, r.params.hash_every, r.rollout.chain})));
+      ChainFileJson({prov, dim, r.params.eval_steps, r.params.hash_every, first.chain})));
+  DASHI_RETURN_IF_ERROR(WriteEvalTrajectories(out, r, prov));
+  DASHI_RETURN_IF_ERROR(WriteCanonicalPlot(out, r));
 
   nlohmann::json snaps = nlohmann::json::array();
   const bool decode = o.observer != "none";
@@ -112,6 +117,8 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
     }
   }
   const PipelineTimings& t = r.timings;
+  nlohmann::json final_links = nlohmann::json::object();
+  for (const EvalTrajectory& e : r.eval) final_links[std::to_string(e.seed)] = FinalLinkHex(e.chain);
   const auto last = [](const std::vector<double>& v) { return v.empty() ? 0.0 : v.back(); };
   nlohmann::json stage_prov = {{"simulate", ref_prov}, {"encode", ref_prov},
                                {"learn", ref_prov}, {"rollout", prov}};
@@ -124,41 +131,53 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
       {"observer", o.observer},
       {"params",
        {{"les", LesParamsJson(r.params.les)},
-        {"train_seed", r.params.train_seed},
-        {"eval_seed", r.params.eval_seed},
+        {"train_seeds", r.params.train_seeds},
+        {"val_seeds", r.params.val_seeds},
+        {"eval_seeds", r.params.eval_seeds},
+        {"train_start", r.params.train_start},
         {"train_steps", r.params.train_steps},
+        {"eval_start", r.params.eval_start},
         {"eval_steps", r.params.eval_steps},
+        {"eval_les", LesParamsJson(EvalLesParams(r.params))},
         {"sample_every", r.params.sample_every},
         {"k_lo", r.params.k_lo},
         {"k_mid", r.params.k_mid},
         {"anchors", r.params.anchors},
         {"dim", dim},
-        {"ridge_lambda", r.params.ridge_lambda},
-        {"ridge_prior", RidgePriorName(r.params.ridge_prior)},
+        {"learner", o.eval.learner},
+        {"loss", o.eval.loss},
+        {"k_step", o.eval.k_step},
+        {"energy_constraint", o.eval.energy_constraint},
+        {"ridge_lambda", o.eval.lambda_given ? nlohmann::json(r.params.learner.ridge_lambda)
+                                             : nlohmann::json("chosen on validation (ridge)")},
+        {"ridge_prior", RidgePriorName(r.params.learner.ridge_prior)},
+        {"no_train", !r.trained},
         {"hash_every", r.params.hash_every},
         {"decode", DecodeParamsJson(r.params.decode)}}},
+      {"learner", LearnerJson(r)},
       {"train",
        {{"one_step_rel_l2", r.train_one_step_rel_l2},
-        {"energy_initial", r.train_energy.front()},
-        {"energy_final", last(r.train_energy)},
-        {"enstrophy_initial", r.train_enstrophy.front()},
-        {"enstrophy_final", last(r.train_enstrophy)}}},
+        {"energy_window_start", r.train_energy_first},
+        {"energy_window_end", r.train_energy_last}}},
+      // The first eval trajectory, as before the multi-seed evaluation; "evaluation" has them all.
       {"eval",
-       {{"one_step_rel_l2", r.eval_one_step_rel_l2},
-        {"rollout_rel_l2_per_step", r.eval_rel_l2},
-        {"rollout_correlation_per_step", r.eval_correlation},
-        {"persistence_rel_l2_per_step", r.persistence_rel_l2},
-        {"rollout_rel_l2_final", last(r.eval_rel_l2)},
-        {"persistence_rel_l2_final", last(r.persistence_rel_l2)},
-        {"les_energy_drift", last(r.eval_energy) / r.eval_energy.front() - 1.0},
-        {"les_enstrophy_drift", last(r.eval_enstrophy) / r.eval_enstrophy.front() - 1.0}}},
+       {{"seed", first.seed},
+        {"one_step_rel_l2", first.one_step_rel_l2},
+        {"rollout_rel_l2_per_step", r.evaluation.trajectories.front().rel_l2_rollout},
+        {"rollout_correlation_per_step", r.evaluation.trajectories.front().correlation_rollout},
+        {"persistence_rel_l2_per_step", r.evaluation.trajectories.front().rel_l2_persistence},
+        {"rollout_rel_l2_final", last(r.evaluation.trajectories.front().rel_l2_rollout)},
+        {"persistence_rel_l2_final", last(r.evaluation.trajectories.front().rel_l2_persistence)},
+        {"les_energy_drift", last(first.les_energy) / first.les_energy.front() - 1.0},
+        {"les_enstrophy_drift", last(first.les_enstrophy) / first.les_enstrophy.front() - 1.0}}},
+      {"evaluation", EvaluationJson(r)},
       {"snapshots", snaps},
-      {"hash_chain_final_link", FinalLinkHex(r.rollout.chain)},
+      {"hash_chain_final_link", FinalLinkHex(first.chain)},
+      {"hash_chain_final_links", final_links},
       {"timings",
-       {{"simulate_train_ms", t.simulate_train_ms},
-        {"encode_ms", t.encode_ms},
+       {{"anchors_ms", t.anchors_ms},
+        {"simulate_and_encode_ms", t.simulate_ms},
         {"fit_ms", t.fit_ms},
-        {"simulate_eval_ms", t.simulate_eval_ms},
         {"rollout_ms", t.rollout_ms},
         {"rollout_ns_per_step", t.rollout_ns_per_step},
         {"rollout_steps_per_s", t.rollout_steps_per_s},
@@ -178,6 +197,32 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
         s.enstrophy_decoded / s.enstrophy_les - 1.0;
   }
   return WriteJson(out + "/metrics.json", metrics);
+}
+
+// The learner, the per-horizon table over the eval seeds and the verdict, on stdout.
+void PrintEvaluationSummary(const PipelineResult& r) {
+  const Evaluation& e = r.evaluation;
+  std::printf("dashi run: D = %lld; %s%s; one-step rel L2 on the train windows %.3e\n",
+              static_cast<long long>(r.spec.dim()),
+              r.trained ? LearnerConfigText(r.learner.chosen).c_str() : "given A (--no-train)",
+              r.learner.candidates.empty() ? "" : " (chosen on the validation seeds)",
+              r.train_one_step_rel_l2);
+  std::printf("  eval seeds");
+  for (uint64_t s : r.params.eval_seeds) std::printf(" %llu", static_cast<unsigned long long>(s));
+  std::printf(", %lld steps from frame %lld; mean [min, max] over the seeds:\n",
+              static_cast<long long>(e.steps), static_cast<long long>(r.params.eval_start));
+  std::printf("  %5s %9s %9s %9s %9s  %-22s %7s %7s %7s\n", "step", "rel L2", "persist.",
+              "damped", "zero", "ratio to persistence", "skill", "E/E_LES", "Z/Z_LES");
+  for (int64_t h : e.horizons) {
+    std::printf("  %5lld %9.4f %9.4f %9.4f %9.4f  %.4f [%.4f, %.4f] %7.4f %7.4f %7.3f\n",
+                static_cast<long long>(h), e.rel_l2_rollout.mean[h], e.rel_l2_persistence.mean[h],
+                e.rel_l2_damped.mean[h], e.rel_l2_zero.mean[h], e.ratio.mean[h], e.ratio.min[h],
+                e.ratio.max[h], e.skill.mean[h], e.energy_ratio.mean[h],
+                e.enstrophy_ratio.mean[h]);
+  }
+  std::printf("  rho(A) %.6f, |A|_2 %.6f (%s)\n", e.spectral_radius, e.norm2,
+              e.norms_exact ? "exact" : "estimated");
+  std::printf("  verdict: %s\n", e.verdict.c_str());
 }
 
 int Run(const RunOptions& o) {
@@ -224,11 +269,7 @@ int Run(const RunOptions& o) {
   if (st.ok()) st = out_set->Commit();
   if (!st.ok()) return Fail("run", st);
 
-  std::printf("dashi run: D = %lld; one-step rel L2 train %.3e, eval %.3e; rollout rel L2 at "
-              "step %lld: %.3f (persistence %.3f)\n",
-              static_cast<long long>(r->spec.dim()), r->train_one_step_rel_l2,
-              r->eval_one_step_rel_l2, static_cast<long long>(params->eval_steps),
-              r->eval_rel_l2.back(), r->persistence_rel_l2.back());
+  PrintEvaluationSummary(*r);
   if (o.observer != "none") {
     for (const SnapshotResult& s : r->snapshots) {
       std::printf("  snapshot step %4lld: corr vs LES %.3f, rel L2 %.3f, closure depth %d\n",
@@ -236,11 +277,13 @@ int Run(const RunOptions& o) {
                   s.decoded.closure.depth);
     }
   }
-  std::printf("  rollout %.0f steps/s (%.0f ns/step); hash chain final link %s\n",
-              r->timings.rollout_steps_per_s, r->timings.rollout_ns_per_step,
-              FinalLinkHex(r->rollout.chain).c_str());
-  std::printf("  wrote %s/{metrics.json, chain.json, A.npy, z0.npy, proxy.json, z_rollout.npy, "
-              "z_eval_truth.npy%s}\n",
+  std::printf("  rollout %.0f trajectory steps/s (%.0f ns/step); hash chain final links:",
+              r->timings.rollout_steps_per_s, r->timings.rollout_ns_per_step);
+  for (const EvalTrajectory& e : r->eval) {
+    std::printf(" %llu %s", static_cast<unsigned long long>(e.seed), FinalLinkHex(e.chain).c_str());
+  }
+  std::printf("\n  wrote %s/{metrics.json, canonical.png, canonical.json, chain.json, A.npy, z0.npy, "
+              "proxy.json, z_rollout.npy, z_eval_truth.npy, eval/seed_*/%s}\n",
               o.out.c_str(), o.observer == "snapshots" || o.observer == "visualize"
                                  ? ", snapshots/"
                                  : "");
@@ -253,17 +296,18 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* cmd = app.add_subcommand(
       "run",
-      "The main job, end to end: simulate the LES on the train seed and the eval seed, encode "
-      "the frames into proxy states, fit A by ridge regression on the train split, roll z <- z*A "
-      "out autonomously from the eval split's first state with a BLAKE2b hash chain, decode "
-      "snapshots, and compare with the LES. Writes metrics.json, chain.json, A.npy, z0.npy, "
-      "proxy.json, z_rollout.npy, z_eval_truth.npy and snapshots/ (npy + PNG) to --out.");
+      "The main job, end to end: simulate the LES on the train, validation and eval seeds, "
+      "encode the frames into proxy states, fit the learner's A on the train windows (its K or "
+      "lambda chosen on the validation seeds), roll z <- z*A out autonomously from every eval "
+      "window's first state as one batch with a BLAKE2b hash chain each, score it against the "
+      "LES and the baselines (persistence, damped persistence, zero) with a verdict, decode "
+      "snapshots of the first eval trajectory, and compare with the LES. Writes metrics.json, "
+      "canonical.png (+ canonical.json), chain.json, A.npy, z0.npy, proxy.json, z_rollout.npy, "
+      "z_eval_truth.npy (the first eval trajectory), eval/seed_<s>/ (every eval trajectory) "
+      "and snapshots/ (npy + PNG) to --out.");
   AddLesOptions(*cmd, o->les, /*with_seed=*/false);
-  cmd->add_option("--train-seed", o->train_seed, "Seed of the training trajectory")
-      ->capture_default_str();
-  cmd->add_option("--eval-seed", o->eval_seed, "Seed of the held-out evaluation trajectory")
-      ->capture_default_str();
-  cmd->add_option("--train-steps", o->train_steps, "Proxy steps of training data (K)")
+  AddEvaluationOptions(*cmd, o->eval);
+  cmd->add_option("--train-steps", o->train_steps, "Proxy steps of each training window")
       ->capture_default_str();
   cmd->add_option("--eval-steps", o->eval_steps, "Proxy steps of autonomous rollout (M)")
       ->capture_default_str();
@@ -286,7 +330,10 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   AddMaxMemoryOption(*cmd, o->max_memory);
-  cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
+  cmd->callback([o, cmd, &run] {
+    o->eval.lambda_given = cmd->count("--lambda") > 0;
+    run = [o] { return Run(*o); };
+  });
   return cmd;
 }
 

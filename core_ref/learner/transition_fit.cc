@@ -23,7 +23,27 @@ StatusOr<std::vector<double>> FitTransition(std::span<const double> states, int6
   if (!std::isfinite(lambda_rel) || lambda_rel < 0) {
     return InvalidArgumentError("ridge lambda must be finite and >= 0");
   }
-  DASHI_ASSIGN_OR_RETURN(RegressionPairs pairs, PairsFromTrajectory(states, count, dim));
+  // PairsFromTrajectory words the shape errors (count < 2, a size that is not count × dim).
+  DASHI_RETURN_IF_ERROR(PairsFromTrajectory(states, count, dim).status());
+  return FitTransitionSet(TrajectorySet{dim, {states}}, lambda_rel, prior);
+}
+
+StatusOr<std::vector<double>> FitTransitionSet(const TrajectorySet& set, double lambda_rel,
+                                               RidgePrior prior) {
+  if (!std::isfinite(lambda_rel) || lambda_rel < 0) {
+    return InvalidArgumentError("ridge lambda must be finite and >= 0");
+  }
+  const int64_t dim = set.dim;
+  RegressionPairs pairs;
+  for (size_t r = 0; r < set.trajectories.size(); ++r) {
+    DASHI_ASSIGN_OR_RETURN(RegressionPairs one,
+                           PairsFromTrajectory(set.trajectories[r], set.frames(r), dim));
+    pairs.z.insert(pairs.z.end(), one.z.begin(), one.z.end());
+    pairs.y.insert(pairs.y.end(), one.y.begin(), one.y.end());
+    pairs.samples += one.samples;
+  }
+  pairs.dim = dim;
+  if (pairs.samples == 0) return InvalidArgumentError("ridge: no trajectories to fit");
   double scale = 0;
   for (double v : pairs.z) scale += v * v;
   scale /= static_cast<double>(dim);  // trace(ZᵀZ) / D

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core_ref/learner/trajectory_set.h"
 #include "core_ref/status/status.h"
 
 namespace dashi {
@@ -31,6 +32,11 @@ const char* RidgePriorName(RidgePrior prior);
 // lambda_rel and FitRidge's errors otherwise.
 StatusOr<std::vector<double>> FitTransition(std::span<const double> states, int64_t count,
                                             int64_t dim, double lambda_rel, RidgePrior prior);
+
+// The same fit on the consecutive pairs of every trajectory of `set` (r ascending, t ascending;
+// never a pair across two trajectories). One trajectory gives FitTransition's bytes.
+StatusOr<std::vector<double>> FitTransitionSet(const TrajectorySet& set, double lambda_rel,
+                                               RidgePrior prior);
 
 // Mean over consecutive pairs of ‖z_t·A − z_{t+1}‖ / ‖z_{t+1}‖ (z_t·A in the canonical order of
 // core_ref/rollout; a pair whose target is 0 counts 0); 0 for fewer than two states.

@@ -38,7 +38,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "chain: %s\n", r.status().ToString().c_str());
       return 1;
     }
-    std::printf("%s\n", dashi::ToHex(r->rollout.chain.back().link).c_str());
+    // One final link per eval trajectory, space-separated.
+    std::string links;
+    for (const dashi::EvalTrajectory& e : r->eval) {
+      links += (links.empty() ? "" : " ") + dashi::ToHex(e.chain.back().link);
+    }
+    std::printf("%s\n", links.c_str());
     return 0;
   }
   return Usage();

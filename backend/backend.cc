@@ -63,8 +63,10 @@ StatusOr<PreparedRollout> Backend::PrepareRollout(int64_t dim, std::span<const d
 }
 
 PipelineBackends Backend::PipelineHooks() {
-  return session_ != nullptr ? VulkanPipelineHooks(*session_) : PipelineBackends{};
+  return session_ != nullptr ? VulkanPipelineHooks(*session_, device_stats_) : PipelineBackends{};
 }
+
+nlohmann::json Backend::PipelineDeviceJson() const { return DeviceRunJson(*device_stats_); }
 
 nlohmann::json Backend::Provenance() const {
   if (session_ != nullptr) return VulkanProvenance(*session_);

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backend/pipeline_hooks.h"
 #include "backend/vulkan_session.h"
 #include "core_ref/pipeline/pipeline.h"
 #include "core_ref/rollout/rollout.h"
@@ -71,6 +72,10 @@ class Backend {
   StatusOr<PreparedRollout> PrepareRollout(int64_t dim, std::span<const double> a);
   // Empty hooks (the reference) or the device's twins; the Backend outlives them.
   PipelineBackends PipelineHooks();
+  // What the hooks did on the device (DeviceRunJson: hot-loop flag, rollout submissions and
+  // readback, decode stage times beside host times); {"gpu_hotloop_active": false} on the
+  // reference.
+  nlohmann::json PipelineDeviceJson() const;
   // The provenance of work done on this backend.
   nlohmann::json Provenance() const;
   // Validation-layer messages fail a device run (OK on the reference).
@@ -80,6 +85,7 @@ class Backend {
   std::string name_;
   std::string downgrade_;
   std::unique_ptr<VulkanSession> session_;
+  std::shared_ptr<DeviceRunStats> device_stats_ = std::make_shared<DeviceRunStats>();
 };
 
 }  // namespace dashi::backend

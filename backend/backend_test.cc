@@ -147,5 +147,58 @@ TEST(BackendTest, AllowedDeviceRollsOutBitForBitAndSaysItIsUncertified) {
   EXPECT_TRUE(v.ok()) << v.ToString();
 }
 
+// The pipeline on the device's hooks: the same chains and evaluation as on the reference; the eval
+// rollout keeps its hot loop on the device (the observed states come back in bulk, far fewer
+// submissions than steps), the set-up is timed apart, and each snapshot's decode report is kept.
+TEST(BackendTest, PipelineHooksKeepTheRolloutOnTheDeviceAndReportIt) {
+  BackendOptions o{.name = "vulkan"};
+  o.vulkan.cert_store = EmptyStore("store_pipeline");
+  o.vulkan.allow_uncertified = true;
+  o.vulkan.validation = true;
+  StatusOr<Backend> dev = Backend::Open(o, "dashi test");
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  PipelineParams p;
+  p.les.n = 32;
+  p.les.dt = 0.01;
+  p.les.k_peak = 3;
+  p.train_seeds = {1};
+  p.val_seeds = {5};
+  p.eval_seeds = {2, 3};
+  p.train_start = 10;
+  p.eval_start = 10;
+  p.train_steps = 80;
+  p.eval_steps = 90;
+  p.sample_every = 2;
+  p.k_lo = 4;
+  p.k_mid = 8;
+  p.anchors = 8;
+  p.hash_every = 7;
+  p.snapshots = 2;
+  StatusOr<PipelineResult> on_dev = RunPipeline(p, {}, dev->PipelineHooks());
+  ASSERT_TRUE(on_dev.ok()) << on_dev.status().ToString();
+  StatusOr<PipelineResult> on_ref = RunPipeline(p);
+  ASSERT_TRUE(on_ref.ok()) << on_ref.status().ToString();
+  ASSERT_EQ(on_dev->eval.size(), 2u);
+  for (size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(on_dev->eval[e].chain, on_ref->eval[e].chain) << "trajectory " << e;
+    EXPECT_EQ(on_dev->eval[e].z_rollout, on_ref->eval[e].z_rollout) << "trajectory " << e;
+  }
+  EXPECT_GT(on_dev->timings.setup_ms, 0.0);
+  EXPECT_EQ(on_ref->timings.setup_ms, 0.0);
+  const nlohmann::json d = dev->PipelineDeviceJson();
+  EXPECT_EQ(d["gpu_hotloop_active"], true) << d.dump();
+  EXPECT_EQ(d["rollout"]["steps"], 90);
+  EXPECT_EQ(d["rollout"]["batch"], 2);
+  EXPECT_EQ(d["rollout"]["states_read_back"], 90);
+  EXPECT_LT(d["rollout"]["submissions"].get<int64_t>(), 10) << d.dump();
+  EXPECT_EQ(d["decode"]["snapshots"], 2);
+  EXPECT_GT(d["decode"]["mean_host_ms"].get<double>(), 0.0);
+  StatusOr<Backend> ref = Backend::Open({.name = "ref"}, "dashi test");
+  ASSERT_TRUE(ref.ok());
+  EXPECT_EQ(ref->PipelineDeviceJson(), nlohmann::json({{"gpu_hotloop_active", false}}));
+  const Status v = dev->CheckValidation();
+  EXPECT_TRUE(v.ok()) << v.ToString();
+}
+
 }  // namespace
 }  // namespace dashi::backend

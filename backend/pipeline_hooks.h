@@ -1,20 +1,49 @@
 // The Vulkan twins of the reference pipeline's rollout and decode, plugged into
 // core_ref/pipeline's PipelineBackends hooks (core_ref itself never sees Vulkan).
 //
-//   PipelineBackends hooks = VulkanPipelineHooks(*session);   // session outlives the hooks
+//   auto stats = std::make_shared<DeviceRunStats>();
+//   PipelineBackends hooks = VulkanPipelineHooks(*session, stats);  // session outlives the hooks
 //   RunPipeline(params, progress, hooks);
+//   DeviceRunJson(*stats);  // what the device did, for metrics.json
 #ifndef DASHI_BACKEND_PIPELINE_HOOKS_H_
 #define DASHI_BACKEND_PIPELINE_HOOKS_H_
 
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "accel_vulkan/batched/vulkan_batched_rollout.h"
+#include "accel_vulkan/decode/vulkan_decoder.h"
 #include "backend/vulkan_session.h"
 #include "core_ref/pipeline/pipeline.h"
 
 namespace dashi::backend {
 
-// The eval rollouts on the batched kernel (VulkanBatchedRollout, every state read back, chains
-// hashed on the host); decode with the session's precision (the decoder is created on the
-// first snapshot and reused). Snapshots are read back: the pipeline compares them with the LES.
-PipelineBackends VulkanPipelineHooks(VulkanSession& session);
+// What the hooks did on the device in one RunPipeline call.
+struct DeviceRunStats {
+  bool rollout_ran = false;
+  vk::BatchedRolloutTimings rollout;            // the eval rollout's (one Run of the batch)
+  int64_t rollout_states_read_back = 0;         // B×D states copied to the host
+  std::vector<vk::VulkanDecodeReport> decodes;  // one per snapshot, in order
+};
+
+// prepare: creates the batched rollout kernel (pipeline, upload of A) and, when snapshots are
+// decoded, the decoder (pipelines, FFT plans, mode tables) — the one-time device set-up that
+// RunPipeline times apart from the rollout and decode rates.
+// rollout_batch: the eval rollouts as ONE Run of the batched kernel (VulkanBatchedRollout): every
+// state the pipeline observes is copied into the staging ring inside the submissions (many
+// steps per submission, one readback each), chains hashed on the host with core_ref's
+// StateHash / NextChainLink.
+// decode: with the session's precision; the fields are read back (the pipeline compares them
+// with the LES). Every Decode's report is kept in `stats`.
+PipelineBackends VulkanPipelineHooks(VulkanSession& session,
+                                     std::shared_ptr<DeviceRunStats> stats);
+
+// The device block of metrics.json: set-up is in the pipeline's timings; here the rollout's
+// submissions, device time, hot-loop flag and readback, and the decode's per-stage device times
+// beside the host time of each snapshot (means over the snapshots).
+nlohmann::json DeviceRunJson(const DeviceRunStats& stats);
 
 }  // namespace dashi::backend
 

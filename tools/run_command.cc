@@ -1,5 +1,6 @@
 #include "tools/run_command.h"
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -57,6 +58,7 @@ StatusOr<PipelineParams> ToParams(const RunOptions& o) {
 
 // Writes every output into `out` (the output set's staging directory).
 Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend::Backend& b,
+                    double wall_ms,
                     const std::string& out) {
   const int64_t dim = r.spec.dim(), n = r.params.les.n;
   DASHI_ASSIGN_OR_RETURN(NpyArray a, NpyArray::FromF64({dim, dim}, r.a));
@@ -174,21 +176,29 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
       {"snapshots", snaps},
       {"hash_chain_final_link", FinalLinkHex(first.chain)},
       {"hash_chain_final_links", final_links},
+      // What the device did (hot-loop flag, rollout submissions and readback, decode stage
+      // device times beside host times); {"gpu_hotloop_active": false} on the reference.
+      {"device", b.PipelineDeviceJson()},
+      {"gpu_hotloop_active", b.PipelineDeviceJson()["gpu_hotloop_active"]},
       {"timings",
-       {{"anchors_ms", t.anchors_ms},
+       {{"wall_ms", wall_ms},
+        {"anchors_ms", t.anchors_ms},
         {"simulate_and_encode_ms", t.simulate_ms},
         {"fit_ms", t.fit_ms},
+        {"setup_ms", t.setup_ms},
         {"rollout_ms", t.rollout_ms},
         {"rollout_ns_per_step", t.rollout_ns_per_step},
         {"rollout_steps_per_s", t.rollout_steps_per_s},
         {"decode_ms_per_snapshot", decode ? t.decode_ms_per_snapshot : 0.0},
+        // Per snapshot, means: on the reference host times, on a device its timestamps (the
+        // host time of each snapshot is decode_ms_per_snapshot; device.decode has the rest).
         {"decode_stage_ms",
-         {{"scatter_lowk", t.decode_stage_ms.scatter_lowk_ms},
-          {"ifft_lp", t.decode_stage_ms.ifft_lp_ms},
-          {"mask", t.decode_stage_ms.mask_ms},
-          {"synth", t.decode_stage_ms.synth_ms},
-          {"ifft_resid", t.decode_stage_ms.ifft_resid_ms},
-          {"combine", t.decode_stage_ms.combine_ms}}}}},
+         {{"scatter_lowk_ms", t.decode_stage_ms.scatter_lowk_ms},
+          {"ifft_lp_ms", t.decode_stage_ms.ifft_lp_ms},
+          {"mask_ms", t.decode_stage_ms.mask_ms},
+          {"synth_ms", t.decode_stage_ms.synth_ms},
+          {"ifft_resid_ms", t.decode_stage_ms.ifft_resid_ms},
+          {"combine_ms", t.decode_stage_ms.combine_ms}}}}},
   };
   if (!snaps.empty()) {
     const SnapshotResult& s = r.snapshots.back();
@@ -226,6 +236,7 @@ void PrintEvaluationSummary(const PipelineResult& r) {
 }
 
 int Run(const RunOptions& o) {
+  const auto run_start = std::chrono::steady_clock::now();
   StatusOr<PipelineParams> params = ToParams(o);
   if (!params.ok()) return Fail("run", params.status());
   if (Status st = ValidatePipelineParams(*params); !st.ok()) return Fail("run", st);
@@ -265,7 +276,9 @@ int Run(const RunOptions& o) {
   if (!r.ok()) return Fail("run", r.status());
   Status st = b->CheckValidation();
   if (!st.ok()) return Fail("run", st);
-  st = WriteOutputs(o, *r, *b, out_set->staging());
+  const double wall_ms = std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - run_start).count();
+  st = WriteOutputs(o, *r, *b, wall_ms, out_set->staging());
   if (st.ok()) st = out_set->Commit();
   if (!st.ok()) return Fail("run", st);
 
@@ -277,8 +290,10 @@ int Run(const RunOptions& o) {
                   s.decoded.closure.depth);
     }
   }
-  std::printf("  rollout %.0f trajectory steps/s (%.0f ns/step); hash chain final links:",
-              r->timings.rollout_steps_per_s, r->timings.rollout_ns_per_step);
+  std::printf("  rollout %.0f trajectory steps/s (%.0f ns/step", r->timings.rollout_steps_per_s,
+              r->timings.rollout_ns_per_step);
+  if (b->on_device()) std::printf("; device set-up %.1f ms apart", r->timings.setup_ms);
+  std::printf("); hash chain final links:");
   for (const EvalTrajectory& e : r->eval) {
     std::printf(" %llu %s", static_cast<unsigned long long>(e.seed), FinalLinkHex(e.chain).c_str());
   }

@@ -160,11 +160,12 @@ Status VulkanBatchedRollout::LocateNonFinite(int64_t from_step,
 
 StatusOr<BatchedRolloutResult> VulkanBatchedRollout::Run(std::span<const double> z0,
                                                          int64_t batch,
-                                                         const RolloutParams& params) {
+                                                         const RolloutParams& params,
+                                                         const BatchedStateSink& sink) {
   const auto start = std::chrono::steady_clock::now();
   tally_ = {};
   StatusOr<BatchedRolloutResult> out = CatchRolloutExceptions<BatchedRolloutResult>(
-      "batched rollout", [&] { return RunImpl(z0, batch, params); });
+      "batched rollout", [&] { return RunImpl(z0, batch, params, sink); });
   timings_ = {.batch = batch,
               .steps = tally_.steps,
               .submissions = tally_.submissions,
@@ -187,8 +188,9 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::Run(std::span<const double>
 
 StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const double> z0,
                                                              int64_t batch,
-                                                             const RolloutParams& params) {
-  DASHI_RETURN_IF_ERROR(ValidateRolloutParams(params, /*has_observer=*/false));
+                                                             const RolloutParams& params,
+                                                             const BatchedStateSink& sink) {
+  DASHI_RETURN_IF_ERROR(ValidateRolloutParams(params, static_cast<bool>(sink)));
   if (batch < 1) {
     return InvalidArgumentError("batched rollout: B = " + std::to_string(batch) +
                                 " must be >= 1");
@@ -202,8 +204,16 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
   DASHI_RETURN_IF_ERROR(Reserve(batch));
 
   const int64_t steps = params.steps;
-  // The next checkpoint after `step` (the final step at the latest).
-  auto next_checkpoint = [&](int64_t step) { return NextMultiple(step, params.hash_every, steps); };
+  // The next step after `step` whose states come back: a checkpoint, an observed step (with a
+  // sink), the final step at the latest.
+  auto is_observed = [&](int64_t step) {
+    return sink && (step % params.observe_every == 0 || step == steps);
+  };
+  auto next_snapshot = [&](int64_t step) {
+    const int64_t checkpoint = NextMultiple(step, params.hash_every, steps);
+    return sink ? std::min(checkpoint, NextMultiple(step, params.observe_every, steps))
+                : checkpoint;
+  };
 
   BatchedRolloutResult result;
   result.batch = batch;
@@ -224,6 +234,7 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
 
   DASHI_RETURN_IF_ERROR(z_[0]->UploadValues<double>(ctx_, z0));
   checkpoint(0, z0);
+  if (sink) DASHI_RETURN_IF_ERROR(sink(0, z0));
   std::vector<double> last_good(z0.begin(), z0.end());  // the last finite states read back
   int64_t last_good_step = 0;
   int parity = 0;
@@ -232,7 +243,7 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
     // One submission: up to max_steps_per_submit steps, ending early at the checkpoint that
     // fills the last staging slot.
     const int64_t end =
-        PlanSubmission(t, steps, options_.max_steps_per_submit, slots_, next_checkpoint, &snaps);
+        PlanSubmission(t, steps, options_.max_steps_per_submit, slots_, next_snapshot, &snaps);
     DASHI_RETURN_IF_ERROR(Advance(t, end, snaps, &parity));
     for (size_t k = 0; k < snaps.size(); ++k) {
       const std::span<const double> states = StagingSlot(k);
@@ -242,7 +253,8 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
       // Hash a host copy: the staging memory may be uncached on discrete GPUs.
       std::copy(states.begin(), states.end(), last_good.begin());
       last_good_step = snaps[k];
-      checkpoint(snaps[k], last_good);
+      if (IsCheckpointStep(snaps[k], steps, params.hash_every)) checkpoint(snaps[k], last_good);
+      if (is_observed(snaps[k])) DASHI_RETURN_IF_ERROR(sink(snaps[k], last_good));
     }
     t = end;
   }

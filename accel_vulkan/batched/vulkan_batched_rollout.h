@@ -36,6 +36,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -76,6 +77,10 @@ struct BatchedRolloutResult {
   }
 };
 
+// Called by Run() with every observed step's states (B×D, row-major), steps in increasing order
+// from 0; an error stops the run and is returned as it is. The span is valid during the call.
+using BatchedStateSink = std::function<Status(int64_t step, std::span<const double> states)>;
+
 // Timings of the last Run() (also filled, as far as it got, when it failed).
 struct BatchedRolloutTimings {
   int64_t batch = 0;
@@ -108,13 +113,18 @@ class VulkanBatchedRollout {
   VulkanBatchedRollout(const VulkanBatchedRollout&) = delete;
   VulkanBatchedRollout& operator=(const VulkanBatchedRollout&) = delete;
 
-  // Runs `batch` trajectories from z0 (batch × dim, row-major). INVALID_ARGUMENT for bad params
-  // (core_ref's ValidateRolloutParams; observe_every is ignored), batch < 1, z0.size() ≠
+  // Runs `batch` trajectories from z0 (batch × dim, row-major). With a `sink`, the states of
+  // step 0, every multiple of params.observe_every and the last step are passed to it; they are
+  // copied into the staging ring inside the submissions (up to staging_slots() per submission,
+  // one readback each), so the device never waits for the host between two steps unless the
+  // ring holds a single slot. Without a sink observe_every is ignored. INVALID_ARGUMENT for bad
+  // params (core_ref's ValidateRolloutParams), batch < 1, z0.size() ≠
   // batch·dim, or a non-finite z0 entry ("trajectory b: " + core_ref's message); OUT_OF_RANGE when
   // a state becomes non-finite (see the file comment); UNIMPLEMENTED when B is beyond a device
   // limit; device errors as VkCheck maps them. Buffers grow to the largest batch seen.
   StatusOr<BatchedRolloutResult> Run(std::span<const double> z0, int64_t batch,
-                                     const RolloutParams& params);
+                                     const RolloutParams& params,
+                                     const BatchedStateSink& sink = nullptr);
 
   int64_t dim() const { return dim_; }
   int64_t chunks() const { return chunks_; }
@@ -134,7 +144,8 @@ class VulkanBatchedRollout {
   VulkanBatchedRollout(VulkanContext& ctx, int64_t dim, const VulkanBatchedRolloutOptions& o);
   Status Init(std::span<const double> a);
   StatusOr<BatchedRolloutResult> RunImpl(std::span<const double> z0, int64_t batch,
-                                         const RolloutParams& params);
+                                         const RolloutParams& params,
+                                         const BatchedStateSink& sink);
   // Makes the state buffers, descriptor sets and staging ring fit `batch` and writes the guards.
   Status Reserve(int64_t batch);
   // Steps first_step+1 .. last_step from the states in z_[*parity], copying the states of the

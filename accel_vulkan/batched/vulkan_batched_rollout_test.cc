@@ -200,6 +200,66 @@ TEST_F(VulkanBatchedRolloutTest, SubmissionSplitsAndStagingSlots) {
   }
 }
 
+// A sink sees step 0, every multiple of observe_every and the last step, each state bit for bit
+// core_ref's at that step, in increasing order; the chains stay core_ref's (checkpoints are not
+// observed steps); with 4 slots the observed states come back 4 per submission, not one per step;
+// the sink's error stops the run.
+TEST_F(VulkanBatchedRolloutTest, SinkSeesTheObservedStatesInBulk) {
+  const int64_t dim = 70, batch = 3, steps = 13;
+  const std::vector<double> a = DecayingMatrix(dim, 71);
+  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 72, 1.0);
+  // The reference's state of every row at every step.
+  std::vector<std::vector<double>> want(static_cast<size_t>(steps + 1));
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<double> z(Row(z0, b, dim).begin(), Row(z0, b, dim).end());
+    for (int64_t t = 0; t <= steps; ++t) {
+      if (t > 0) {
+        std::vector<double> next(static_cast<size_t>(dim));
+        ASSERT_TRUE(CanonicalVecMat(z, a, next).ok());
+        z = next;
+      }
+      want[t].insert(want[t].end(), z.begin(), z.end());
+    }
+  }
+  std::unique_ptr<VulkanBatchedRollout> r =
+      Make(dim, a, {.max_snapshots_per_submit = 4});
+  ASSERT_NE(r, nullptr);
+  for (int64_t every : {1, 3, 20}) {
+    SCOPED_TRACE("observe_every " + std::to_string(every));
+    const RolloutParams p{.steps = steps, .hash_every = 5, .observe_every = every};
+    std::vector<int64_t> seen;
+    StatusOr<BatchedRolloutResult> got =
+        r->Run(z0, batch, p, [&](int64_t step, std::span<const double> states) {
+          seen.push_back(step);
+          EXPECT_TRUE(SameBits(states, want[step])) << "step " << step;
+          return OkStatus();
+        });
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    std::vector<int64_t> expected;
+    for (int64_t t = 0; t <= steps; ++t) {
+      if (t % every == 0 || t == steps) expected.push_back(t);
+    }
+    EXPECT_EQ(seen, expected);
+    for (int64_t b = 0; b < batch; ++b) {
+      StatusOr<RolloutResult> ref = Rollout(Row(z0, b, dim), a, p);
+      ASSERT_TRUE(ref.ok());
+      EXPECT_EQ(got->chains[b], ref->chain) << "trajectory " << b;
+    }
+    if (every == 1) {
+      // 13 observed steps (and the checkpoints among them) in slots of 4: 4 submissions.
+      EXPECT_EQ(r->last_timings().submissions, 4);
+      EXPECT_EQ(r->last_timings().snapshots, steps);
+    }
+  }
+  StatusOr<BatchedRolloutResult> stopped =
+      r->Run(z0, batch, {.steps = steps, .hash_every = 5, .observe_every = 1},
+             [](int64_t step, std::span<const double>) {
+               return step == 6 ? InternalError("sink full") : OkStatus();
+             });
+  EXPECT_EQ(stopped.status().code(), StatusCode::kInternal);
+  EXPECT_NE(stopped.status().message().find("sink full"), std::string::npos);
+}
+
 // One object, batches growing and shrinking: the buffers regrow, guards follow the live rows.
 TEST_F(VulkanBatchedRolloutTest, BatchSizeChangesBetweenRuns) {
   const int64_t dim = 66;

@@ -329,6 +329,12 @@ StatusOr<PipelineResult> RunPipeline(const PipelineParams& p,
     }
     return OkStatus();
   };
+  if (backends.prepare) {
+    t0 = Clock::now();
+    DASHI_RETURN_IF_ERROR(backends.prepare(r.spec, p.decode, r.a,
+                                           !SnapshotSteps(p.snapshots, p.eval_steps).empty()));
+    r.timings.setup_ms = MsSince(t0);
+  }
   t0 = Clock::now();
   DASHI_ASSIGN_OR_RETURN(std::vector<RolloutResult> rolled,
                          backends.rollout_batch

@@ -90,6 +90,7 @@ struct SnapshotResult {
 
 struct PipelineTimings {
   double anchors_ms = 0, simulate_ms = 0, fit_ms = 0, rollout_ms = 0;
+  double setup_ms = 0;  // the backend's prepare (0 on the reference, which needs none)
   double rollout_ns_per_step = 0, rollout_steps_per_s = 0;  // per trajectory step
   double decode_ms_per_snapshot = 0;
   DecodeStageTimes decode_stage_ms;  // mean over snapshots
@@ -124,6 +125,12 @@ struct PipelineResult {
 // layer plugs in the Vulkan twins (core_ref itself never depends on an accelerator). The batched
 // rollout must give every row bit for bit core_ref's Rollout (RolloutBatch is the reference).
 struct PipelineBackends {
+  // Optional: the backend's one-time set-up for this run's A (and the decoder when `decode`),
+  // called once before the eval rollouts and timed as PipelineTimings::setup_ms, so that the
+  // rollout and decode rates measure the work alone.
+  std::function<Status(const ProxySpec& spec, const DecodeParams& params,
+                       std::span<const double> a, bool decode)>
+      prepare;
   std::function<StatusOr<std::vector<RolloutResult>>(
       std::span<const double> z0, int64_t batch, std::span<const double> a,
       const RolloutParams& params, const BatchRolloutObserver& observer)>

@@ -1,7 +1,12 @@
 #include "backend/pipeline_hooks.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
+
+#include "accel_vulkan/batched/batched_tile.h"
+#include "accel_vulkan/device_caps/device_caps.h"
 
 #include "core_ref/rollout/rollout_batch.h"
 
@@ -11,15 +16,25 @@ namespace {
 // The device objects of one pipeline run, made by prepare (or on first use).
 struct DeviceObjects {
   std::unique_ptr<vk::VulkanBatchedRollout> rollout;
+  int64_t rollout_batch = 0;  // the batch its tile was chosen for
   std::unique_ptr<vk::VulkanDecoder> decoder;
   std::unique_ptr<vk::VulkanFieldMoments> moments;  // decode_scored's comparison
 };
 
+// The batched kernel with the tile SuggestBatchedTile picks for `batch` rows on this device's SM
+// count: the default 64×64 tile gives a batch of 3 only ceil(D/64) workgroups, each a serial
+// chain of D multiply–adds (330 µs a step at D = 506 on an H200, against ~10 µs with 8×8 tiles).
 Status CreateRollout(VulkanSession& session, DeviceObjects& objects, int64_t dim,
-                     std::span<const double> a) {
-  DASHI_ASSIGN_OR_RETURN(objects.rollout, vk::VulkanBatchedRollout::Create(*session.ctx, dim, a));
+                     std::span<const double> a, int64_t batch) {
+  const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(*session.ctx);
+  vk::VulkanBatchedRolloutOptions options;
+  options.tile = vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0);
+  DASHI_ASSIGN_OR_RETURN(objects.rollout,
+                         vk::VulkanBatchedRollout::Create(*session.ctx, dim, a, options));
+  objects.rollout_batch = batch;
   session.rollout_kernel_used =
-      "batched (VulkanBatchedRollout, observed states copied in bulk inside the submissions)";
+      "batched (VulkanBatchedRollout, tile " + objects.rollout->tile().ToString() +
+      ", observed states copied in bulk inside the submissions)";
   return OkStatus();
 }
 
@@ -54,8 +69,9 @@ StatusOr<std::vector<RolloutResult>> BatchedOnDevice(VulkanSession& session,
                                 " rows");
   }
   const int64_t dim = static_cast<int64_t>(z0.size()) / batch;
-  if (objects.rollout == nullptr || objects.rollout->dim() != dim) {
-    DASHI_RETURN_IF_ERROR(CreateRollout(session, objects, dim, a));
+  if (objects.rollout == nullptr || objects.rollout->dim() != dim ||
+      objects.rollout_batch != batch) {
+    DASHI_RETURN_IF_ERROR(CreateRollout(session, objects, dim, a, batch));
   }
   BatchRolloutRecorder recorder(batch, dim, params, observer);
   int64_t states_read_back = 0;
@@ -79,11 +95,11 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
   PipelineBackends b;
   auto objects = std::make_shared<DeviceObjects>();
   b.prepare = [&session, objects](const ProxySpec& spec, const DecodeParams& params,
-                                  std::span<const double> a, bool decode,
-                                  bool scored) -> Status {
-    DASHI_RETURN_IF_ERROR(CreateRollout(session, *objects, spec.dim(), a));
-    if (decode) DASHI_RETURN_IF_ERROR(CreateDecoder(session, *objects, spec, params));
-    if (scored) DASHI_RETURN_IF_ERROR(CreateMoments(session, *objects, spec));
+                                  std::span<const double> a,
+                                  const PipelineBackends::Preparation& what) -> Status {
+    DASHI_RETURN_IF_ERROR(CreateRollout(session, *objects, spec.dim(), a, what.batch));
+    if (what.decode) DASHI_RETURN_IF_ERROR(CreateDecoder(session, *objects, spec, params));
+    if (what.scored) DASHI_RETURN_IF_ERROR(CreateMoments(session, *objects, spec));
     return OkStatus();
   };
   b.rollout_batch = [&session, objects, stats](std::span<const double> z0, int64_t batch,

@@ -348,10 +348,11 @@ StatusOr<PipelineResult> RunPipeline(const PipelineParams& p,
   };
   if (backends.prepare) {
     t0 = Clock::now();
-    const bool decode = !SnapshotSteps(p.snapshots, p.eval_steps).empty();
-    DASHI_RETURN_IF_ERROR(backends.prepare(r.spec, p.decode, r.a, decode,
-                                           decode && !p.keep_snapshot_fields &&
-                                               static_cast<bool>(backends.decode_scored)));
+    PipelineBackends::Preparation what;
+    what.batch = batch;
+    what.decode = !SnapshotSteps(p.snapshots, p.eval_steps).empty();
+    what.scored = what.decode && !p.keep_snapshot_fields && static_cast<bool>(backends.decode_scored);
+    DASHI_RETURN_IF_ERROR(backends.prepare(r.spec, p.decode, r.a, what));
     r.timings.setup_ms = MsSince(t0);
   }
   t0 = Clock::now();

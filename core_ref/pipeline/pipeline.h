@@ -137,11 +137,17 @@ struct ScoredDecode {
 // layer plugs in the Vulkan twins (core_ref itself never depends on an accelerator). The batched
 // rollout must give every row bit for bit core_ref's Rollout (RolloutBatch is the reference).
 struct PipelineBackends {
-  // Optional: the backend's one-time set-up for this run's A (and the decoder when `decode`, and
-  // what decode_scored needs when `scored`), called once before the eval rollouts and timed as
-  // PipelineTimings::setup_ms, so that the rollout and decode rates measure the work alone.
+  // Optional: the backend's one-time set-up for this run's A (for `batch` eval trajectories at
+  // once), the decoder when `decode`, and what decode_scored needs when `scored`; called once
+  // before the eval rollouts and timed as PipelineTimings::setup_ms, so that the rollout and
+  // decode rates measure the work alone.
+  struct Preparation {
+    int64_t batch = 1;
+    bool decode = false;
+    bool scored = false;
+  };
   std::function<Status(const ProxySpec& spec, const DecodeParams& params,
-                       std::span<const double> a, bool decode, bool scored)>
+                       std::span<const double> a, const Preparation& what)>
       prepare;
   std::function<StatusOr<std::vector<RolloutResult>>(
       std::span<const double> z0, int64_t batch, std::span<const double> a,

@@ -1,6 +1,7 @@
 #include "backend/pipeline_hooks.h"
 
 #include <memory>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <utility>
@@ -74,9 +75,15 @@ StatusOr<std::vector<RolloutResult>> BatchedOnDevice(VulkanSession& session,
     DASHI_RETURN_IF_ERROR(CreateRollout(session, objects, dim, a, batch));
   }
   BatchRolloutRecorder recorder(batch, dim, params, observer);
+  // The recorder hashes the chain's checkpoints and calls the observer, so the device must hand
+  // it the states of both: every multiple of gcd(observe_every, hash_every) (the recorder calls
+  // the observer only at its own steps). Without an observer, the checkpoints alone.
+  RolloutParams device_params = params;
+  device_params.observe_every =
+      observer ? std::gcd(params.observe_every, params.hash_every) : params.hash_every;
   int64_t states_read_back = 0;
   StatusOr<vk::BatchedRolloutResult> run = objects.rollout->Run(
-      z0, batch, params, [&](int64_t step, std::span<const double> states) {
+      z0, batch, device_params, [&](int64_t step, std::span<const double> states) {
         if (step > 0) ++states_read_back;
         return recorder.Record(step, states);
       });

@@ -118,15 +118,23 @@ Status WriteJson(const std::string& path, const nlohmann::json& value) {
 StatusOr<nlohmann::json> ReadJson(const std::string& path) { return ReadJsonInput(path); }
 
 StatusOr<NpyArray> ReadF64Array(const std::string& path, int rank) {
+  return ReadF64Array(path, rank, rank);
+}
+
+StatusOr<NpyArray> ReadF64Array(const std::string& path, int min_rank, int max_rank) {
   DASHI_ASSIGN_OR_RETURN(NpyArray a, ReadNpy(path));
   if (a.dtype != NpyDtype::kF8) {
     return InvalidArgumentError(path + ": dtype " + std::string(NpyDescr(a.dtype)) +
                                 " is not <f8 (float64)");
   }
-  if (static_cast<int>(a.shape.size()) != rank) {
+  const int rank = static_cast<int>(a.shape.size());
+  if (rank < min_rank || rank > max_rank) {
+    std::string expected = std::to_string(min_rank);
+    for (int r = min_rank + 1; r <= max_rank; ++r) {
+      expected += (r == max_rank ? " or " : ", ") + std::to_string(r);
+    }
     return InvalidArgumentError(path + ": shape " + NpyShapeString(a.shape) + " has rank " +
-                                std::to_string(a.shape.size()) + ", expected rank " +
-                                std::to_string(rank));
+                                std::to_string(rank) + ", expected rank " + expected);
   }
   DASHI_ASSIGN_OR_RETURN(std::vector<double> v, a.As<double>());
   for (size_t k = 0; k < v.size(); ++k) {

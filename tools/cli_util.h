@@ -55,6 +55,8 @@ StatusOr<nlohmann::json> ReadJson(const std::string& path);
 
 // Reads an .npy of dtype <f8 with the given rank, every value finite; messages name the file.
 StatusOr<NpyArray> ReadF64Array(const std::string& path, int rank);
+// The same for a rank in [min_rank, max_rank] ("expected rank 1 or 2" when it is not).
+StatusOr<NpyArray> ReadF64Array(const std::string& path, int min_rank, int max_rank);
 
 // `path` with its ".npy" suffix replaced by `suffix` (or `suffix` appended).
 std::string ReplaceNpySuffix(const std::string& path, std::string_view suffix);

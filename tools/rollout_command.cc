@@ -8,7 +8,9 @@
 #include "backend/backend.h"
 #include "core_ref/blake2b/blake2b.h"
 #include "core_ref/npy/npy.h"
+#include "core_ref/pipeline/pipeline.h"
 #include "core_ref/rollout/rollout.h"
+#include "core_ref/rollout/rollout_batch.h"
 #include "tools/chain_json.h"
 #include "tools/cli_util.h"
 #include "tools/rollout_inputs.h"
@@ -25,8 +27,103 @@ struct RolloutOptions {
   backend::BackendOptions backend;
 };
 
+// z0 [B, D]: the B trajectories as ONE batched rollout (on Vulkan the batched kernel, its tile
+// chosen for B; on the reference core_ref's RolloutBatch), each row bit-exact to its own single
+// rollout. Writes zT.npy [B, D], zT.trajectory.npy [T, B, D] with --save-every, and
+// zT.chain.json with one chain per row.
+int RunBatched(const RolloutOptions& o, const RolloutInputs& in, backend::Backend& b) {
+  const int64_t dim = in.dim, batch = in.batch;
+  RolloutParams params;
+  params.steps = o.input.steps;
+  params.hash_every = o.input.hash_every;
+  params.observe_every = o.save_every;
+  // Every row's observed states, in step order; interleaved to [T, B, D] at the end.
+  std::vector<std::vector<double>> saved(static_cast<size_t>(batch));
+  BatchRolloutObserver observer;
+  if (o.save_every > 0) {
+    observer = [&](int64_t row, int64_t, std::span<const double> z) {
+      std::vector<double>& v = saved[static_cast<size_t>(row)];
+      v.insert(v.end(), z.begin(), z.end());
+      return OkStatus();
+    };
+  }
+  const std::string chain_path = ReplaceNpySuffix(o.out, ".chain.json");
+  const std::string traj_path = ReplaceNpySuffix(o.out, ".trajectory.npy");
+  std::vector<std::string> set_paths = {o.out};
+  if (o.save_every > 0) set_paths.push_back(traj_path);
+  set_paths.push_back(chain_path);
+  StatusOr<OutputSet> out_set = BeginOutputFiles(set_paths, "rollout");
+  if (!out_set.ok()) return Fail("rollout", out_set.status());
+  const PipelineBackends hooks = b.PipelineHooks();
+  const auto t0 = std::chrono::steady_clock::now();
+  StatusOr<std::vector<RolloutResult>> r =
+      hooks.rollout_batch ? hooks.rollout_batch(in.z0, batch, in.a, params, observer)
+                          : RolloutBatch(in.z0, batch, in.a, params, observer);
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (r.ok()) {
+    Status v = b.CheckValidation();
+    if (!v.ok()) r = v;
+  }
+  if (!r.ok()) return Fail("rollout", r.status());
+
+  std::vector<double> finals;
+  finals.reserve(static_cast<size_t>(batch * dim));
+  nlohmann::json rows = nlohmann::json::array();
+  nlohmann::json links = nlohmann::json::array();
+  for (const RolloutResult& row : *r) {
+    finals.insert(finals.end(), row.final_state.begin(), row.final_state.end());
+    rows.push_back(
+        ChainFileJson({b.Provenance(), dim, o.input.steps, o.input.hash_every, row.chain}));
+    links.push_back(FinalLinkHex(row.chain));
+  }
+  StatusOr<NpyArray> out = NpyArray::FromF64({batch, dim}, finals);
+  Status st = out.ok() ? WriteNpy(out_set->Path(o.out), *out) : out.status();
+  if (!st.ok()) return Fail("rollout", st);
+  if (o.save_every > 0) {
+    const int64_t frames = static_cast<int64_t>(saved.front().size()) / dim;
+    std::vector<double> traj;
+    traj.reserve(static_cast<size_t>(frames * batch * dim));
+    for (int64_t t = 0; t < frames; ++t) {
+      for (const std::vector<double>& row : saved) {
+        traj.insert(traj.end(), row.begin() + t * dim, row.begin() + (t + 1) * dim);
+      }
+    }
+    StatusOr<NpyArray> tr = NpyArray::FromF64({frames, batch, dim}, traj);
+    st = tr.ok() ? WriteNpy(out_set->Path(traj_path), *tr) : tr.status();
+    if (!st.ok()) return Fail("rollout", st);
+  }
+  const double traj_steps = static_cast<double>(batch) * static_cast<double>(o.input.steps);
+  nlohmann::json chain = {
+      {"provenance", b.Provenance()},
+      {"batch", batch},
+      {"dim", dim},
+      {"steps", o.input.steps},
+      {"hash_every", o.input.hash_every},
+      {"final_links", links},
+      // Row b's chain, exactly as a single `dashi rollout` of that row writes it.
+      {"trajectories", rows},
+      {"device_timing", b.PipelineDeviceJson()},
+      {"z0", o.input.z0},
+      {"a", o.input.a},
+      {"z0_hash", ToHex(Blake2b128(in.z0.data(), in.z0.size() * sizeof(double)))},
+      {"a_hash", ToHex(Blake2b128(in.a.data(), in.a.size() * sizeof(double)))},
+      {"seconds", secs},
+      {"trajectory_steps_per_second", secs > 0 ? traj_steps / secs : 0.0}};
+  st = WriteJson(out_set->Path(chain_path), chain);
+  if (st.ok()) st = out_set->Commit();
+  if (!st.ok()) return Fail("rollout", st);
+  std::printf("rolled out %lld trajectories x %lld steps of D = %lld as one batch in %.3f s "
+              "(%.0f trajectory-steps/s); final links:",
+              static_cast<long long>(batch), static_cast<long long>(o.input.steps),
+              static_cast<long long>(dim), secs, secs > 0 ? traj_steps / secs : 0.0);
+  for (const nlohmann::json& l : links) std::printf(" %s", l.get<std::string>().c_str());
+  std::printf("\nwrote %s and %s\n", o.out.c_str(), chain_path.c_str());
+  return 0;
+}
+
 int Run(const RolloutOptions& o) {
-  StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input);
+  StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input, /*allow_batch=*/true);
   if (!in.ok()) return Fail("rollout", in.status());
   const int64_t dim = in->dim;
   if (o.save_every < 0) return Fail("rollout", InvalidArgumentError("--save-every is negative"));
@@ -48,9 +145,15 @@ int Run(const RolloutOptions& o) {
       return OkStatus();
     };
   }
+  if (in->batched && recorded.has_value()) {
+    return Fail("rollout", InvalidArgumentError(
+                               "--expect-chain replays one recorded trajectory: give " + o.input.z0 +
+                               " as [D], not [B, D]"));
+  }
   StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi rollout");
   if (!b.ok()) return Fail("rollout", b.status());
   AnnounceDowngrade(*b, "rollout");
+  if (in->batched) return RunBatched(o, *in, *b);
   // zT.npy [, zT.trajectory.npy], zT.chain.json: one set, the chain (the completion record) last.
   const std::string chain_path = ReplaceNpySuffix(o.out, ".chain.json");
   const std::string traj_path = ReplaceNpySuffix(o.out, ".trajectory.npy");
@@ -119,7 +222,9 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
       "rollout",
       "Autonomous rollout z <- z*A in fp64 with the canonical summation order, hashing z every "
       "--hash-every steps into a BLAKE2b-128 chain. Writes --out zT.npy (the final state) and "
-      "zT.chain.json beside it.");
+      "zT.chain.json beside it. A [B, D] --z0 runs B trajectories as one batched rollout (the "
+      "batched kernel on Vulkan), each row bit-exact to its own single rollout: zT.npy is then "
+      "[B, D], zT.trajectory.npy [T, B, D], and zT.chain.json holds every row's chain.");
   AddRolloutInputFlags(*cmd, o->input);
   cmd->add_option("--save-every", o->save_every,
                   "Also write zT.trajectory.npy with every k-th state (0: off)")

@@ -6,7 +6,10 @@
 namespace dashi::tools {
 
 void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& f) {
-  cmd.add_option("--z0", f.z0, "Initial state .npy, float64 shape [D]")->required();
+  cmd.add_option("--z0", f.z0,
+                 "Initial state .npy, float64 shape [D] (`rollout` also takes [B, D]: B "
+                 "trajectories at once, each bit-exact to its own single rollout)")
+      ->required();
   cmd.add_option("--a", f.a, "Transition matrix .npy, float64 shape [D, D]")->required();
   cmd.add_option("--steps", f.steps, "Number of steps (>= 0)")->capture_default_str();
   cmd.add_option("--hash-every", f.hash_every,
@@ -14,11 +17,17 @@ void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& f) {
       ->capture_default_str();
 }
 
-StatusOr<RolloutInputs> ReadRolloutInputs(const RolloutInputFlags& f) {
-  DASHI_ASSIGN_OR_RETURN(NpyArray z0, ReadF64Array(f.z0, 1));
+StatusOr<RolloutInputs> ReadRolloutInputs(const RolloutInputFlags& f, bool allow_batch) {
+  DASHI_ASSIGN_OR_RETURN(NpyArray z0, ReadF64Array(f.z0, 1, allow_batch ? 2 : 1));
   DASHI_ASSIGN_OR_RETURN(NpyArray a, ReadF64Array(f.a, 2));
   RolloutInputs in;
-  in.dim = z0.shape[0];
+  in.batched = z0.shape.size() == 2;
+  in.batch = in.batched ? z0.shape[0] : 1;
+  in.dim = z0.shape.back();
+  if (in.batch < 1 || in.dim < 1) {
+    return InvalidArgumentError(f.z0 + ": shape " + NpyShapeString(z0.shape) +
+                                " holds no state (B and D must be at least 1)");
+  }
   if (a.shape[0] != a.shape[1]) {
     return InvalidArgumentError(f.a + ": shape " + NpyShapeString(a.shape) + " is not square");
   }

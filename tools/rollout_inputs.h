@@ -1,5 +1,5 @@
 // The inputs `dashi rollout` and `dashi audit` share: the flags --z0, --a, --steps, --hash-every,
-// and reading z0 [D] and A [D, D] as finite float64 arrays whose shapes agree (messages name the
+// and reading z0 [D] (or [B, D] where a batch is allowed) and A [D, D] as finite float64 arrays whose shapes agree (messages name the
 // file and the shape).
 #ifndef DASHI_TOOLS_ROLLOUT_INPUTS_H_
 #define DASHI_TOOLS_ROLLOUT_INPUTS_H_
@@ -24,11 +24,15 @@ void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& flags);
 
 struct RolloutInputs {
   int64_t dim = 0;
-  std::vector<double> z0;  // D
+  int64_t batch = 1;       // rows of a [B, D] z0
+  bool batched = false;    // z0 was [B, D] (even with B = 1)
+  std::vector<double> z0;  // B×D, row-major
   std::vector<double> a;   // D×D, row-major
 };
 
-StatusOr<RolloutInputs> ReadRolloutInputs(const RolloutInputFlags& flags);
+// allow_batch: z0 may also be [B, D] (B ≥ 1 trajectories of dimension D).
+StatusOr<RolloutInputs> ReadRolloutInputs(const RolloutInputFlags& flags,
+                                          bool allow_batch = false);
 
 }  // namespace dashi::tools
 

@@ -20,6 +20,7 @@ struct DeviceObjects {
   int64_t rollout_batch = 0;  // the batch its tile was chosen for
   std::unique_ptr<vk::VulkanDecoder> decoder;
   std::unique_ptr<vk::VulkanFieldMoments> moments;  // decode_scored's comparison
+  std::vector<std::string> fft_plans;  // each VkFFT plan's cache use, in creation order
 };
 
 // The batched kernel with the tile SuggestBatchedTile picks for `batch` rows on this device's SM
@@ -45,6 +46,9 @@ Status CreateDecoder(VulkanSession& session, DeviceObjects& objects, const Proxy
       session.options.decode_precision == "fp32" ? vk::Precision::kFp32 : vk::Precision::kFp64;
   DASHI_ASSIGN_OR_RETURN(objects.decoder,
                          vk::VulkanDecoder::Create(*session.ctx, spec, params, precision));
+  for (vk::VkFftPlan::CacheUse u : objects.decoder->fft_cache_uses()) {
+    objects.fft_plans.push_back(vk::VkFftPlan::CacheUseName(u));
+  }
   return OkStatus();
 }
 
@@ -52,6 +56,7 @@ Status CreateMoments(VulkanSession& session, DeviceObjects& objects, const Proxy
   DASHI_ASSIGN_OR_RETURN(objects.moments,
                          vk::VulkanFieldMoments::Create(*session.ctx,
                                                         static_cast<uint32_t>(spec.n)));
+  objects.fft_plans.push_back(vk::VkFftPlan::CacheUseName(objects.moments->fft_cache_use()));
   return OkStatus();
 }
 
@@ -101,12 +106,13 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
                                      std::shared_ptr<DeviceRunStats> stats) {
   PipelineBackends b;
   auto objects = std::make_shared<DeviceObjects>();
-  b.prepare = [&session, objects](const ProxySpec& spec, const DecodeParams& params,
+  b.prepare = [&session, objects, stats](const ProxySpec& spec, const DecodeParams& params,
                                   std::span<const double> a,
                                   const PipelineBackends::Preparation& what) -> Status {
     DASHI_RETURN_IF_ERROR(CreateRollout(session, *objects, spec.dim(), a, what.batch));
     if (what.decode) DASHI_RETURN_IF_ERROR(CreateDecoder(session, *objects, spec, params));
     if (what.scored) DASHI_RETURN_IF_ERROR(CreateMoments(session, *objects, spec));
+    stats->fft_plans = objects->fft_plans;
     return OkStatus();
   };
   b.rollout_batch = [&session, objects, stats](std::span<const double> z0, int64_t batch,
@@ -152,6 +158,9 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
   // No per-step readback: the steps between two readbacks ran back to back on the device.
   const bool hotloop = stats.rollout_ran && (r.steps <= 1 || r.submissions < r.steps);
   j["gpu_hotloop_active"] = hotloop;
+  // The set-up's VkFFT plans and where their kernels came from: "loaded" from the on-disk binary
+  // cache (DASHI_CACHE_DIR, else ~/.cache/dashi) or "compiled, saved" for the next run.
+  if (!stats.fft_plans.empty()) j["setup_fft_plans"] = stats.fft_plans;
   if (stats.rollout_ran) {
     j["rollout"] = {{"kernel", "batched"},
                     {"batch", r.batch},

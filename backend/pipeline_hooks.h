@@ -9,6 +9,7 @@
 #define DASHI_BACKEND_PIPELINE_HOOKS_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,8 @@ struct DeviceRunStats {
   std::vector<vk::VulkanDecodeReport> decodes;  // one per snapshot, in order
   // decode_scored: the device comparison of each snapshot with the LES (one per snapshot).
   std::vector<vk::FieldMomentsTimings> comparisons;
+  // The set-up's VkFFT plans: where their kernels came from ("loaded", "compiled, saved", ...).
+  std::vector<std::string> fft_plans;
 };
 
 // prepare: creates the batched rollout kernel (pipeline, upload of A) and, when snapshots are

@@ -231,6 +231,7 @@ StatusOr<FieldComparison> VulkanFieldMoments::Compare(const DeviceBuffer& decode
 }
 
 const FieldMomentsTimings& VulkanFieldMoments::last_timings() const { return impl_->timings; }
+VkFftPlan::CacheUse VulkanFieldMoments::fft_cache_use() const { return impl_->plan->cache_use(); }
 
 Status VulkanFieldMoments::CheckGuards() const {
   const Impl& m = *impl_;

@@ -20,6 +20,7 @@
 #include <span>
 
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/decode/vkfft_plan.h"
 #include "accel_vulkan/device_buffer.h"
 #include "core_ref/status/status.h"
 
@@ -62,6 +63,7 @@ class VulkanFieldMoments {
                                     std::span<const double> reference);
 
   const FieldMomentsTimings& last_timings() const;
+  VkFftPlan::CacheUse fft_cache_use() const;  // its forward plan's (vkfft_binary_cache.h)
   // DATA_LOSS naming the buffer when a shader or the FFT wrote past a payload.
   Status CheckGuards() const;
 

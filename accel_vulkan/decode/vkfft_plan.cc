@@ -1,8 +1,10 @@
 #include "accel_vulkan/decode/vkfft_plan.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 // VkFFT 1.2.26 is one large header of static inline functions written without -Wall in mind; its
 // warnings are not ours to fix.
@@ -27,6 +29,7 @@
 #include <vkFFT.h>
 #pragma GCC diagnostic pop
 
+#include "accel_vulkan/decode/vkfft_binary_cache.h"
 #include "accel_vulkan/vk_status.h"
 
 namespace dashi::vk {
@@ -167,6 +170,8 @@ struct VkFftPlan::State {
   uint64_t real_bytes = 0;
   VkFFTApplication app = {};
   bool initialized = false;
+  std::vector<uint8_t> cached_binaries;  // what VkFFT loaded, kept for the app's lifetime
+  CacheUse cache_use = CacheUse::kOff;
 
   ~State() {
     if (initialized) deleteVkFFT(&app);
@@ -243,11 +248,65 @@ StatusOr<std::unique_ptr<VkFftPlan>> VkFftPlan::Create(const VulkanContext& ctx,
   c.inputBufferSize = &s->real_bytes;
   c.inputBufferStride[0] = n;  // VkFFT's R2C default would be the in-place padding N + 2
   c.inputBufferStride[1] = uint64_t{n} * n;
-  DASHI_RETURN_IF_ERROR(VkFftCheck(
-      initializeVkFFT(&s->app, c),
-      "initializeVkFFT (N = " + std::to_string(n) + ", " + PrecisionName(precision) + ")"));
+  // The compiled kernels from the on-disk cache when a verified file exists for exactly this
+  // plan on this device and driver; otherwise compiled here and saved for the next run.
+  const std::string what =
+      "initializeVkFFT (N = " + std::to_string(n) + ", " + PrecisionName(precision) + ")";
+  std::optional<VkFftBinaryCache> cache;
+  if (const std::optional<std::string> dir = VkFftCacheDirectory()) {
+    const DeviceInfo& d = ctx.info();
+    cache.emplace(*dir, "vkfft " + std::to_string(VkFFTGetVersion()) + " device " + d.uuid + " " +
+                            d.name + " driver " + std::to_string(d.driver_version) + " " +
+                            d.driver_info + " N " + std::to_string(n) + " " +
+                            PrecisionName(precision) +
+                            " FFTdim 2 R2C normalize LUT inputFormatted returnToInput"
+                            " strides dense/half");
+  }
+  CacheUse use = CacheUse::kOff;
+  if (cache) {
+    if (std::optional<std::vector<uint8_t>> b = cache->Load()) {
+      s->cached_binaries = std::move(*b);
+      c.loadApplicationFromString = 1;
+      c.loadApplicationString = s->cached_binaries.data();
+      use = CacheUse::kLoaded;
+    } else {
+      c.saveApplicationToString = 1;
+      use = CacheUse::kCompiledAndSaved;
+    }
+  }
+  VkFFTResult r = initializeVkFFT(&s->app, c);
+  if (r != VKFFT_SUCCESS && use == CacheUse::kLoaded) {
+    // A file that verified but that VkFFT refused: compile instead, and replace it.
+    s->app = {};
+    s->cached_binaries.clear();
+    c.loadApplicationFromString = 0;
+    c.loadApplicationString = nullptr;
+    c.saveApplicationToString = 1;
+    use = CacheUse::kCompiledAndSaved;
+    r = initializeVkFFT(&s->app, c);
+  }
+  DASHI_RETURN_IF_ERROR(VkFftCheck(r, what));
   s->initialized = true;
+  if (use == CacheUse::kCompiledAndSaved && s->app.saveApplicationString != nullptr) {
+    // A cache that cannot be written costs the next run its compile, nothing else.
+    if (!cache->Save(s->app.saveApplicationString, s->app.applicationStringSize).ok()) {
+      use = CacheUse::kCompiledNotSaved;
+    }
+  }
+  s->cache_use = use;
   return std::unique_ptr<VkFftPlan>(new VkFftPlan(n, precision, std::move(s)));
+}
+
+VkFftPlan::CacheUse VkFftPlan::cache_use() const { return state_->cache_use; }
+
+const char* VkFftPlan::CacheUseName(CacheUse u) {
+  switch (u) {
+    case CacheUse::kOff: return "off";
+    case CacheUse::kLoaded: return "loaded";
+    case CacheUse::kCompiledAndSaved: return "compiled, saved";
+    case CacheUse::kCompiledNotSaved: return "compiled, not saved";
+  }
+  return "off";
 }
 
 Status VkFftPlan::RecordForward(VkCommandBuffer cb) {

@@ -9,6 +9,9 @@
 //   Forward  (R2C): real → spectrum, unnormalised  X[k] = Σ x[n]·e^{−2πi k·n/N}   (= Rfft).
 //   Inverse  (C2R): spectrum → real, scaled by 1/N² (VkFFT normalize = 1)         (= Irfft).
 //
+// Plan creation compiles VkFFT's kernels (glslang at run time) unless the on-disk binary cache
+// of vkfft_binary_cache.h holds them for this plan, device and driver (cache_use() says which).
+//
 // VkFFT configuration: FFTdim 2, size {N, N}, performR2C 1, out of place with isInputFormatted 1
 // and inverseReturnToInputBuffer 1 (VkFFT's "input buffer" is our dense real buffer; its
 // "buffer" our spectrum), inputBufferStride {N, N²} (VkFFT's R2C default is the padded N+2),
@@ -71,6 +74,11 @@ class VkFftPlan {
 
   uint32_t n() const { return n_; }
   Precision precision() const { return precision_; }
+
+  // Where the plan's compiled kernels came from (VkFftBinaryCache, vkfft_binary_cache.h).
+  enum class CacheUse { kOff, kLoaded, kCompiledAndSaved, kCompiledNotSaved };
+  CacheUse cache_use() const;
+  static const char* CacheUseName(CacheUse u);
 
  private:
   struct State;  // VkFFT's application and the handles it points at (stable addresses)

@@ -3,6 +3,12 @@
 // and zero validation messages.
 #include "accel_vulkan/decode/vkfft_plan.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "accel_vulkan/command_batch.h"
+#include "accel_vulkan/decode/vkfft_binary_cache.h"
 #include "accel_vulkan/testing/vulkan_test.h"
 #include "core_ref/fft/fft.h"
 #include "core_ref/prng/prng.h"
@@ -170,6 +177,94 @@ TEST_F(VulkanTest, VkFftPlanRejectsBadSizes) {
             StatusCode::kInvalidArgument);
   EXPECT_EQ(VkFftPlan::Create(ctx(), 64, Precision::kFp64, *small, *small).status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// The on-disk binary cache (vkfft_binary_cache.h): the first plan compiles and saves, the second
+// loads the file and transforms bit for bit as the compiled one; a truncated or foreign file is
+// ignored (compiled and rewritten, never handed to VkFFT); "off" disables it.
+class VkFftCacheTest : public VkFftPlanTest {};
+
+TEST_F(VkFftCacheTest, CachedPlanTransformsLikeACompiledOne) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/vkfft_cache";
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(setenv("DASHI_CACHE_DIR", dir.c_str(), 1), 0);
+  const uint32_t n = 32;
+  const Precision p = Precision::kFp64;
+  const uint64_t spec_bytes = VkFftPlan::SpectrumBytes(n, p);
+  StatusOr<DeviceBuffer> spec = GuardedBuffer(spec_bytes);
+  StatusOr<DeviceBuffer> real = GuardedBuffer(VkFftPlan::RealBufferBytes(n, p));
+  ASSERT_TRUE(spec.ok() && real.ok());
+  StatusOr<std::unique_ptr<CommandBatch>> batch = CommandBatch::Create(ctx());
+  ASSERT_TRUE(batch.ok());
+  Xoshiro256ss rng(5);
+  const std::vector<double> x = dashi::testing::UniformValues(rng, size_t{n} * n, 1.0);
+  auto forward = [&](VkFftPlan& plan) {
+    return Transform(plan, /*forward=*/true, **batch, *real, VkFftPlan::RealBytes(n, p),
+                     FromScalars(p, x), *spec, spec_bytes);
+  };
+
+  StatusOr<std::unique_ptr<VkFftPlan>> compiled = VkFftPlan::Create(ctx(), n, p, *spec, *real);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().ToString();
+  EXPECT_EQ((*compiled)->cache_use(), VkFftPlan::CacheUse::kCompiledAndSaved);
+  const std::vector<uint8_t> want = forward(**compiled);
+  compiled->reset();
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files.push_back(e.path());
+  ASSERT_EQ(files.size(), 1u);
+
+  StatusOr<std::unique_ptr<VkFftPlan>> loaded = VkFftPlan::Create(ctx(), n, p, *spec, *real);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ((*loaded)->cache_use(), VkFftPlan::CacheUse::kLoaded);
+  EXPECT_EQ(forward(**loaded), want);
+  loaded->reset();
+
+  // Truncated: ignored, recompiled, rewritten whole.
+  const auto full = std::filesystem::file_size(files[0]);
+  std::filesystem::resize_file(files[0], full / 2);
+  StatusOr<std::unique_ptr<VkFftPlan>> again = VkFftPlan::Create(ctx(), n, p, *spec, *real);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)->cache_use(), VkFftPlan::CacheUse::kCompiledAndSaved);
+  EXPECT_EQ(forward(**again), want);
+  again->reset();
+  EXPECT_EQ(std::filesystem::file_size(files[0]), full);
+
+  // A flipped payload byte fails the hash: ignored too.
+  {
+    std::fstream f(files[0], std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(full - 5));
+    f.put('\x5a');
+  }
+  StatusOr<std::unique_ptr<VkFftPlan>> flipped = VkFftPlan::Create(ctx(), n, p, *spec, *real);
+  ASSERT_TRUE(flipped.ok());
+  EXPECT_EQ((*flipped)->cache_use(), VkFftPlan::CacheUse::kCompiledAndSaved);
+  EXPECT_EQ(forward(**flipped), want);
+  flipped->reset();
+
+  ASSERT_EQ(setenv("DASHI_CACHE_DIR", "off", 1), 0);
+  StatusOr<std::unique_ptr<VkFftPlan>> off = VkFftPlan::Create(ctx(), n, p, *spec, *real);
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ((*off)->cache_use(), VkFftPlan::CacheUse::kOff);
+}
+
+TEST(VkFftBinaryCacheTest, RefusesFilesOfAnotherKeyOrShape) {
+  const std::string dir = std::string(std::getenv("TEST_TMPDIR")) + "/cache_keys";
+  std::filesystem::remove_all(dir);
+  const VkFftBinaryCache a(dir, "plan a"), b(dir, "plan b");
+  EXPECT_NE(a.path(), b.path());
+  const std::vector<uint32_t> payload = {1, 2, 3, 4};
+  ASSERT_TRUE(a.Save(payload.data(), payload.size() * 4).ok());
+  std::string why;
+  std::optional<std::vector<uint8_t>> got = a.Load(&why);
+  ASSERT_TRUE(got.has_value()) << why;
+  EXPECT_EQ(got->size(), 16u);
+  EXPECT_FALSE(b.Load(&why).has_value());
+  EXPECT_NE(why.find("no cache file"), std::string::npos);
+  std::filesystem::copy_file(a.path(), b.path());  // a's file under b's name
+  EXPECT_FALSE(b.Load(&why).has_value());
+  EXPECT_NE(why.find("another plan"), std::string::npos) << why;
+  std::ofstream(a.path(), std::ios::binary) << "garbage";
+  EXPECT_FALSE(a.Load(&why).has_value());
+  EXPECT_NE(why.find("not a dashi VkFFT cache file"), std::string::npos) << why;
 }
 
 }  // namespace

@@ -563,6 +563,14 @@ const ProxySpec& VulkanDecoder::spec() const { return impl_->spec; }
 const DecodeParams& VulkanDecoder::params() const { return impl_->params; }
 const DeviceBuffer& VulkanDecoder::omega_buffer() const { return *impl_->omega; }
 
+std::vector<VkFftPlan::CacheUse> VulkanDecoder::fft_cache_uses() const {
+  std::vector<VkFftPlan::CacheUse> uses;
+  for (const VkFftPlan* p : {impl_->plan_lp.get(), impl_->plan_resid.get(), impl_->plan32.get()}) {
+    if (p != nullptr) uses.push_back(p->cache_use());
+  }
+  return uses;
+}
+
 Status VulkanDecoder::CheckGuards() const {
   const Impl& m = *impl_;
   struct Item {

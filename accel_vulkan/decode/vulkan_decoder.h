@@ -119,6 +119,8 @@ class VulkanDecoder {
   // The decoded field ω̂ (N² fp64) as the last Decode left it on the device, for device-side
   // metrics (VulkanFieldMoments) that avoid reading the field back.
   const DeviceBuffer& omega_buffer() const;
+  // Where each of its VkFFT plans' kernels came from (the on-disk binary cache or a compile).
+  std::vector<VkFftPlan::CacheUse> fft_cache_uses() const;
 
   // The guard words (accel_vulkan/guard_words.h) after the payload of every buffer the
   // decoder's shaders, FFTs and mask kernels write are unchanged; DATA_LOSS naming the buffer

@@ -147,16 +147,8 @@ TEST(BackendTest, AllowedDeviceRollsOutBitForBitAndSaysItIsUncertified) {
   EXPECT_TRUE(v.ok()) << v.ToString();
 }
 
-// The pipeline on the device's hooks: the same chains and evaluation as on the reference; the eval
-// rollout keeps its hot loop on the device (the observed states come back in bulk, far fewer
-// submissions than steps), the set-up is timed apart, and each snapshot's decode report is kept.
-TEST(BackendTest, PipelineHooksKeepTheRolloutOnTheDeviceAndReportIt) {
-  BackendOptions o{.name = "vulkan"};
-  o.vulkan.cert_store = EmptyStore("store_pipeline");
-  o.vulkan.allow_uncertified = true;
-  o.vulkan.validation = true;
-  StatusOr<Backend> dev = Backend::Open(o, "dashi test");
-  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+// N = 32: train seed 1, validation seed 5, eval seeds 2 and 3 (90 steps), 2 snapshots.
+PipelineParams SmallPipeline() {
   PipelineParams p;
   p.les.n = 32;
   p.les.dt = 0.01;
@@ -174,6 +166,20 @@ TEST(BackendTest, PipelineHooksKeepTheRolloutOnTheDeviceAndReportIt) {
   p.anchors = 8;
   p.hash_every = 7;
   p.snapshots = 2;
+  return p;
+}
+
+// The pipeline on the device's hooks: the same chains and evaluation as on the reference; the eval
+// rollout keeps its hot loop on the device (the observed states come back in bulk, far fewer
+// submissions than steps), the set-up is timed apart, and each snapshot's decode report is kept.
+TEST(BackendTest, PipelineHooksKeepTheRolloutOnTheDeviceAndReportIt) {
+  BackendOptions o{.name = "vulkan"};
+  o.vulkan.cert_store = EmptyStore("store_pipeline");
+  o.vulkan.allow_uncertified = true;
+  o.vulkan.validation = true;
+  StatusOr<Backend> dev = Backend::Open(o, "dashi test");
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  PipelineParams p = SmallPipeline();
   StatusOr<PipelineResult> on_dev = RunPipeline(p, {}, dev->PipelineHooks());
   ASSERT_TRUE(on_dev.ok()) << on_dev.status().ToString();
   StatusOr<PipelineResult> on_ref = RunPipeline(p);
@@ -211,20 +217,11 @@ TEST(BackendTest, MetricsModeScoresTheSnapshotsOnTheDevice) {
   o.vulkan.validation = true;
   StatusOr<Backend> dev = Backend::Open(o, "dashi test");
   ASSERT_TRUE(dev.ok()) << dev.status().ToString();
-  PipelineParams p;
-  p.les.n = 32;
-  p.les.dt = 0.01;
-  p.les.k_peak = 3;
-  p.train_seeds = {1};
-  p.val_seeds = {5};
+  PipelineParams p = SmallPipeline();
   p.eval_seeds = {2};
-  p.train_start = 10;
-  p.eval_start = 10;
   p.train_steps = 60;
   p.eval_steps = 40;
-  p.k_lo = 4;
-  p.k_mid = 8;
-  p.anchors = 8;
+  p.hash_every = 10;
   p.snapshots = 3;
   p.keep_snapshot_fields = false;
   StatusOr<PipelineResult> on_dev = RunPipeline(p, {}, dev->PipelineHooks());

@@ -27,6 +27,14 @@ struct RolloutOptions {
   backend::BackendOptions backend;
 };
 
+// zT.npy [, zT.trajectory.npy], zT.chain.json: one set, the chain (the completion record) last.
+StatusOr<OutputSet> BeginRolloutOutputs(const RolloutOptions& o) {
+  std::vector<std::string> set_paths = {o.out};
+  if (o.save_every > 0) set_paths.push_back(ReplaceNpySuffix(o.out, ".trajectory.npy"));
+  set_paths.push_back(ReplaceNpySuffix(o.out, ".chain.json"));
+  return BeginOutputFiles(set_paths, "rollout");
+}
+
 // z0 [B, D]: the B trajectories as ONE batched rollout (on Vulkan the batched kernel, its tile
 // chosen for B; on the reference core_ref's RolloutBatch), each row bit-exact to its own single
 // rollout. Writes zT.npy [B, D], zT.trajectory.npy [T, B, D] with --save-every, and
@@ -49,10 +57,7 @@ int RunBatched(const RolloutOptions& o, const RolloutInputs& in, backend::Backen
   }
   const std::string chain_path = ReplaceNpySuffix(o.out, ".chain.json");
   const std::string traj_path = ReplaceNpySuffix(o.out, ".trajectory.npy");
-  std::vector<std::string> set_paths = {o.out};
-  if (o.save_every > 0) set_paths.push_back(traj_path);
-  set_paths.push_back(chain_path);
-  StatusOr<OutputSet> out_set = BeginOutputFiles(set_paths, "rollout");
+  StatusOr<OutputSet> out_set = BeginRolloutOutputs(o);
   if (!out_set.ok()) return Fail("rollout", out_set.status());
   const PipelineBackends hooks = b.PipelineHooks();
   const auto t0 = std::chrono::steady_clock::now();
@@ -154,13 +159,9 @@ int Run(const RolloutOptions& o) {
   if (!b.ok()) return Fail("rollout", b.status());
   AnnounceDowngrade(*b, "rollout");
   if (in->batched) return RunBatched(o, *in, *b);
-  // zT.npy [, zT.trajectory.npy], zT.chain.json: one set, the chain (the completion record) last.
   const std::string chain_path = ReplaceNpySuffix(o.out, ".chain.json");
   const std::string traj_path = ReplaceNpySuffix(o.out, ".trajectory.npy");
-  std::vector<std::string> set_paths = {o.out};
-  if (o.save_every > 0) set_paths.push_back(traj_path);
-  set_paths.push_back(chain_path);
-  StatusOr<OutputSet> out_set = BeginOutputFiles(set_paths, "rollout");
+  StatusOr<OutputSet> out_set = BeginRolloutOutputs(o);
   if (!out_set.ok()) return Fail("rollout", out_set.status());
   StatusOr<backend::PreparedRollout> prepared = b->PrepareRollout(dim, in->a);
   if (!prepared.ok()) return Fail("rollout", prepared.status());

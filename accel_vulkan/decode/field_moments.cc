@@ -161,10 +161,9 @@ StatusOr<VkDescriptorSet> VulkanFieldMoments::Impl::MomentsSet(VkBuffer decoded)
   return set;
 }
 
-StatusOr<FieldMomentSums> VulkanFieldMoments::Sums(const DeviceBuffer& decoded,
-                                                   std::span<const double> reference_field) {
+Status VulkanFieldMoments::Record(CommandBatch& b, const DeviceBuffer& decoded,
+                                  std::span<const double> reference_field) {
   Impl& m = *impl_;
-  const auto host_start = Clock::now();
   if (reference_field.size() != m.cells) {
     return InvalidArgumentError("device field moments: the reference field has " +
                                 std::to_string(reference_field.size()) + " values, N² = " +
@@ -178,11 +177,7 @@ StatusOr<FieldMomentSums> VulkanFieldMoments::Sums(const DeviceBuffer& decoded,
   }
   std::memcpy(m.staging->data(), reference_field.data(), reference_field.size_bytes());
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set_moments, m.MomentsSet(decoded.buffer()));
-
-  CommandBatch& b = *m.batch;
-  DASHI_RETURN_IF_ERROR(b.Begin());
-  b.Barrier();  // the decode's writes of ω̂ before these reads
-  b.Timestamp("begin");
+  b.Barrier();  // the decoded field's writes before these reads
   b.CopyBuffer(m.staging->buffer(), m.reference->buffer(), m.cells * 8);
   b.CopyBuffer(decoded.buffer(), m.real->buffer(), m.cells * 8);
   b.Barrier();
@@ -193,8 +188,8 @@ StatusOr<FieldMomentSums> VulkanFieldMoments::Sums(const DeviceBuffer& decoded,
   const SpectralMomentsParams sp{m.n};
   b.Dispatch(*m.spectral, m.set_spectral, &sp, sizeof(sp), m.spectral_groups);
   b.Barrier();
-  // Each moment family summed by one workgroup into its own slots of `sums` (two dispatches
-  // over two descriptor sets).
+  // Each moment family summed by one workgroup into the first slots of `sums`, then copied to
+  // its place in the host-visible result.
   const SumPartialsParams real_sum{m.real_groups, kRealMoments};
   b.Dispatch(*m.sum, m.set_sum_real, &real_sum, sizeof(real_sum), 1);
   b.Barrier();
@@ -205,12 +200,12 @@ StatusOr<FieldMomentSums> VulkanFieldMoments::Sums(const DeviceBuffer& decoded,
   b.Barrier();
   b.CopyBuffer(m.sums->buffer(), m.result->buffer(), kSpectralMoments * 8, 0, kRealMoments * 8);
   b.HostReadBarrier();
-  b.Timestamp("field_moments");
-  DASHI_RETURN_IF_ERROR(b.SubmitAndWait());
-  double device_ms = 0;
-  for (const auto& [label, ms] : b.StageMilliseconds()) device_ms += ms;
+  b.Timestamp("compare");
+  return OkStatus();
+}
 
-  const std::span<const double> r = m.result->as<const double>();
+FieldMomentSums VulkanFieldMoments::ReadSums() const {
+  const std::span<const double> r = impl_->result->as<const double>();
   FieldMomentSums s;
   s.diff2 = r[0];
   s.ref2 = r[1];
@@ -220,8 +215,22 @@ StatusOr<FieldMomentSums> VulkanFieldMoments::Sums(const DeviceBuffer& decoded,
   s.ref_sum = r[5];
   s.spectral_energy = r[6];
   s.spectral_enstrophy = r[7];
-  m.timings = {device_ms, MsSince(host_start), (kRealMoments + kSpectralMoments) * 8};
   return s;
+}
+
+StatusOr<FieldMomentSums> VulkanFieldMoments::Sums(const DeviceBuffer& decoded,
+                                                   std::span<const double> reference_field) {
+  Impl& m = *impl_;
+  const auto host_start = Clock::now();
+  CommandBatch& b = *m.batch;
+  DASHI_RETURN_IF_ERROR(b.Begin());
+  b.Timestamp("begin");
+  DASHI_RETURN_IF_ERROR(Record(b, decoded, reference_field));
+  DASHI_RETURN_IF_ERROR(b.SubmitAndWait());
+  double device_ms = 0;
+  for (const auto& [label, ms] : b.StageMilliseconds()) device_ms += ms;
+  m.timings = {device_ms, MsSince(host_start), (kRealMoments + kSpectralMoments) * 8};
+  return ReadSums();
 }
 
 StatusOr<FieldComparison> VulkanFieldMoments::Compare(const DeviceBuffer& decoded,

@@ -19,6 +19,7 @@
 #include <memory>
 #include <span>
 
+#include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/decode/vkfft_plan.h"
 #include "accel_vulkan/device_buffer.h"
@@ -59,6 +60,12 @@ class VulkanFieldMoments {
   // decoded: at least N² fp64 values on the device (written by an earlier, finished submission);
   // reference: N² finite values (INVALID_ARGUMENT otherwise, naming the first bad index).
   StatusOr<FieldMomentSums> Sums(const DeviceBuffer& decoded, std::span<const double> reference);
+  // The same work recorded into a caller's open command batch (e.g. the decoder's own submission,
+  // after its combine), timestamped "compare"; ReadSums() after that batch's wait. The reference
+  // is copied into staging memory here, so it need not outlive the call.
+  Status Record(CommandBatch& batch, const DeviceBuffer& decoded,
+                std::span<const double> reference);
+  FieldMomentSums ReadSums() const;
   StatusOr<FieldComparison> Compare(const DeviceBuffer& decoded,
                                     std::span<const double> reference);
 

@@ -11,7 +11,10 @@
 #include <gtest/gtest.h>
 
 #include "accel_vulkan/testing/vulkan_test.h"
+#include "accel_vulkan/decode/vulkan_decoder.h"
+#include "core_ref/decode/decoder.h"
 #include "core_ref/fft/fft.h"
+#include "core_ref/proxy/proxy_encoder.h"
 #include "core_ref/learner/metrics.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/les/spectral_grid.h"
@@ -111,6 +114,55 @@ TEST_F(FieldMomentsTest, RefusesBadReferencesByName) {
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("zero variance"), std::string::npos);
   EXPECT_FALSE(VulkanFieldMoments::Create(ctx(), 48).ok());
+}
+
+// The comparison recorded into the decoder's own submission (DecodeInto's `after`), with one
+// closure step per submission so the decode continues in further submissions: the sums are those
+// of the final ω̂ — equal to a separate Sums() over the decoder's buffer afterwards — and the
+// scores match core_ref's on the reference decode within the decode tolerance.
+TEST_F(FieldMomentsTest, RecordedIntoTheDecodeSeesTheFinalField) {
+  const uint32_t n = 32;
+  LesParams lp;
+  lp.n = n;
+  lp.seed = 5;
+  lp.k_peak = 4;
+  StatusOr<LesSolver> les = LesSolver::Create(lp);
+  ASSERT_TRUE(les.ok());
+  const std::vector<double> omega = les->Vorticity();
+  StatusOr<ProxySpec> spec = MakeProxySpec(n, 4, 8, 6, omega);
+  ASSERT_TRUE(spec.ok());
+  StatusOr<std::vector<double>> z = Encode(*spec, omega);
+  ASSERT_TRUE(z.ok());
+  StatusOr<DecodedFrame> ref = Decoder::Create(*spec, DecodeParams{})->Decode(*z, 2);
+  ASSERT_TRUE(ref.ok());
+  ASSERT_GE(ref->closure.depth, 1);  // else a single submission would prove nothing
+  VulkanDecoder::Options one_step;
+  one_step.closure_steps_per_submission = 1;
+  auto dec = VulkanDecoder::Create(ctx(), *spec, DecodeParams{}, Precision::kFp64, one_step);
+  auto fm = VulkanFieldMoments::Create(ctx(), n);
+  ASSERT_TRUE(dec.ok() && fm.ok());
+  DecodedFrame frame{{}, {}, {}, ClosureResult{*Carrier::Zeros({1, 1}), 0, false, {}}, {}};
+  const Status st = (*dec)->DecodeInto(
+      *z, 2, ObserverMode::kMetrics, frame,
+      [&](CommandBatch& b) { return (*fm)->Record(b, (*dec)->omega_buffer(), omega); });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_GT((*dec)->last_report().submissions, 1);
+  EXPECT_GT((*dec)->last_report().compare_ms, 0.0);
+  EXPECT_TRUE(frame.omega.empty());
+  const FieldMomentSums in_decode = (*fm)->ReadSums();
+  StatusOr<FieldMomentSums> after = (*fm)->Sums((*dec)->omega_buffer(), omega);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(in_decode.diff2, after->diff2);
+  EXPECT_EQ(in_decode.cross, after->cross);
+  EXPECT_EQ(in_decode.spectral_energy, after->spectral_energy);
+  StatusOr<FieldComparison> c = CompareFromSums(in_decode, n);
+  ASSERT_TRUE(c.ok());
+  double diff2 = 0, ref2 = 0;
+  for (size_t k = 0; k < omega.size(); ++k) {
+    diff2 += (ref->omega[k] - omega[k]) * (ref->omega[k] - omega[k]);
+    ref2 += omega[k] * omega[k];
+  }
+  EXPECT_NEAR(c->rel_l2, std::sqrt(diff2 / ref2), 1e-9);
 }
 
 }  // namespace

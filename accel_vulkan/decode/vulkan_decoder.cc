@@ -120,6 +120,7 @@ void AddStageTimes(const std::vector<std::pair<std::string, double>>& stages,
     if (label == "mask_closure") r.mask.closure_ms += ms;
     if (label == "combine") r.stages.combine_ms += ms;
     if (label == "readback") r.readback_ms += ms;
+    if (label == "compare") r.compare_ms += ms;
   }
   r.stages.mask_ms = r.mask.smooth_ms + r.mask.normalise_ms + r.mask.threshold_ms +
                      r.mask.closure_ms;
@@ -444,6 +445,11 @@ void VulkanDecoder::Impl::RecordCombineAndReadback(bool snapshots) {
 
 Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, ObserverMode mode,
                                  DecodedFrame& frame) {
+  return DecodeInto(z, t, mode, frame, AfterCombine());
+}
+
+Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, ObserverMode mode,
+                                 DecodedFrame& frame, const AfterCombine& after) {
   Impl& m = *impl_;
   const auto host_start = Clock::now();
   if (static_cast<int64_t>(z.size()) != m.spec.dim()) {
@@ -485,6 +491,7 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
   DASHI_RETURN_IF_ERROR(m.RecordMask(/*read_levels=*/mode != ObserverMode::kNone,
                                      m.first_closure_steps));
   m.RecordCombineAndReadback(snapshots);
+  if (after) DASHI_RETURN_IF_ERROR(after(batch));
   DASHI_RETURN_IF_ERROR(batch.SubmitAndWait());
   AddStageTimes(batch.StageMilliseconds(), report);
   report.submissions = 1;
@@ -504,6 +511,10 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
     }
     batch.Timestamp("mask_closure");
     m.RecordCombineAndReadback(snapshots);
+    if (after) {
+      report.compare_ms = 0;  // only the last submission's comparison counts
+      DASHI_RETURN_IF_ERROR(after(batch));
+    }
     DASHI_RETURN_IF_ERROR(batch.SubmitAndWait());
     AddStageTimes(batch.StageMilliseconds(), report);
     ++report.submissions;

@@ -29,10 +29,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/decode/vkfft_plan.h"
 #include "core_ref/decode/decoder.h"
@@ -61,6 +63,7 @@ struct VulkanDecodeReport {
   ObserverMode mode = ObserverMode::kNone;
   DecodeStageTimes stages;      // the same numbers as the returned DecodedFrame::times
   MaskStageTimes mask;          // the parts of stages.mask_ms
+  double compare_ms = 0;        // device time of DecodeInto's `after` work (0 without it)
   double readback_ms = 0;       // device time of the copies into host-visible memory (the fields
                                 // in snapshots mode, the closure's records in every mode)
   double readback_host_ms = 0;  // host time copying out of the mapped readback buffer
@@ -111,6 +114,13 @@ class VulkanDecoder {
   // allocating (and page-faulting) 3·N² doubles per call, the largest host cost at N = 1024.
   // On error `frame` is unspecified.
   Status DecodeInto(std::span<const double> z, uint64_t t, ObserverMode mode, DecodedFrame& frame);
+  // The same with `after`: more work recorded into the decode's submission right after the
+  // combine and readback (again into a continuation submission when the closure runs long, so
+  // it always sees the final ω̂), e.g. VulkanFieldMoments::Record on omega_buffer(): one
+  // submission and one wait for both. Its "compare" timestamp is reported as compare_ms.
+  using AfterCombine = std::function<Status(CommandBatch&)>;
+  Status DecodeInto(std::span<const double> z, uint64_t t, ObserverMode mode, DecodedFrame& frame,
+                    const AfterCombine& after);
 
   const VulkanDecodeReport& last_report() const;
   Precision precision() const;

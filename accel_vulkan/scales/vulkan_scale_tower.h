@@ -1,0 +1,75 @@
+// VulkanScaleTower: the statistics of the scale tower (docs/MATH.md §12) computed on the device,
+// the twin of core_ref's BuildScaleTower for its per-layer statistics. Only the layer sums
+// (core_ref/scales/layer_sums.h, ScaleLayerRecord: 104 bytes a layer, plus one record for max |ω|)
+// and the closure's control records come back to the host: no field, band or carrier does.
+// Per snapshot, on the device:
+//   forward FFT of ω (VkFftPlan), max |ω| (carrier normalise record);  per layer ℓ:
+//   band mask (shaders/scales) → inverse FFT → normalise, PDA threshold (CarrierRecorder) →
+//   floor gate (shaders/scales) → D(s_0) → closure (CarrierClosure) → D(s*) → the layer sums in
+//   core_ref's order (shaders/scales) → s* kept as the next layer's coarser carrier.
+// One submission per layer (the closure's control record decides whether more steps are needed,
+// as in VulkanDecoder); the statistics buffer is copied to the host in the last.
+// The integers are core_ref's exactly whenever the device's band fields threshold like core_ref's
+// (VkFFT and core_ref's FFT differ in the last bits); the floats agree within the conformance
+// tolerance (docs/CONFORMANCE.md, scales.*).
+//
+//   DASHI_ASSIGN_OR_RETURN(auto tower, VulkanScaleTower::Create(ctx, 128, ScaleTowerParams{}));
+//   DASHI_ASSIGN_OR_RETURN(std::vector<ScaleLayer> layers, tower->Run(omega));
+//   tower->last_report().stats_readback_bytes;
+#ifndef DASHI_ACCEL_VULKAN_SCALES_VULKAN_SCALE_TOWER_H_
+#define DASHI_ACCEL_VULKAN_SCALES_VULKAN_SCALE_TOWER_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "accel_vulkan/context.h"
+#include "accel_vulkan/device_buffer.h"
+#include "core_ref/scales/scale_tower.h"
+#include "core_ref/status/status.h"
+
+namespace dashi::vk {
+
+struct VulkanScaleTowerReport {
+  int layers = 0;
+  int submissions = 0;
+  uint64_t stats_readback_bytes = 0;    // the layer records, copied once per snapshot
+  uint64_t closure_readback_bytes = 0;  // the closures' control records, every submission
+  uint64_t upload_bytes = 0;            // ω uploaded by Run(span); 0 from a device buffer
+  double device_ms = 0;                 // device timestamps, summed over the submissions
+  double host_ms = 0;                   // wall-clock time of the call
+};
+
+class VulkanScaleTower {
+ public:
+  // N a power of two in [8, 4096] fitting the device's storage-buffer range; params validated as
+  // core_ref does. Needs shaderFloat64 and shaderInt64. The context must outlive the tower.
+  static StatusOr<std::unique_ptr<VulkanScaleTower>> Create(VulkanContext& ctx, int64_t n,
+                                                            const ScaleTowerParams& params);
+  ~VulkanScaleTower();
+  VulkanScaleTower(const VulkanScaleTower&) = delete;
+  VulkanScaleTower& operator=(const VulkanScaleTower&) = delete;
+
+  // The layers' statistics of ω (N² finite values, uploaded).
+  StatusOr<std::vector<ScaleLayer>> Run(std::span<const double> omega);
+  // The same of an ω already on the device (the first N² doubles of `omega`, e.g. the decoder's
+  // output buffer), copied on the device: nothing but the statistics crosses the bus.
+  StatusOr<std::vector<ScaleLayer>> RunOnDevice(const DeviceBuffer& omega);
+
+  const VulkanScaleTowerReport& last_report() const;
+  int64_t n() const;
+  const ScaleTowerParams& params() const;
+  // The guard words after every buffer the tower's shaders and FFTs write are intact (DATA_LOSS
+  // naming the buffer otherwise).
+  Status CheckGuards() const;
+
+ private:
+  struct Impl;
+  explicit VulkanScaleTower(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dashi::vk
+
+#endif  // DASHI_ACCEL_VULKAN_SCALES_VULKAN_SCALE_TOWER_H_

@@ -67,6 +67,9 @@ PipelineBackends Backend::PipelineHooks() {
 }
 
 nlohmann::json Backend::PipelineDeviceJson() const { return DeviceRunJson(*device_stats_); }
+const std::vector<std::vector<ScaleLayer>>& Backend::DecodedScaleTowers() const {
+  return device_stats_->decoded_towers;
+}
 
 nlohmann::json Backend::Provenance() const {
   if (session_ != nullptr) return VulkanProvenance(*session_);

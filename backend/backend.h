@@ -76,6 +76,9 @@ class Backend {
   // readback, decode stage times beside host times); {"gpu_hotloop_active": false} on the
   // reference.
   nlohmann::json PipelineDeviceJson() const;
+  // The device's scale-tower statistics of each decoded snapshot of the last pipeline run, in
+  // order (empty on the reference).
+  const std::vector<std::vector<ScaleLayer>>& DecodedScaleTowers() const;
   // The provenance of work done on this backend.
   nlohmann::json Provenance() const;
   // Validation-layer messages fail a device run (OK on the reference).

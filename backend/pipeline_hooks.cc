@@ -12,6 +12,7 @@ namespace {
 struct DeviceObjects {
   std::unique_ptr<vk::VulkanBatchedRollout> rollout;
   std::unique_ptr<vk::VulkanDecoder> decoder;
+  std::unique_ptr<vk::VulkanScaleTower> tower;  // of the decoded ω
 };
 
 Status CreateRollout(VulkanSession& session, DeviceObjects& objects, int64_t dim,
@@ -28,6 +29,8 @@ Status CreateDecoder(VulkanSession& session, DeviceObjects& objects, const Proxy
       session.options.decode_precision == "fp32" ? vk::Precision::kFp32 : vk::Precision::kFp64;
   DASHI_ASSIGN_OR_RETURN(objects.decoder,
                          vk::VulkanDecoder::Create(*session.ctx, spec, params, precision));
+  DASHI_ASSIGN_OR_RETURN(objects.tower,
+                         vk::VulkanScaleTower::Create(*session.ctx, spec.n, ScaleTowerParams{}));
   return OkStatus();
 }
 
@@ -90,7 +93,13 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
     }
     // The comparison with the LES needs the decoded field, so snapshots are read back.
     StatusOr<DecodedFrame> frame = objects->decoder->Decode(z, t, vk::ObserverMode::kSnapshots);
-    if (frame.ok()) stats->decodes.push_back(objects->decoder->last_report());
+    if (!frame.ok()) return frame;
+    stats->decodes.push_back(objects->decoder->last_report());
+    StatusOr<std::vector<ScaleLayer>> tower =
+        objects->tower->RunOnDevice(objects->decoder->omega_buffer());
+    if (!tower.ok()) return tower.status();
+    stats->decoded_towers.push_back(*std::move(tower));
+    stats->tower_reports.push_back(objects->tower->last_report());
     return frame;
   };
   return b;
@@ -158,6 +167,25 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
                    {"mean_host_ms", host},
                    {"readback_bytes_per_snapshot", last.readback_bytes},
                    {"submissions_last", last.submissions}};
+  }
+  if (!stats.tower_reports.empty()) {
+    const double n = static_cast<double>(stats.tower_reports.size());
+    double device = 0, host = 0;
+    for (const vk::VulkanScaleTowerReport& r : stats.tower_reports) {
+      device += r.device_ms / n;
+      host += r.host_ms / n;
+    }
+    const vk::VulkanScaleTowerReport& last = stats.tower_reports.back();
+    j["scales"] = {{"snapshots", stats.tower_reports.size()},
+                   {"input", "the decoder's output buffer (no upload)"},
+                   {"layers", last.layers},
+                   {"readback_bytes_per_snapshot",
+                    last.stats_readback_bytes + last.closure_readback_bytes},
+                   {"stats_readback_bytes", last.stats_readback_bytes},
+                   {"closure_control_readback_bytes", last.closure_readback_bytes},
+                   {"submissions_last", last.submissions},
+                   {"mean_device_ms", device},
+                   {"mean_host_ms", host}};
   }
   return j;
 }

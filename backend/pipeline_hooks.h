@@ -15,6 +15,7 @@
 
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
 #include "accel_vulkan/decode/vulkan_decoder.h"
+#include "accel_vulkan/scales/vulkan_scale_tower.h"
 #include "backend/vulkan_session.h"
 #include "core_ref/pipeline/pipeline.h"
 
@@ -26,6 +27,10 @@ struct DeviceRunStats {
   vk::BatchedRolloutTimings rollout;            // the eval rollout's (one Run of the batch)
   int64_t rollout_states_read_back = 0;         // B×D states copied to the host
   std::vector<vk::VulkanDecodeReport> decodes;  // one per snapshot, in order
+  // The scale tower's per-layer statistics of each decoded ω (VulkanScaleTower on the decoder's
+  // output buffer, metrics-only readback), one per snapshot, in order; and its reports.
+  std::vector<std::vector<ScaleLayer>> decoded_towers;
+  std::vector<vk::VulkanScaleTowerReport> tower_reports;
 };
 
 // prepare: creates the batched rollout kernel (pipeline, upload of A) and, when snapshots are
@@ -36,7 +41,9 @@ struct DeviceRunStats {
 // steps per submission, one readback each), chains hashed on the host with core_ref's
 // StateHash / NextChainLink.
 // decode: with the session's precision; the fields are read back (the pipeline compares them
-// with the LES). Every Decode's report is kept in `stats`.
+// with the LES). Every Decode's report is kept in `stats`; then the scale tower of the decoded ω
+// runs on the device from the decoder's buffer (default ScaleTowerParams), its layer statistics
+// kept in `stats`.
 PipelineBackends VulkanPipelineHooks(VulkanSession& session,
                                      std::shared_ptr<DeviceRunStats> stats);
 

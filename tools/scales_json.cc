@@ -1,6 +1,8 @@
 #include "tools/scales_json.h"
 
 #include <cmath>
+#include <string>
+
 
 namespace dashi::tools {
 namespace {
@@ -65,6 +67,24 @@ StatusOr<nlohmann::json> FieldScalesJson(std::span<const double> omega, int64_t 
   DASHI_ASSIGN_OR_RETURN(FiningDepth d,
                          ComputeFiningDepth(omega, n, ScaleTowerParams{}, FiningParams{}));
   return ScaleTowerJson(d, TraceFilaments(d.tower));
+}
+
+StatusOr<nlohmann::json> FieldScalesJson(std::span<const double> omega, int64_t n,
+                                         const std::vector<ScaleLayer>& layers,
+                                         LayerComparison* vs_host) {
+  const FiningParams params;
+  DASHI_ASSIGN_OR_RETURN(FiningDepth d,
+                         ComputeFiningDepth(omega, n, ScaleTowerParams{}, params));
+  if (layers.size() != d.tower.layers.size()) {
+    return InvalidArgumentError("scales: " + std::to_string(layers.size()) +
+                                " layers given, the tower of N = " + std::to_string(n) + " has " +
+                                std::to_string(d.tower.layers.size()));
+  }
+  if (vs_host != nullptr) *vs_host = CompareScaleLayers(layers, d.tower.layers);
+  const FilamentTrace trace = TraceFilaments(d.tower);
+  d.tower.layers = layers;
+  ClassifyFiningLayers(params, d);
+  return ScaleTowerJson(d, trace);
 }
 
 }  // namespace dashi::tools

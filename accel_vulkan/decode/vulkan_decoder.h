@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/decode/vkfft_plan.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/proxy/proxy_encoder.h"
@@ -116,6 +117,10 @@ class VulkanDecoder {
   Precision precision() const;
   const ProxySpec& spec() const;
   const DecodeParams& params() const;
+  // The device buffer holding the last Decode's ω (N² doubles, row-major), in every observer
+  // mode: later device work (the scale tower, accel_vulkan/scales) reads it without a readback.
+  // Valid until the next Decode.
+  const DeviceBuffer& omega_buffer() const;
 
   // The guard words (accel_vulkan/guard_words.h) after the payload of every buffer the
   // decoder's shaders, FFTs and mask kernels write are unchanged; DATA_LOSS naming the buffer

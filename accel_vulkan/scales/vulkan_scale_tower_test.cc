@@ -48,7 +48,7 @@ class VulkanScaleTowerTest : public VulkanTest {
     ASSERT_TRUE(dev.ok()) << dev.status().ToString();
     const LayerComparison c = CompareScaleLayers(*dev, ref->layers);
     EXPECT_EQ(c.integer_mismatches, 0) << c.first_difference;
-    EXPECT_LE(c.max_float_error, kFloatTolerance) << c.first_difference;
+    EXPECT_LE(c.max_float_error, kFloatTolerance) << c.largest_float_error;
     std::printf("N = %lld: %zu layers, max float error %.3g, %llu bytes of statistics read back\n",
                 static_cast<long long>(n), dev->size(), c.max_float_error,
                 static_cast<unsigned long long>((*tower)->last_report().stats_readback_bytes));
@@ -96,7 +96,7 @@ TEST_F(VulkanScaleTowerTest, RunsAgainWithTheSameResult) {
   ASSERT_TRUE(again.ok());
   const LayerComparison c = CompareScaleLayers(*again, *first);
   EXPECT_EQ(c.integer_mismatches, 0) << c.first_difference;
-  EXPECT_EQ(c.max_float_error, 0.0) << c.first_difference;
+  EXPECT_EQ(c.max_float_error, 0.0) << c.largest_float_error;
 }
 
 TEST_F(VulkanScaleTowerTest, RejectsBadInput) {

@@ -48,7 +48,7 @@ LayerComparison CompareScaleLayers(const std::vector<ScaleLayer>& a,
   double worst = 0.0;
   std::string worst_name;
   auto consider = [&](double err, size_t l, const char* name) {
-    if (std::isnan(err) || err > worst) {
+    if (std::isnan(err) || err > worst || worst_name.empty()) {
       worst = std::isnan(err) ? NAN : err;
       worst_name = "layer " + std::to_string(l) + ": " + name;
     }
@@ -66,7 +66,7 @@ LayerComparison CompareScaleLayers(const std::vector<ScaleLayer>& a,
     consider(std::fabs(a[l].concentration - b[l].concentration), l, "concentration");
   }
   c.max_float_error = worst;
-  if (c.first_difference.empty() && worst > 0.0) c.first_difference = "largest float error at " + worst_name;
+  c.largest_float_error = worst_name;
   return c;
 }
 

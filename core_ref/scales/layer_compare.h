@@ -23,7 +23,8 @@ struct LayerComparison {
   // |a_ℓ,q − b_ℓ,q| / max_ℓ |b_ℓ,q|, and |a_ℓ − b_ℓ| of the concentration (in [0, 1]); NaN when
   // any value is NaN.
   double max_float_error = 0.0;
-  std::string first_difference;  // "" when none; else which layer and statistic
+  std::string first_difference;      // the first integer difference ("layer 2: modes"), or ""
+  std::string largest_float_error;   // where max_float_error is ("layer 4: energy"), or ""
 };
 
 // a: the statistics under test; b: the reference.

@@ -75,6 +75,9 @@ struct VulkanScaleTower::Impl {
   std::unique_ptr<DeviceBuffer> coarser[2];
   std::unique_ptr<VkFftPlan> forward, inverse;
   std::unique_ptr<HostVisibleBuffer> staging, host_records;
+  std::unique_ptr<HostVisibleBuffer> host_carriers;  // kCarriers: spectrum, then per layer b, s0, s*
+  bool read_carriers = false;
+  TowerIntermediates intermediates;
   VkDescriptorSet band_set = VK_NULL_HANDLE, gate_set = VK_NULL_HANDLE;
   VkDescriptorSet sums_set[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};  // by the coarser's parity
   VulkanScaleTowerReport report;
@@ -85,6 +88,10 @@ struct VulkanScaleTower::Impl {
     return static_cast<uint32_t>(std::clamp<uint64_t>(g, 1, 65535));
   }
   uint64_t RecordBytes() const { return (bands.size() + 1) * sizeof(ScaleLayerRecord); }
+  uint64_t SpectrumBytes() const { return cells / n * (n / 2 + 1) * 16; }
+  uint64_t LayerCarrierBytes() const { return cells * 16; }  // b (fp64), s0 and s* (int32)
+  uint64_t CarrierBytes() const { return SpectrumBytes() + bands.size() * LayerCarrierBytes(); }
+  Status UnpackCarriers();
   // Copies 8 bytes of the carrier recorder's record `slot` at `field_offset` into layer record
   // `layer` at `record_offset`.
   void StashRecord(uint32_t slot, size_t field_offset, size_t layer, size_t record_offset) {
@@ -206,6 +213,7 @@ Status VulkanScaleTower::Impl::RecordLayerStart(size_t l, const VkBuffer omega_s
                 offsetof(ScaleLayerRecord, max_abs));
     DASHI_RETURN_IF_ERROR(forward->RecordForward(b.command_buffer()));
     b.Barrier();
+    if (read_carriers) b.CopyBuffer(spectrum->buffer(), host_carriers->buffer(), SpectrumBytes());
     b.Timestamp("forward");
   }
   const ScaleBand& band_k = bands[l];
@@ -248,6 +256,12 @@ Status VulkanScaleTower::Impl::RecordLayerEnd(size_t l) {
   // Layer ℓ reads coarser[(ℓ+1) % 2] and writes coarser[ℓ % 2]: re-recording this end after a
   // closure continuation reads the same coarser carrier again.
   b.CopyBuffer(closed.buffer(), coarser[l % 2]->buffer(), cells * 4);
+  if (read_carriers) {
+    const uint64_t at = SpectrumBytes() + l * LayerCarrierBytes();
+    b.CopyBuffer(band->buffer(), host_carriers->buffer(), cells * 8, 0, at);
+    b.CopyBuffer(s0->buffer(), host_carriers->buffer(), cells * 4, 0, at + cells * 8);
+    b.CopyBuffer(closed.buffer(), host_carriers->buffer(), cells * 4, 0, at + cells * 12);
+  }
   b.Barrier();
   if (l + 1 == bands.size()) {
     b.CopyBuffer(records->buffer(), host_records->buffer(), RecordBytes());
@@ -301,10 +315,47 @@ Status VulkanScaleTower::Impl::RunFrom(VkBuffer omega_source, std::vector<ScaleL
     }
     out.push_back(LayerFromSums(bands[l], n, SumsFromRecord(r, depth[l])));
   }
+  intermediates = TowerIntermediates{};
+  if (read_carriers) {
+    report.carrier_readback_bytes = CarrierBytes();
+    DASHI_RETURN_IF_ERROR(UnpackCarriers());
+  }
   return OkStatus();
 }
 
-StatusOr<std::vector<ScaleLayer>> VulkanScaleTower::Run(std::span<const double> omega) {
+Status VulkanScaleTower::Impl::UnpackCarriers() {
+  const auto* base = static_cast<const uint8_t*>(host_carriers->data());
+  const auto* spec = reinterpret_cast<const double*>(base);
+  for (uint64_t k = 0; k < SpectrumBytes() / 16; ++k) {
+    intermediates.spectrum.emplace_back(spec[2 * k], spec[2 * k + 1]);
+  }
+  auto carrier = [&](const int32_t* words, std::vector<Carrier>& out) -> Status {
+    std::vector<int8_t> v(cells);
+    for (uint64_t k = 0; k < cells; ++k) {
+      if (words[k] < -1 || words[k] > 1) {
+        return DataLossError("scale tower: device carrier cell " + std::to_string(k) + " holds " +
+                             std::to_string(words[k]));
+      }
+      v[k] = static_cast<int8_t>(words[k]);
+    }
+    DASHI_ASSIGN_OR_RETURN(Carrier c, Carrier::FromValues({n, n}, std::move(v)));
+    out.push_back(std::move(c));
+    return OkStatus();
+  };
+  for (size_t l = 0; l < bands.size(); ++l) {
+    const uint8_t* at = base + SpectrumBytes() + l * LayerCarrierBytes();
+    const auto* b = reinterpret_cast<const double*>(at);
+    intermediates.band.emplace_back(b, b + cells);
+    DASHI_RETURN_IF_ERROR(
+        carrier(reinterpret_cast<const int32_t*>(at + cells * 8), intermediates.initial));
+    DASHI_RETURN_IF_ERROR(
+        carrier(reinterpret_cast<const int32_t*>(at + cells * 12), intermediates.closed));
+  }
+  return OkStatus();
+}
+
+StatusOr<std::vector<ScaleLayer>> VulkanScaleTower::Run(std::span<const double> omega,
+                                                        TowerReadback readback) {
   Impl& m = *impl_;
   const auto start = Clock::now();
   if (omega.size() != m.cells) {
@@ -322,6 +373,11 @@ StatusOr<std::vector<ScaleLayer>> VulkanScaleTower::Run(std::span<const double> 
     m.staging = std::make_unique<HostVisibleBuffer>(std::move(s));
   }
   std::memcpy(m.staging->data(), omega.data(), omega.size_bytes());
+  m.read_carriers = readback == TowerReadback::kCarriers;
+  if (m.read_carriers && m.host_carriers == nullptr) {
+    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer h, HostVisibleBuffer::Create(m.ctx, m.CarrierBytes()));
+    m.host_carriers = std::make_unique<HostVisibleBuffer>(std::move(h));
+  }
   m.report = VulkanScaleTowerReport{};
   m.report.layers = static_cast<int>(m.bands.size());
   m.report.upload_bytes = omega.size_bytes();
@@ -337,6 +393,7 @@ StatusOr<std::vector<ScaleLayer>> VulkanScaleTower::RunOnDevice(const DeviceBuff
   if (omega.buffer() == VK_NULL_HANDLE || omega.size() < m.cells * 8) {
     return InvalidArgumentError("scale tower: the device field holds fewer than N² doubles");
   }
+  m.read_carriers = false;
   m.report = VulkanScaleTowerReport{};
   m.report.layers = static_cast<int>(m.bands.size());
   std::vector<ScaleLayer> out;
@@ -346,6 +403,9 @@ StatusOr<std::vector<ScaleLayer>> VulkanScaleTower::RunOnDevice(const DeviceBuff
 }
 
 const VulkanScaleTowerReport& VulkanScaleTower::last_report() const { return impl_->report; }
+const TowerIntermediates& VulkanScaleTower::last_intermediates() const {
+  return impl_->intermediates;
+}
 int64_t VulkanScaleTower::n() const { return impl_->n; }
 const ScaleTowerParams& VulkanScaleTower::params() const { return impl_->params; }
 
@@ -357,8 +417,8 @@ Status VulkanScaleTower::CheckGuards() const {
     uint64_t payload;
   } items[] = {
       {"omega", m.real_in.get(), m.cells * 8},
-      {"spectrum", m.spectrum.get(), m.cells / m.n * (m.n / 2 + 1) * 16},
-      {"band_spectrum", m.band_spectrum.get(), m.cells / m.n * (m.n / 2 + 1) * 16},
+      {"spectrum", m.spectrum.get(), m.SpectrumBytes()},
+      {"band_spectrum", m.band_spectrum.get(), m.SpectrumBytes()},
       {"band", m.band.get(), m.cells * 8},
       {"normalised", m.normalised.get(), m.cells * 8},
       {"s0", m.s0.get(), m.cells * 4},

@@ -26,10 +26,27 @@
 
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/device_buffer.h"
+#include "core_ref/carrier/carrier.h"
+#include "core_ref/fft/fft.h"
 #include "core_ref/scales/scale_tower.h"
 #include "core_ref/status/status.h"
 
 namespace dashi::vk {
+
+// What Run reads back.
+enum class TowerReadback {
+  kMetrics,   // the layer records only (a few hundred bytes): every production use
+  kCarriers,  // ALSO ω's half spectrum and, per layer, b_ℓ, s_0,ℓ and s*_ℓ (N²·16 bytes a layer):
+              // for the twin tests and a host-side filament trace of the device's carriers;
+              // not metrics-only, reported in carrier_readback_bytes
+};
+
+// The device's intermediates of the last kCarriers run (empty after a kMetrics run).
+struct TowerIntermediates {
+  std::vector<Complex> spectrum;          // ω's half spectrum, N×(N/2+1), core_ref's layout
+  std::vector<std::vector<double>> band;  // b_ℓ per layer, N×N
+  std::vector<Carrier> initial, closed;   // s_0,ℓ and s*_ℓ per layer
+};
 
 struct VulkanScaleTowerReport {
   int layers = 0;
@@ -37,6 +54,7 @@ struct VulkanScaleTowerReport {
   uint64_t stats_readback_bytes = 0;    // the layer records, copied once per snapshot
   uint64_t closure_readback_bytes = 0;  // the closures' control records, every submission
   uint64_t upload_bytes = 0;            // ω uploaded by Run(span); 0 from a device buffer
+  uint64_t carrier_readback_bytes = 0;  // TowerReadback::kCarriers only
   double device_ms = 0;                 // device timestamps, summed over the submissions
   double host_ms = 0;                   // wall-clock time of the call
 };
@@ -52,12 +70,14 @@ class VulkanScaleTower {
   VulkanScaleTower& operator=(const VulkanScaleTower&) = delete;
 
   // The layers' statistics of ω (N² finite values, uploaded).
-  StatusOr<std::vector<ScaleLayer>> Run(std::span<const double> omega);
+  StatusOr<std::vector<ScaleLayer>> Run(std::span<const double> omega,
+                                        TowerReadback readback = TowerReadback::kMetrics);
   // The same of an ω already on the device (the first N² doubles of `omega`, e.g. the decoder's
   // output buffer), copied on the device: nothing but the statistics crosses the bus.
   StatusOr<std::vector<ScaleLayer>> RunOnDevice(const DeviceBuffer& omega);
 
   const VulkanScaleTowerReport& last_report() const;
+  const TowerIntermediates& last_intermediates() const;
   int64_t n() const;
   const ScaleTowerParams& params() const;
   // The guard words after every buffer the tower's shaders and FFTs write are intact (DATA_LOSS

@@ -7,6 +7,7 @@
 //   scales.les.n<N>.s<seed>.floats    energy, enstrophy, max|b|: max_ℓ |gpu − ref| / max_ℓ |ref|;
 //                                     concentration: max_ℓ |gpu − ref|; ≤ 1e-12
 //   scales.white.n32.k2.{integers,floats}  a white field, k_lo = 2: every band above the floor
+//   scales.lowpass.n64.integers       three low modes: layers 2 and 3 below the floor (empty)
 //   scales.golden.n<N>.counts         the golden set's per-layer integers (scales_<N>_layer_counts
 //                                     columns 0–6) and reals (energy, enstrophy, max|b| within
 //                                     1e-12 of the tower's largest; annihilated fraction,
@@ -27,6 +28,7 @@
 #include "accel_vulkan/scales/vulkan_scale_tower.h"
 #include "conformance/framework/conformance_case.h"
 #include "conformance/framework/golden_input.h"
+#include "core_ref/fft/fft.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/scales/layer_compare.h"
 #include "core_ref/scales/scale_tower.h"
@@ -43,7 +45,19 @@ struct TowerRun {
   vk::VulkanScaleTowerReport report;
 };
 
-enum class Field { kLes, kWhite };
+enum class Field { kLes, kWhite, kLowPass };
+
+// A field with only the modes (3, 0), (2, 5) and (1, −6) (|k|² = 9, 29, 37): with k_lo = 4 the
+// layers above 1 hold only rounding noise, below the floor, so their carriers must be empty.
+StatusOr<std::vector<double>> LowPassField(int64_t n) {
+  DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(n), static_cast<size_t>(n)));
+  std::vector<Complex> half(static_cast<size_t>(n) * fft.half_cols(), Complex(0.0, 0.0));
+  const double amp = static_cast<double>(n) * static_cast<double>(n);
+  half[0 * fft.half_cols() + 3] = Complex(amp, 0.0);
+  half[5 * fft.half_cols() + 2] = Complex(0.0, 0.5 * amp);
+  half[static_cast<size_t>(n - 6) * fft.half_cols() + 1] = Complex(0.3 * amp, -0.2 * amp);
+  return fft.Irfft(half);
+}
 
 StatusOr<std::vector<double>> LesField(int64_t n, uint64_t seed, int64_t steps) {
   LesParams p;
@@ -78,6 +92,8 @@ StatusOr<std::shared_ptr<const TowerRun>> GetRun(vk::VulkanContext& ctx, Field f
   ScaleTowerParams params;
   if (field == Field::kLes) {
     DASHI_ASSIGN_OR_RETURN(omega, LesField(n, seed, steps));
+  } else if (field == Field::kLowPass) {
+    DASHI_ASSIGN_OR_RETURN(omega, LowPassField(n));
   } else {
     const RealField f = dashi::testing::RandomField({n, n}, seed);
     omega.assign(f.values().begin(), f.values().end());
@@ -178,6 +194,22 @@ bool RegisterCases() {
                 "max over layers |gpu - ref| / max over layers |ref|, |gpu - ref| (concentration)",
                 kFloatTol,
                 [](vk::VulkanContext& ctx) { return JudgeFloats(ctx, Field::kWhite, 32, 11, 0); }});
+  // The floor: a band of rounding noise only must give an empty carrier (core_ref's floor test).
+  RegisterCase({"scales.lowpass.n64.integers", "scales",
+                "layers whose integer statistics (or ratios of them) differ; layers 2-3 below the "
+                "floor",
+                0.0,
+                [](vk::VulkanContext& ctx) -> CaseResult {
+                  CASE_ASSIGN(std::shared_ptr<const TowerRun> run,
+                              GetRun(ctx, Field::kLowPass, 64, 0, 0));
+                  int64_t below = 0;
+                  for (const ScaleLayer& l : run->ref) below += l.below_floor ? 1 : 0;
+                  if (below != 2) {
+                    return Fail(1, "the input has " + std::to_string(below) +
+                                       " layers below the floor in core_ref, expected 2");
+                  }
+                  return JudgeIntegers(ctx, Field::kLowPass, 64, 0, 0);
+                }});
   RegisterCase({"scales.golden.n64.counts", "scales",
                 "values differing from golden/scales_64_layer_{counts,reals}", 0.0,
                 [](vk::VulkanContext& ctx) { return JudgeGolden(ctx, 64, 3, 40); }});

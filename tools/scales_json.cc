@@ -69,21 +69,27 @@ StatusOr<nlohmann::json> FieldScalesJson(std::span<const double> omega, int64_t 
   return ScaleTowerJson(d, TraceFilaments(d.tower));
 }
 
+Status ApplyLayerStatistics(const std::vector<ScaleLayer>& layers, const FiningParams& params,
+                            FiningDepth& d, LayerComparison* vs_host) {
+  if (layers.size() != d.tower.layers.size()) {
+    return InvalidArgumentError("scales: " + std::to_string(layers.size()) +
+                                " layers given, the tower of N = " + std::to_string(d.tower.n) +
+                                " has " + std::to_string(d.tower.layers.size()));
+  }
+  if (vs_host != nullptr) *vs_host = CompareScaleLayers(layers, d.tower.layers);
+  d.tower.layers = layers;
+  ClassifyFiningLayers(params, d);
+  return OkStatus();
+}
+
 StatusOr<nlohmann::json> FieldScalesJson(std::span<const double> omega, int64_t n,
                                          const std::vector<ScaleLayer>& layers,
                                          LayerComparison* vs_host) {
   const FiningParams params;
   DASHI_ASSIGN_OR_RETURN(FiningDepth d,
                          ComputeFiningDepth(omega, n, ScaleTowerParams{}, params));
-  if (layers.size() != d.tower.layers.size()) {
-    return InvalidArgumentError("scales: " + std::to_string(layers.size()) +
-                                " layers given, the tower of N = " + std::to_string(n) + " has " +
-                                std::to_string(d.tower.layers.size()));
-  }
-  if (vs_host != nullptr) *vs_host = CompareScaleLayers(layers, d.tower.layers);
   const FilamentTrace trace = TraceFilaments(d.tower);
-  d.tower.layers = layers;
-  ClassifyFiningLayers(params, d);
+  DASHI_RETURN_IF_ERROR(ApplyLayerStatistics(layers, params, d, vs_host));
   return ScaleTowerJson(d, trace);
 }
 

@@ -34,6 +34,12 @@ StatusOr<nlohmann::json> FieldScalesJson(std::span<const double> omega, int64_t 
                                          const std::vector<ScaleLayer>& layers,
                                          LayerComparison* vs_host);
 
+// The step both use: `layers` replace d.tower.layers (d.tower's carriers, which the trace reads,
+// stay the host's) and the structured flags, K and annihilation level are derived again from
+// them with d's noise levels. INVALID_ARGUMENT when the layer counts differ.
+Status ApplyLayerStatistics(const std::vector<ScaleLayer>& layers, const FiningParams& params,
+                            FiningDepth& d, LayerComparison* vs_host);
+
 }  // namespace dashi::tools
 
 #endif  // DASHI_TOOLS_SCALES_JSON_H_

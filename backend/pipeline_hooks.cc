@@ -170,10 +170,15 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
   }
   if (!stats.tower_reports.empty()) {
     const double n = static_cast<double>(stats.tower_reports.size());
-    double device = 0, host = 0;
+    double device = 0, host = 0, forward = 0, band = 0, threshold = 0, closure = 0, sums = 0;
     for (const vk::VulkanScaleTowerReport& r : stats.tower_reports) {
       device += r.device_ms / n;
       host += r.host_ms / n;
+      forward += r.forward_ms / n;
+      band += r.band_ms / n;
+      threshold += r.threshold_ms / n;
+      closure += r.closure_ms / n;
+      sums += r.sums_ms / n;
     }
     const vk::VulkanScaleTowerReport& last = stats.tower_reports.back();
     j["scales"] = {{"snapshots", stats.tower_reports.size()},
@@ -185,6 +190,12 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
                    {"closure_control_readback_bytes", last.closure_readback_bytes},
                    {"submissions_last", last.submissions},
                    {"mean_device_ms", device},
+                   {"mean_device_stage_ms",
+                    {{"forward_ms", forward},
+                     {"band_ms", band},
+                     {"threshold_ms", threshold},
+                     {"closure_ms", closure},
+                     {"sums_ms", sums}}},
                    {"mean_host_ms", host}};
   }
   return j;

@@ -275,7 +275,14 @@ Status VulkanScaleTower::Impl::RunFrom(VkBuffer omega_source, std::vector<ScaleL
   std::vector<int> depth(bands.size(), 0);
   auto submit = [&]() -> Status {
     DASHI_RETURN_IF_ERROR(batch->SubmitAndWait());
-    for (const auto& [label, ms] : batch->StageMilliseconds()) report.device_ms += ms;
+    for (const auto& [label, ms] : batch->StageMilliseconds()) {
+      report.device_ms += ms;
+      if (label == "forward") report.forward_ms += ms;
+      if (label == "band") report.band_ms += ms;
+      if (label == "threshold") report.threshold_ms += ms;
+      if (label == "closure") report.closure_ms += ms;
+      if (label == "sums") report.sums_ms += ms;
+    }
     ++report.submissions;
     report.closure_readback_bytes += closure->last_readback_bytes();
     return OkStatus();
@@ -296,6 +303,7 @@ Status VulkanScaleTower::Impl::RunFrom(VkBuffer omega_source, std::vector<ScaleL
                              closure->RecordSteps(*batch, kClosureStepsPerSubmission));
       if (recorded == 0) return InternalError("scale tower: the closure of layer " +
                                               std::to_string(l) + " did not finish");
+      batch->Timestamp("closure");
       DASHI_RETURN_IF_ERROR(RecordLayerEnd(l));
       DASHI_RETURN_IF_ERROR(submit());
       DASHI_ASSIGN_OR_RETURN(progress, closure->ReadSubmission());

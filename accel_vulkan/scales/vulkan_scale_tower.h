@@ -56,6 +56,10 @@ struct VulkanScaleTowerReport {
   uint64_t upload_bytes = 0;            // ω uploaded by Run(span); 0 from a device buffer
   uint64_t carrier_readback_bytes = 0;  // TowerReadback::kCarriers only
   double device_ms = 0;                 // device timestamps, summed over the submissions
+  // Its parts, summed over the layers and submissions: "forward" (copy, max|ω|, FFT), "band"
+  // (mask, inverse FFT), "threshold" (normalise, P_τ, floor gate, D(s_0)), "closure", "sums"
+  // (D(s*), the layer sums, the copies and the readback).
+  double forward_ms = 0, band_ms = 0, threshold_ms = 0, closure_ms = 0, sums_ms = 0;
   double host_ms = 0;                   // wall-clock time of the call
 };
 

@@ -159,6 +159,8 @@ TEST_F(VulkanScaleTowerTest, ReadsBackOnlyTheLayerRecords) {
   EXPECT_GE(r.submissions, r.layers);
   EXPECT_LT(r.stats_readback_bytes + r.closure_readback_bytes, 1024u);
   EXPECT_EQ(r.carrier_readback_bytes, 0u);
+  EXPECT_NEAR(r.forward_ms + r.band_ms + r.threshold_ms + r.closure_ms + r.sums_ms, r.device_ms,
+              1e-9 * (1 + r.device_ms));
   EXPECT_TRUE((*tower)->last_intermediates().band.empty());
 }
 

@@ -27,6 +27,10 @@ namespace dashi::vk {
 namespace {
 
 constexpr uint32_t kWorkgroup = 64;
+// The layer sums' one workgroup (its tile; shaders/scales/scales_layer_sums.comp holds at most
+// 1024). 256 is within every Vulkan device's maxComputeWorkGroupSize (≥ 128 guaranteed, 1024 on
+// lavapipe and NVIDIA).
+constexpr uint32_t kSumsWorkgroup = 256;
 constexpr int kClosureStepsPerSubmission = 8;
 
 using Clock = std::chrono::steady_clock;
@@ -154,14 +158,14 @@ Status VulkanScaleTower::Impl::Init() {
                                                          kClosureStepsPerSubmission));
   DASHI_ASSIGN_OR_RETURN(batch, CommandBatch::Create(ctx, 64));
   auto pipeline = [&](std::span<const uint32_t> spirv, uint32_t buffers, uint32_t push,
-                      std::unique_ptr<ComputePipeline>& out) -> Status {
-    DASHI_ASSIGN_OR_RETURN(out, ComputePipeline::Create(ctx, {spirv, buffers, push, {kWorkgroup}, 4}));
+                      std::unique_ptr<ComputePipeline>& out, uint32_t workgroup = kWorkgroup) -> Status {
+    DASHI_ASSIGN_OR_RETURN(out, ComputePipeline::Create(ctx, {spirv, buffers, push, {workgroup}, 4}));
     return OkStatus();
   };
   DASHI_RETURN_IF_ERROR(pipeline(spirv::kScalesBand, 2, sizeof(ScalesBandParams), band_pipe));
   DASHI_RETURN_IF_ERROR(pipeline(spirv::kScalesGate, 2, sizeof(ScalesGateParams), gate_pipe));
   DASHI_RETURN_IF_ERROR(
-      pipeline(spirv::kScalesLayerSums, 6, sizeof(ScalesLayerParams), sums_pipe));
+      pipeline(spirv::kScalesLayerSums, 6, sizeof(ScalesLayerParams), sums_pipe, kSumsWorkgroup));
 
   auto make = [&](uint64_t bytes, std::unique_ptr<DeviceBuffer>& out) -> Status {
     DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, CreateGuardedBuffer(ctx, bytes));

@@ -67,6 +67,37 @@ PipelineBackends Backend::PipelineHooks() {
 }
 
 nlohmann::json Backend::PipelineDeviceJson() const { return DeviceRunJson(*device_stats_); }
+const std::vector<std::vector<ScaleLayer>>& Backend::DecodedScaleTowers() const {
+  return device_stats_->decoded_towers;
+}
+
+StatusOr<std::vector<ScaleLayer>> Backend::DeviceScaleLayers(std::span<const double> omega,
+                                                             int64_t n,
+                                                             const ScaleTowerParams& params,
+                                                             vk::VulkanScaleTowerReport* report) {
+  if (session_ == nullptr) {
+    return FailedPreconditionError("the scale tower on the device needs backend vulkan, not " +
+                                   name_);
+  }
+  const bool same = tower_ != nullptr && tower_->n() == n &&
+                    tower_->params().k_lo == params.k_lo &&
+                    tower_->params().threshold.tau == params.threshold.tau &&
+                    tower_->params().relative_floor == params.relative_floor &&
+                    tower_->params().closure.max_iterations == params.closure.max_iterations &&
+                    tower_->params().closure.annihilation.radius ==
+                        params.closure.annihilation.radius &&
+                    tower_->params().closure.majority.radius == params.closure.majority.radius &&
+                    tower_->params().closure.majority.eta == params.closure.majority.eta;
+  if (!same) {
+    tower_.reset();
+    DASHI_ASSIGN_OR_RETURN(std::unique_ptr<vk::VulkanScaleTower> t,
+                           vk::VulkanScaleTower::Create(*session_->ctx, n, params));
+    tower_ = std::move(t);
+  }
+  DASHI_ASSIGN_OR_RETURN(std::vector<ScaleLayer> layers, tower_->Run(omega));
+  if (report != nullptr) *report = tower_->last_report();
+  return layers;
+}
 
 nlohmann::json Backend::Provenance() const {
   if (session_ != nullptr) return VulkanProvenance(*session_);

@@ -76,6 +76,16 @@ class Backend {
   // readback, decode stage times beside host times); {"gpu_hotloop_active": false} on the
   // reference.
   nlohmann::json PipelineDeviceJson() const;
+  // The device's scale-tower statistics of each decoded snapshot of the last pipeline run, in
+  // order (empty on the reference).
+  const std::vector<std::vector<ScaleLayer>>& DecodedScaleTowers() const;
+  // The per-layer statistics of ω's scale tower computed on the device (VulkanScaleTower,
+  // metrics-only readback; the tower is made once per N and parameters, then reused), with its
+  // report; FAILED_PRECONDITION on the reference, which has no device tower (use core_ref's
+  // BuildScaleTower).
+  StatusOr<std::vector<ScaleLayer>> DeviceScaleLayers(std::span<const double> omega, int64_t n,
+                                                      const ScaleTowerParams& params,
+                                                      vk::VulkanScaleTowerReport* report = nullptr);
   // The provenance of work done on this backend.
   nlohmann::json Provenance() const;
   // Validation-layer messages fail a device run (OK on the reference).
@@ -86,6 +96,7 @@ class Backend {
   std::string downgrade_;
   std::unique_ptr<VulkanSession> session_;
   std::shared_ptr<DeviceRunStats> device_stats_ = std::make_shared<DeviceRunStats>();
+  std::shared_ptr<vk::VulkanScaleTower> tower_;  // DeviceScaleLayers' (destroyed before session_)
 };
 
 }  // namespace dashi::backend

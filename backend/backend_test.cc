@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include "backend/rollout_audit.h"
+#include "core_ref/scales/layer_compare.h"
+#include "core_ref/scales/scale_tower.h"
 #include "core_ref/prng/prng.h"
 
 namespace dashi::backend {
@@ -199,9 +201,27 @@ TEST(BackendTest, PipelineHooksKeepTheRolloutOnTheDeviceAndReportIt) {
   EXPECT_LT(d["rollout"]["submissions"].get<int64_t>(), 10) << d.dump();
   EXPECT_EQ(d["decode"]["snapshots"], 2);
   EXPECT_GT(d["decode"]["mean_host_ms"].get<double>(), 0.0);
+  // The scale tower of every decoded snapshot, on the device from the decoder's buffer: the same
+  // statistics as core_ref's tower of the field the device decoded (its twin input) and of the
+  // reference's decoded field; only the layer records were read back.
+  const std::vector<std::vector<ScaleLayer>>& towers = dev->DecodedScaleTowers();
+  ASSERT_EQ(towers.size(), 2u);
+  for (size_t s = 0; s < towers.size(); ++s) {
+    for (const auto* field : {&on_dev->snapshots[s].decoded.omega,
+                              &on_ref->snapshots[s].decoded.omega}) {
+      StatusOr<ScaleTower> want = BuildScaleTower(*field, p.les.n, ScaleTowerParams{});
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      const LayerComparison c = CompareScaleLayers(towers[s], want->layers);
+      EXPECT_EQ(c.integer_mismatches, 0) << "snapshot " << s << ": " << c.first_difference;
+      EXPECT_LE(c.max_float_error, 1e-12) << "snapshot " << s << ": " << c.largest_float_error;
+    }
+  }
+  EXPECT_EQ(d["scales"]["snapshots"], 2) << d.dump();
+  EXPECT_EQ(d["scales"]["stats_readback_bytes"], (towers[0].size() + 1) * 104) << d.dump();
   StatusOr<Backend> ref = Backend::Open({.name = "ref"}, "dashi test");
   ASSERT_TRUE(ref.ok());
   EXPECT_EQ(ref->PipelineDeviceJson(), nlohmann::json({{"gpu_hotloop_active", false}}));
+  EXPECT_TRUE(ref->DecodedScaleTowers().empty());
   const Status v = dev->CheckValidation();
   EXPECT_TRUE(v.ok()) << v.ToString();
 }

@@ -21,6 +21,7 @@ struct DeviceObjects {
   std::unique_ptr<vk::VulkanDecoder> decoder;
   std::unique_ptr<vk::VulkanFieldMoments> moments;  // decode_scored's comparison
   std::vector<std::string> fft_plans;  // each VkFFT plan's cache use, in creation order
+  std::unique_ptr<vk::VulkanScaleTower> tower;  // of the decoded ω
 };
 
 // The batched kernel with the tile SuggestBatchedTile picks for `batch` rows on this device's SM
@@ -49,6 +50,8 @@ Status CreateDecoder(VulkanSession& session, DeviceObjects& objects, const Proxy
   for (vk::VkFftPlan::CacheUse u : objects.decoder->fft_cache_uses()) {
     objects.fft_plans.push_back(vk::VkFftPlan::CacheUseName(u));
   }
+  DASHI_ASSIGN_OR_RETURN(objects.tower,
+                         vk::VulkanScaleTower::Create(*session.ctx, spec.n, ScaleTowerParams{}));
   return OkStatus();
 }
 
@@ -129,7 +132,13 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
     }
     // The comparison with the LES needs the decoded field, so snapshots are read back.
     StatusOr<DecodedFrame> frame = objects->decoder->Decode(z, t, vk::ObserverMode::kSnapshots);
-    if (frame.ok()) stats->decodes.push_back(objects->decoder->last_report());
+    if (!frame.ok()) return frame;
+    stats->decodes.push_back(objects->decoder->last_report());
+    StatusOr<std::vector<ScaleLayer>> tower =
+        objects->tower->RunOnDevice(objects->decoder->omega_buffer());
+    if (!tower.ok()) return tower.status();
+    stats->decoded_towers.push_back(*std::move(tower));
+    stats->tower_reports.push_back(objects->tower->last_report());
     return frame;
   };
   b.decode_scored = [&session, objects, stats](
@@ -151,6 +160,11 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
     const vk::VulkanDecodeReport& report = objects->decoder->last_report();
     stats->decodes.push_back(report);
     stats->comparisons.push_back({report.compare_ms, 0.0, 64});
+    // The scale tower of ω̂, on the device from the decoder's buffer, as in `decode`.
+    DASHI_ASSIGN_OR_RETURN(std::vector<ScaleLayer> tower,
+                           objects->tower->RunOnDevice(objects->decoder->omega_buffer()));
+    stats->decoded_towers.push_back(std::move(tower));
+    stats->tower_reports.push_back(objects->tower->last_report());
     DASHI_ASSIGN_OR_RETURN(vk::FieldComparison c,
                            vk::CompareFromSums(moments.ReadSums(), spec.n));
     return ScoredDecode{std::move(frame), c.rel_l2, c.correlation, c.energy, c.enstrophy};
@@ -237,6 +251,36 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
       // Recorded into the decode's submission: its device time is inside mean_device_ms.
       j["decode"]["mean_device_stage_ms"]["compare_ms"] = cmp_device;
     }
+  }
+  if (!stats.tower_reports.empty()) {
+    const double n = static_cast<double>(stats.tower_reports.size());
+    double device = 0, host = 0, forward = 0, band = 0, threshold = 0, closure = 0, sums = 0;
+    for (const vk::VulkanScaleTowerReport& r : stats.tower_reports) {
+      device += r.device_ms / n;
+      host += r.host_ms / n;
+      forward += r.forward_ms / n;
+      band += r.band_ms / n;
+      threshold += r.threshold_ms / n;
+      closure += r.closure_ms / n;
+      sums += r.sums_ms / n;
+    }
+    const vk::VulkanScaleTowerReport& last = stats.tower_reports.back();
+    j["scales"] = {{"snapshots", stats.tower_reports.size()},
+                   {"input", "the decoder's output buffer (no upload)"},
+                   {"layers", last.layers},
+                   {"readback_bytes_per_snapshot",
+                    last.stats_readback_bytes + last.closure_readback_bytes},
+                   {"stats_readback_bytes", last.stats_readback_bytes},
+                   {"closure_control_readback_bytes", last.closure_readback_bytes},
+                   {"submissions_last", last.submissions},
+                   {"mean_device_ms", device},
+                   {"mean_device_stage_ms",
+                    {{"forward_ms", forward},
+                     {"band_ms", band},
+                     {"threshold_ms", threshold},
+                     {"closure_ms", closure},
+                     {"sums_ms", sums}}},
+                   {"mean_host_ms", host}};
   }
   return j;
 }

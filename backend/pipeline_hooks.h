@@ -17,6 +17,7 @@
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
 #include "accel_vulkan/decode/field_moments.h"
 #include "accel_vulkan/decode/vulkan_decoder.h"
+#include "accel_vulkan/scales/vulkan_scale_tower.h"
 #include "backend/vulkan_session.h"
 #include "core_ref/pipeline/pipeline.h"
 
@@ -32,6 +33,10 @@ struct DeviceRunStats {
   std::vector<vk::FieldMomentsTimings> comparisons;
   // The set-up's VkFFT plans: where their kernels came from ("loaded", "compiled, saved", ...).
   std::vector<std::string> fft_plans;
+  // The scale tower's per-layer statistics of each decoded ω (VulkanScaleTower on the decoder's
+  // output buffer, metrics-only readback), one per snapshot, in order; and its reports.
+  std::vector<std::vector<ScaleLayer>> decoded_towers;
+  std::vector<vk::VulkanScaleTowerReport> tower_reports;
 };
 
 // prepare: creates the batched rollout kernel (pipeline, upload of A) and, when snapshots are
@@ -44,7 +49,9 @@ struct DeviceRunStats {
 // decode: with the session's precision; the fields are read back (the pipeline compares them
 // with the LES). decode_scored (observer "metrics"): the decode reads back only the closure's
 // statistics, and VulkanFieldMoments compares the decoded field with the LES field on the device
-// (eight doubles come back). Every Decode's report is kept in `stats`.
+// in the same submission (eight doubles come back). Every Decode's report is kept in `stats`;
+// then, in both, the scale tower of the decoded ω runs on the device from the decoder's buffer
+// (default ScaleTowerParams), its layer statistics kept in `stats`.
 PipelineBackends VulkanPipelineHooks(VulkanSession& session,
                                      std::shared_ptr<DeviceRunStats> stats);
 

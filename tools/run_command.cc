@@ -92,7 +92,9 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
   nlohmann::json snaps = nlohmann::json::array();
   const bool decode = o.observer != "none";
   if (decode) {
-    for (const SnapshotResult& s : r.snapshots) {
+    const std::vector<std::vector<ScaleLayer>>& towers = b.DecodedScaleTowers();
+    for (size_t si = 0; si < r.snapshots.size(); ++si) {
+      const SnapshotResult& s = r.snapshots[si];
       nlohmann::json j = DecodedFrameJson(s.decoded);
       j["step"] = s.step;
       j["rel_l2_vs_les"] = s.rel_l2;
@@ -101,16 +103,36 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
       j["energy_decoded"] = s.energy_decoded;
       j["enstrophy_les"] = s.enstrophy_les;
       j["enstrophy_decoded"] = s.enstrophy_decoded;
-      // The scale tower (docs/MATH.md §12) of the decoded field and of the LES truth, computed by
-      // core_ref on the host from the fields the backend returned.
-      if (!s.decoded.omega.empty()) {
+      // The scale tower (docs/MATH.md §12) of the decoded field and of the LES truth. On a device
+      // the decoded field's per-layer statistics come from the device tower (run on the
+      // decoder's buffer, only the layer records read back); the surrogate noise levels and the
+      // filament trace, and the LES truth's tower, are core_ref's on the host.
+      // scales_device_vs_ref: the device's layer statistics against core_ref's tower of the same
+      // read-back field (null on the reference).
+      j["scales_device_vs_ref"] = nullptr;
+      if (si < towers.size() && s.decoded.omega.empty()) {
+        // observer "metrics" on the device: the decoded field never left it, so its record holds
+        // the device's per-layer statistics alone (the noise levels, fining depth and filament
+        // trace need the field: --observer snapshots).
+        j["scales_decoded"] = LayerStatisticsJson(towers[si]);
+        j["scales_decoded"]["fining_depth"] = nullptr;
+        j["scales_decoded"]["filaments"] = nullptr;
+        j["scales_computed_by"] =
+            "decoded: per-layer statistics on the device (VulkanScaleTower, metrics-only "
+            "readback; no noise levels, fining depth or trace in metrics mode); les: ref (host)";
+      } else if (si < towers.size()) {
+        LayerComparison c;
+        DASHI_ASSIGN_OR_RETURN(j["scales_decoded"],
+                               FieldScalesJson(s.decoded.omega, n, towers[si], &c));
+        j["scales_device_vs_ref"] = {{"integer_mismatches", c.integer_mismatches},
+                                     {"max_float_error", c.max_float_error}};
+        j["scales_computed_by"] =
+            "decoded: per-layer statistics on the device (VulkanScaleTower, metrics-only "
+            "readback); noise levels and filament trace by ref (host, from the decoded field); "
+            "les: ref (host)";
+      } else {
         DASHI_ASSIGN_OR_RETURN(j["scales_decoded"], FieldScalesJson(s.decoded.omega, n));
         j["scales_computed_by"] = "ref (host, from the decoded and LES fields)";
-      } else {
-        // observer "metrics" on the device: the decoded field never left it.
-        j["scales_decoded"] = nullptr;
-        j["scales_computed_by"] =
-            "ref (host, LES field only: in metrics mode the decoded field stays on the device)";
       }
       DASHI_ASSIGN_OR_RETURN(j["scales_les"], FieldScalesJson(s.les_omega, n));
       snaps.push_back(j);

@@ -36,6 +36,7 @@
 
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/context.h"
+#include "accel_vulkan/device_buffer.h"
 #include "accel_vulkan/decode/vkfft_plan.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/proxy/proxy_encoder.h"
@@ -126,8 +127,9 @@ class VulkanDecoder {
   Precision precision() const;
   const ProxySpec& spec() const;
   const DecodeParams& params() const;
-  // The decoded field ω̂ (N² fp64) as the last Decode left it on the device, for device-side
-  // metrics (VulkanFieldMoments) that avoid reading the field back.
+  // The decoded field ω̂ (N² fp64, row-major) as the last Decode left it on the device, in every
+  // observer mode: later device work (VulkanFieldMoments, the scale tower of accel_vulkan/scales)
+  // reads it without a readback. Valid until the next Decode.
   const DeviceBuffer& omega_buffer() const;
   // Where each of its VkFFT plans' kernels came from (the on-disk binary cache or a compile).
   std::vector<VkFftPlan::CacheUse> fft_cache_uses() const;

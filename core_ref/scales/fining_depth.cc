@@ -101,23 +101,28 @@ StatusOr<FiningDepth> ComputeFiningDepth(std::span<const double> omega, int64_t 
                &out[l].concentration_noise);
   }
   FiningDepth d;
+  d.tower = std::move(tower);
+  d.layers = std::move(out);
+  ClassifyFiningLayers(params, d);
+  return d;
+}
+
+void ClassifyFiningLayers(const FiningParams& params, FiningDepth& d) {
+  const size_t layers = d.tower.layers.size();
   d.k = 0;
   d.annihilation_level = static_cast<int>(layers);
-  for (size_t l = 0; l < layers; ++l) {
-    const ScaleLayer& layer = tower.layers[l];
+  for (size_t l = 0; l < layers && l < d.layers.size(); ++l) {
+    const ScaleLayer& layer = d.tower.layers[l];
+    FiningLayer& f = d.layers[l];
     const bool dead = layer.annihilated_fraction >= params.total_annihilation;
     if (dead && d.annihilation_level == static_cast<int>(layers)) {
       d.annihilation_level = static_cast<int>(l);
     }
-    const bool above_noise =
-        l == 0 ? layer.concentration > out[l].concentration_noise
-               : layer.coherence.value_or(0.0) > out[l].coherence_noise;
-    out[l].structured = !dead && layer.active_after > 0 && above_noise;
-    if (out[l].structured) d.k = static_cast<int>(l) + 1;
+    const bool above_noise = l == 0 ? layer.concentration > f.concentration_noise
+                                    : layer.coherence.value_or(0.0) > f.coherence_noise;
+    f.structured = !dead && layer.active_after > 0 && above_noise;
+    if (f.structured) d.k = static_cast<int>(l) + 1;
   }
-  d.tower = std::move(tower);
-  d.layers = std::move(out);
-  return d;
 }
 
 }  // namespace dashi

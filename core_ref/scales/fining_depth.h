@@ -49,6 +49,11 @@ struct FiningDepth {
   int annihilation_level = 0;       // first layer with annihilated_fraction ≥ total (L if none)
 };
 
+// Sets each layer's `structured`, k and annihilation_level from d.tower.layers and the noise
+// levels in d.layers (ComputeFiningDepth's last step; the device tower's statistics go through it
+// too, with the host's noise levels).
+void ClassifyFiningLayers(const FiningParams& params, FiningDepth& d);
+
 StatusOr<FiningDepth> ComputeFiningDepth(std::span<const double> omega, int64_t n,
                                          const ScaleTowerParams& tower_params,
                                          const FiningParams& params);

@@ -8,6 +8,7 @@
 #include "core_ref/carrier/smoothing.h"
 #include "core_ref/fft/fft.h"
 #include "core_ref/les/spectral_grid.h"
+#include "core_ref/scales/layer_sums.h"
 
 namespace dashi {
 namespace {
@@ -16,8 +17,6 @@ int64_t SquaredWavenumber(const SpectralGrid& g, int64_t i, int64_t j) {
   const int64_t ky = g.Ky(i), kx = g.Kx(j);
   return kx * kx + ky * ky;
 }
-
-bool InBand(const ScaleBand& b, int64_t k2) { return k2 > b.lo2 && k2 <= b.hi2; }
 
 }  // namespace
 
@@ -66,7 +65,7 @@ StatusOr<std::vector<std::vector<double>>> BandFields(std::span<const double> om
     std::vector<Complex> part(spectrum.size(), Complex(0.0, 0.0));
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t j = 0; j < g.half_cols(); ++j) {
-        if (InBand(band, SquaredWavenumber(g, i, j))) {
+        if (ScaleBandContains(band, SquaredWavenumber(g, i, j))) {
           part[i * g.half_cols() + j] = spectrum[i * g.half_cols() + j];
         }
       }
@@ -92,11 +91,9 @@ StatusOr<ScaleTower> BuildScaleTower(std::span<const double> omega, int64_t n,
   const std::vector<ScaleBand> bands = ScaleBands(n, params.k_lo);
   DASHI_ASSIGN_OR_RETURN(std::vector<std::vector<double>> fields, BandFields(omega, n, bands));
 
-  // Band energy and enstrophy from the spectrum, with the LES's Parseval weights and N⁴.
+  // The layer's sums in their canonical order (layer_sums.h), shared with the device tower.
   DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(n), static_cast<size_t>(n)));
   const std::vector<Complex> spectrum = fft.Rfft(omega);
-  const SpectralGrid g(n);
-  const double n4 = static_cast<double>(n) * n * n * n;
 
   double field_max = 0.0;
   for (double v : omega) field_max = std::fabs(v) > field_max ? std::fabs(v) : field_max;
@@ -105,69 +102,23 @@ StatusOr<ScaleTower> BuildScaleTower(std::span<const double> omega, int64_t n,
   tower.n = n;
   const GridShape shape{n, n};
   for (size_t l = 0; l < bands.size(); ++l) {
-    ScaleLayer layer;
-    layer.band = bands[l];
-    double e_sum = 0.0, z_sum = 0.0;
-    int64_t modes = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < g.half_cols(); ++j) {
-        const int64_t k2 = SquaredWavenumber(g, i, j);
-        if (!InBand(bands[l], k2)) continue;
-        const double w = g.ParsevalWeight(j);
-        const double m2 = SquaredMagnitude(spectrum[i * g.half_cols() + j]);
-        modes += static_cast<int64_t>(w);
-        z_sum += w * m2;
-        if (k2 != 0) e_sum += w * m2 / static_cast<double>(k2);
-      }
-    }
-    layer.modes = modes;
-    layer.energy = 0.5 * e_sum / n4;
-    layer.enstrophy = 0.5 * z_sum / n4;
-
+    LayerSums sums;
+    AddSpectrumSums(spectrum, n, bands[l], sums);
     const std::vector<double>& b = fields[l];
     DASHI_ASSIGN_OR_RETURN(RealField band_field, RealField::FromValues(shape, b));
-    for (double v : b) layer.max_abs = std::fabs(v) > layer.max_abs ? std::fabs(v) : layer.max_abs;
-    layer.below_floor = layer.max_abs < params.relative_floor * field_max;
+    for (double v : b) sums.max_abs = std::fabs(v) > sums.max_abs ? std::fabs(v) : sums.max_abs;
+    sums.below_floor = sums.max_abs < params.relative_floor * field_max;
     const RealField normalised =
-        layer.below_floor ? *RealField::FromValues(shape, std::vector<double>(b.size(), 0.0))
-                          : NormalizeByMaxAbs(band_field);
+        sums.below_floor ? *RealField::FromValues(shape, std::vector<double>(b.size(), 0.0))
+                         : NormalizeByMaxAbs(band_field);
     DASHI_ASSIGN_OR_RETURN(Carrier s0, PdaThreshold(normalised, params.threshold));
     DASHI_ASSIGN_OR_RETURN(ClosureResult closed, Closure(s0, &normalised, params.closure));
-    layer.active_before = s0.SupportCount();
-    layer.active_after = closed.fixed_point.SupportCount();
-    layer.annihilated_fraction =
-        layer.active_before == 0
-            ? 0.0
-            : 1.0 - static_cast<double>(layer.active_after) /
-                        static_cast<double>(layer.active_before);
-    layer.closure_depth = closed.depth;
-    layer.defect_before = Defect(s0);
-    layer.defect_after = Defect(closed.fixed_point);
-
-    // Enstrophy share on the closed support, both sums in row-major order.
-    const std::span<const int8_t> s = closed.fixed_point.values();
-    double on_support = 0.0, total = 0.0;
-    for (size_t k = 0; k < b.size(); ++k) {
-      const double b2 = b[k] * b[k];
-      total += b2;
-      if (s[k] != 0) on_support += b2;
-    }
-    layer.concentration = total > 0.0 ? on_support / total : 0.0;
-
-    if (l > 0) {
-      const std::span<const int8_t> coarse = tower.closed[l - 1].values();
-      int64_t agree = 0, disagree = 0;
-      for (size_t k = 0; k < s.size(); ++k) {
-        if (s[k] == 0 || coarse[k] == 0) continue;
-        (s[k] == coarse[k] ? agree : disagree) += 1;
-      }
-      layer.shared_support = agree + disagree;
-      if (layer.shared_support > 0) {
-        layer.coherence = static_cast<double>(agree - disagree) /
-                          static_cast<double>(layer.shared_support);
-      }
-    }
-    tower.layers.push_back(layer);
+    sums.closure_depth = closed.depth;
+    sums.defect_before = Defect(s0);
+    sums.defect_after = Defect(closed.fixed_point);
+    AddCarrierSums(b, s0.values(), closed.fixed_point.values(),
+                   l > 0 ? tower.closed[l - 1].values() : std::span<const int8_t>(), sums);
+    tower.layers.push_back(LayerFromSums(bands[l], n, sums));
     tower.initial.push_back(std::move(s0));
     tower.closed.push_back(std::move(closed.fixed_point));
   }

@@ -38,6 +38,7 @@ struct ScaleBand {
   int64_t lo2 = -1;
   int64_t hi2 = 0;
 };
+inline bool ScaleBandContains(const ScaleBand& b, int64_t k2) { return k2 > b.lo2 && k2 <= b.hi2; }
 
 // L = 1 + ⌈log2((N/2) / k_lo)⌉ layers (1 when k_lo ≥ N/2): bands (k_lo·2^(ℓ−1))² < |k|² ≤
 // (k_lo·2^ℓ)² for 1 ≤ ℓ < L−1, the last band open to the grid's corner.

@@ -16,6 +16,7 @@ struct DatasetOptions {
   std::string spec, out, shard = "0/1", max_disk, dir, merge_out;
   std::vector<std::string> shard_dirs;
   int jobs = 1;
+  int threads = 1;
   int64_t regenerate = 0;
   uint64_t seed = 1;
   bool quiet = false;
@@ -26,6 +27,7 @@ int RunGenerate(const DatasetOptions& o) {
   g.spec_path = o.spec;
   g.out = o.out;
   g.jobs = o.jobs;
+  g.threads = o.threads;
   g.quiet = o.quiet;
   StatusOr<ShardSel> shard = ParseShard(o.shard);
   if (!shard.ok()) return Fail("dataset generate", shard.status());
@@ -99,6 +101,11 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
   gen->add_option("--jobs", o->jobs,
                   "Items generated at once (threads, 1..64); each item's LES "
                   "runs on one thread")
+      ->capture_default_str();
+  gen->add_option("--threads", o->threads,
+                  "Threads of each item's LES (1..256; FFT rows/columns and pointwise work split "
+                  "over them). --jobs x --threads threads run in all. Neither changes a byte. "
+                  "(`dashi run --threads` is different: LES runs at once, like --jobs here.)")
       ->capture_default_str();
   gen->add_option("--max-disk", o->max_disk,
                   "Refuse to start when the shard's estimated size exceeds SIZE (e.g. 20G; "

@@ -55,9 +55,9 @@ echo junk >"$T/sim/items/.n32_p1_s2.dashi-partial.$HOSTPART.999999.0123456789abc
 grep -q "1 generated, 7 already complete" "$T/sim.txt" || fail "sim resume: $(cat "$T/sim.txt")"
 diff -r "$T/one" "$T/sim" >/dev/null || fail "resumed dataset differs from the one-process run"
 
-# 4. Two shards, merged: byte-identical to the one-process run.
+# 4. Two shards (each LES on 3 threads), merged: byte-identical to the one-process run.
 for i in 0 1; do
-  "$DASHI" dataset generate --spec "$T/spec.json" --out "$T/shard$i" --shard "$i/2" --quiet \
+  "$DASHI" dataset generate --spec "$T/spec.json" --out "$T/shard$i" --shard "$i/2" --threads 3 --quiet \
     >/dev/null || fail "shard $i failed"
 done
 "$DASHI" dataset merge "$T/merged" "$T/shard1" "$T/shard0" >/dev/null || fail "merge failed"

@@ -113,6 +113,9 @@ StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o) {
   if (o.jobs < 1 || o.jobs > 64) {
     return InvalidArgumentError("--jobs " + std::to_string(o.jobs) + " must be in [1, 64]");
   }
+  if (o.threads < 1 || o.threads > 256) {
+    return InvalidArgumentError("--threads " + std::to_string(o.threads) + " must be in [1, 256]");
+  }
   if (o.out.empty()) return InvalidArgumentError("--out is empty");
   DASHI_ASSIGN_OR_RETURN(DatasetSpec spec, ReadDatasetSpec(o.spec_path));
   DASHI_ASSIGN_OR_RETURN(int64_t shard_bytes, EstimateShardBytes(spec, o.shard));
@@ -158,11 +161,11 @@ StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o) {
   if (!o.quiet) {
     std::fprintf(stderr,
                  "dataset: %lld items in shard %lld/%lld (%s estimated), %lld complete and "
-                 "verified, %zu to generate (%s) with %d jobs\n",
+                 "verified, %zu to generate (%s) with %d jobs x %d LES threads\n",
                  static_cast<long long>(summary.items), static_cast<long long>(o.shard.index),
                  static_cast<long long>(o.shard.count), HumanBytes(shard_bytes).c_str(),
                  static_cast<long long>(summary.kept), todo.size(),
-                 HumanBytes(summary.estimated_bytes).c_str(), o.jobs);
+                 HumanBytes(summary.estimated_bytes).c_str(), o.jobs, o.threads);
   }
 
   ItemProgress progress(!o.quiet, static_cast<int64_t>(todo.size()));
@@ -173,7 +176,7 @@ StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o) {
     while (!failed.load()) {
       const size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
-      StatusOr<std::string> h = GenerateItem(spec, *todo[k], items_dir);
+      StatusOr<std::string> h = GenerateItem(spec, *todo[k], items_dir, o.threads);
       if (!h.ok()) {
         errors[k] = h.status();
         failed.store(true);

@@ -122,7 +122,7 @@ std::string ItemText(const nlohmann::json& j) { return j.dump(2) + "\n"; }
 }  // namespace
 
 StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& item,
-                                   const std::string& items_dir) {
+                                   const std::string& items_dir, int threads) {
   const std::string final_dir = items_dir + "/" + item.id;
   DASHI_ASSIGN_OR_RETURN(OutputSet out, OutputSet::ForDirectory(final_dir, "dataset generate"));
   const std::string dir = out.staging();
@@ -135,8 +135,9 @@ StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& i
   }
   std::optional<ProxySpec> proxy;
   std::vector<double> times, energy, enstrophy;
-  Status st =
-      SimulateFrames(item.les, spec.steps, spec.save_every, [&](const LesFrame& f) -> Status {
+  Status st = SimulateFrames(
+      item.les, spec.steps, spec.save_every,
+      [&](const LesFrame& f) -> Status {
         if (omega) DASHI_RETURN_IF_ERROR(omega->Append(*f.omega));
         times.push_back(f.time);
         energy.push_back(f.energy);
@@ -156,7 +157,8 @@ StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& i
           DASHI_RETURN_IF_ERROR(z->Append(zf));
         }
         return OkStatus();
-      });
+      },
+      {}, threads);
   if (!st.ok()) return Status(st.code(), item.id + ": " + std::string(st.message()));
   nlohmann::json arrays = nlohmann::json::array();
   nlohmann::json files = nlohmann::json::array();

@@ -25,8 +25,9 @@ inline constexpr char kItemManifestName[] = "item.json";
 // Runs the LES of `item` and writes items_dir/<id> (replacing an earlier, possibly corrupt, item
 // of that name; removing a staging directory a killed run left). Frames go to disk as they are
 // made: memory does not grow with the number of steps. Returns the hex BLAKE2b-128 of item.json.
+// `threads`: the LES's threads (LesSolver::Create); the bytes do not depend on it.
 StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& item,
-                                   const std::string& items_dir);
+                                   const std::string& items_dir, int threads = 1);
 
 // Checks `item_dir` against `item` of `spec`: item.json describes this item (same parameters,
 // steps and kept arrays), every file it lists exists with its size and hashes (an .npy also with

@@ -1,9 +1,9 @@
 // Items and whole datasets on disk: a generated item verifies and regenerates byte for byte; each
 // planted corruption (a flipped data byte, a truncated or padded .npy, a changed header, an edited
 // or garbage item.json, a missing or extra file) is named by VerifyItem; generation gives the same
-// bytes for --jobs 1 and 3 and for two shards merged; resume keeps what verifies; a leftover
-// staging directory, a missing manifest, a foreign or other-spec directory and a disk limit are
-// reported with the path or the estimate.
+// bytes for --jobs 1 and for 3 jobs of 2 LES threads, and for two shards merged; resume keeps what
+// verifies; a leftover staging directory, a missing manifest, a foreign or other-spec directory and
+// a disk limit are reported with the path or the estimate.
 #include "tools/dataset/dataset_item.h"
 
 #include <gtest/gtest.h>
@@ -149,11 +149,13 @@ TEST(Dataset, SameBytesForAnyJobsAndShardsMerged) {
   ASSERT_TRUE(GenerateDataset(o).ok());
   o.out = root + "/three";
   o.jobs = 3;
+  o.threads = 2;  // 3 items at once, each LES on 2 threads
   StatusOr<GenerateSummary> s3 = GenerateDataset(o);
   ASSERT_TRUE(s3.ok());
   EXPECT_EQ(s3->generated, 6);
   EXPECT_EQ(Tree(root + "/one"), Tree(root + "/three"));
   o.jobs = 1;
+  o.threads = 1;
   for (int i = 0; i < 2; ++i) {
     o.out = root + "/shard" + std::to_string(i);
     o.shard = {i, 2};

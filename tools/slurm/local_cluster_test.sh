@@ -4,10 +4,12 @@
 # submitted as a job array with tools/slurm/dataset_array.sbatch, merged, verified, and compared
 # byte for byte (diff -r) with a one-process run. Needs root and `apt-get install slurm-wlm munge`.
 # Stops only the daemons it started. Exit 0 only if the bytes match.
-#   tools/slurm/local_cluster_test.sh DASHI [WORK]
+#   tools/slurm/local_cluster_test.sh DASHI [WORK [SPEC]]   (SPEC: a dataset spec; default a
+#   16-item one; tools/dataset/scale_check.sh writes the 64-item acceptance spec to its WORKDIR)
 set -uo pipefail
 DASHI="$(readlink -f "${1:?usage: local_cluster_test.sh DASHI [WORK]}")"
 W="${2:-/tmp/dashi_slurm}"
+SPEC="${3:-}"
 HERE="$(cd "$(dirname "$0")" && pwd)"
 rm -rf "$W"; mkdir -p "$W"/{state,spool,log,munge,data}
 pids=()
@@ -63,11 +65,12 @@ for _ in $(seq 1 30); do
 done
 sinfo || { echo "FAIL: sinfo"; tail -20 "$W/log/slurmctld.log"; exit 1; }
 
-cat >"$W/spec.json" <<'JSON'
+if [ -n "$SPEC" ]; then cp "$SPEC" "$W/spec.json"; else cat >"$W/spec.json" <<'JSON'
 {"format": "dashi-dataset-spec/1", "n": [32, 64], "seeds": {"first": 1, "count": 4},
  "les": [{"nu0": 1e-3}, {"nu0": 5e-4, "cs": 0.1}], "steps": 60, "save_every": 10,
  "keep": {"vorticity": true, "series": true, "proxy": {"k_lo": 4, "k_mid": 8, "anchors": 4}}}
 JSON
+fi
 t0=$(date +%s)
 DASHI="$DASHI" JOBS=1 sbatch --wait --array=0-3 --chdir="$W" --output="$W/log/task-%a.log" \
   --export=ALL "$HERE/dataset_array.sbatch" "$W/spec.json" "$W/data" \

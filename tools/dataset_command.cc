@@ -86,7 +86,12 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
       "keeps), DIR/dataset.json last. Each item appears whole or not at all; a re-run keeps the "
       "items that verify and regenerates the rest. Bytes are the same for any --jobs and any "
       "--shard split. Progress (items, rate, ETA) on stderr.");
-  gen->add_option("--spec", o->spec, "The dataset spec (JSON; README 'Datasets' shows one)")
+  gen->add_option(
+         "--spec", o->spec,
+         "The dataset spec, JSON: format \"dashi-dataset-spec/1\", n [sizes], seeds [list] or "
+         "{first, count}, les [parameter sets: dt, nu0, cs, init, energy, k_peak, tg_k, "
+         "tg_amplitude], steps, save_every, keep {vorticity, series, proxy {k_lo, k_mid, "
+         "anchors}}; README 'Datasets' shows one")
       ->required();
   gen->add_option("--out", o->out,
                   "Dataset directory: missing, empty, or a dataset of the "
@@ -99,8 +104,8 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
                   "with `dataset merge`")
       ->capture_default_str();
   gen->add_option("--jobs", o->jobs,
-                  "Items generated at once (threads, 1..64); each item's LES "
-                  "runs on one thread")
+                  "Items generated at once (1..32), each by its own thread (and its LES on "
+                  "--threads threads)")
       ->capture_default_str();
   gen->add_option("--threads", o->threads,
                   "Threads of each item's LES (1..256; FFT rows/columns and pointwise work split "

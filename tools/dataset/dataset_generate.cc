@@ -110,8 +110,10 @@ StatusOr<int64_t> FreeDiskBytes(const std::string& path) {
 }
 
 StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o) {
-  if (o.jobs < 1 || o.jobs > 64) {
-    return InvalidArgumentError("--jobs " + std::to_string(o.jobs) + " must be in [1, 64]");
+  // 32 jobs keep every staging directory and temporary within the 64 slots of the signal
+  // cleanup registry (core_ref/fileio/temporaries.h).
+  if (o.jobs < 1 || o.jobs > 32) {
+    return InvalidArgumentError("--jobs " + std::to_string(o.jobs) + " must be in [1, 32]");
   }
   if (o.threads < 1 || o.threads > 256) {
     return InvalidArgumentError("--threads " + std::to_string(o.threads) + " must be in [1, 256]");

@@ -21,7 +21,7 @@ struct GenerateOptions {
   std::string spec_path;
   std::string out;
   ShardSel shard;
-  int jobs = 1;                // items generated at once, 1..64
+  int jobs = 1;                // items generated at once, 1..32
   int threads = 1;             // threads of each item's LES, 1..256
   int64_t max_disk_bytes = 0;  // 0: no limit beyond the free space
   bool quiet = false;          // no progress on stderr

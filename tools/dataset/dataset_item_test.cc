@@ -40,6 +40,15 @@ std::string WriteSpecFile(const std::string& dir) {
   return path;
 }
 
+// Quiet generation of the spec (written into `root`) into root/<out>.
+GenerateOptions QuietOptions(const std::string& root, const std::string& out) {
+  GenerateOptions o;
+  o.spec_path = WriteSpecFile(root);
+  o.quiet = true;
+  o.out = root + "/" + out;
+  return o;
+}
+
 void Patch(const std::string& path, int64_t offset, char byte) {
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
   f.seekp(offset);
@@ -141,11 +150,7 @@ TEST(DatasetItem, EveryPlantedCorruptionIsNamed) {
 
 TEST(Dataset, SameBytesForAnyJobsAndShardsMerged) {
   const std::string root = FreshScratchDir("dataset_jobs");
-  const std::string spec_path = WriteSpecFile(root);
-  GenerateOptions o;
-  o.spec_path = spec_path;
-  o.quiet = true;
-  o.out = root + "/one";
+  GenerateOptions o = QuietOptions(root, "one");
   ASSERT_TRUE(GenerateDataset(o).ok());
   o.out = root + "/three";
   o.jobs = 3;
@@ -178,10 +183,7 @@ TEST(Dataset, SameBytesForAnyJobsAndShardsMerged) {
 
 TEST(Dataset, ResumeKeepsVerifiedItemsAndVerifyNamesEveryProblem) {
   const std::string root = FreshScratchDir("dataset_resume");
-  GenerateOptions o;
-  o.spec_path = WriteSpecFile(root);
-  o.quiet = true;
-  o.out = root + "/d";
+  GenerateOptions o = QuietOptions(root, "d");
   ASSERT_TRUE(GenerateDataset(o).ok());
   const auto complete = Tree(o.out);
   const std::string items = o.out + "/items/";
@@ -233,10 +235,7 @@ TEST(Dataset, ResumeKeepsVerifiedItemsAndVerifyNamesEveryProblem) {
 
 TEST(Dataset, RefusesForeignOtherSpecAndTooLittleDisk) {
   const std::string root = FreshScratchDir("dataset_refuse");
-  GenerateOptions o;
-  o.spec_path = WriteSpecFile(root);
-  o.quiet = true;
-  o.out = root + "/foreign";
+  GenerateOptions o = QuietOptions(root, "foreign");
   fs::create_directory(o.out);
   std::ofstream(o.out + "/mine.txt") << "precious";
   StatusOr<GenerateSummary> s = GenerateDataset(o);

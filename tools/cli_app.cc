@@ -3,6 +3,7 @@
 #include "tools/audit_command.h"
 #include "tools/cli_numbers.h"
 #include "tools/conform_command.h"
+#include "tools/dataset_command.h"
 #include "tools/decode_command.h"
 #include "tools/devices_command.h"
 #include "tools/golden_command.h"
@@ -24,6 +25,7 @@ void BuildDashiApp(CLI::App& app, std::function<int()>& run) {
   app.set_help_all_flag("--help-all", "Print help for every command");
   AddRunCommand(app, run);
   AddSimulateCommand(app, run);
+  AddDatasetCommand(app, run);
   AddScalesCommand(app, run);
   AddLearnCommand(app, run);
   AddRolloutCommand(app, run);

@@ -22,6 +22,7 @@ struct SimulateOptions {
   std::string out = "traj.npy";
   bool quiet = false;
   std::string max_memory;
+  int threads = 1;
 };
 
 int Run(const SimulateOptions& o) {
@@ -72,7 +73,7 @@ int Run(const SimulateOptions& o) {
         e1 = f.energy, z1 = f.enstrophy;
         return OkStatus();
       },
-      [&](int64_t s, int64_t total) { progress.Update("simulate", s, total); });
+      [&](int64_t s, int64_t total) { progress.Update("simulate", s, total); }, o.threads);
   if (st.ok()) st = npy->Finish();
   if (st.ok()) st = WriteJson(out_set->Path(json_path), meta);
   if (st.ok()) st = out_set->Commit();
@@ -101,6 +102,10 @@ CLI::App* AddSimulateCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--out", o->out, "Output .npy path (the JSON goes beside it)")
       ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
+  cmd->add_option("--threads", o->threads,
+                  "Threads of the LES (1..1024): FFT rows/columns and pointwise work split over "
+                  "them; the output bytes do not depend on it")
+      ->capture_default_str();
   AddMaxMemoryOption(*cmd, o->max_memory);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "core_ref/math/sincospi.h"
+#include "core_ref/parallel/thread_pool.h"
 
 namespace dashi {
 namespace {
@@ -641,29 +642,49 @@ StatusOr<Fft2d> Fft2d::Create(size_t rows, size_t cols) {
   return Fft2d(rows, cols, std::move(*row_fft), std::move(*col_fft));
 }
 
+namespace {
+
+// pass(begin, end, re, im) over [0, n) in chunks starting at multiples of `grain`, one chunk per
+// thread of `pool`, each thread with its own split scratch of `len` elements × kBlock lanes.
+// A pass only reads and writes its own rows (columns), so the split cannot change a bit.
+template <typename Pass>
+void RunPass(const ThreadPool* pool, size_t n, size_t grain, size_t len, Pass&& pass) {
+  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->threads()) : 1;
+  const size_t per = 2 * kBlock * len;
+  std::vector<double> buf(per * threads);
+  ParallelFor(pool, n, grain, [&](size_t begin, size_t end, int worker) {
+    double* re = buf.data() + per * static_cast<size_t>(worker);
+    pass(begin, end, re, re + kBlock * len);
+  });
+}
+
+}  // namespace
+
 void Fft2d::Forward(std::span<Complex> data) const {
   if (data.size() != rows_ * cols_) return;
-  std::vector<double> buf(2 * kBlock * std::max(rows_, cols_));
-  double* re = buf.data();
-  double* im = buf.data() + kBlock * std::max(rows_, cols_);
   double* d = reinterpret_cast<double*>(data.data());
-  ComplexRowPass(d, rows_, cols_, row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(),
-                 /*inverse=*/false, re, im);
-  ComplexColumnPass(d, rows_, cols_, cols_, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
-                    /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
+  RunPass(pool_, rows_, kBlock, cols_, [&](size_t b, size_t e, double* re, double* im) {
+    ComplexRowPass(d + 2 * b * cols_, e - b, cols_, row_fft_.bit_reverse_.data(),
+                   row_fft_.twiddles_.data(), /*inverse=*/false, re, im);
+  });
+  RunPass(pool_, cols_, kBlock, rows_, [&](size_t b, size_t e, double* re, double* im) {
+    ComplexColumnPass(d + 2 * b, rows_, cols_, e - b, col_fft_.bit_reverse_.data(),
+                      col_fft_.twiddles_.data(), /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
+  });
 }
 
 void Fft2d::Inverse(std::span<Complex> data) const {
   if (data.size() != rows_ * cols_) return;
-  std::vector<double> buf(2 * kBlock * std::max(rows_, cols_));
-  double* re = buf.data();
-  double* im = buf.data() + kBlock * std::max(rows_, cols_);
   double* d = reinterpret_cast<double*>(data.data());
   const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
-  ComplexRowPass(d, rows_, cols_, row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(),
-                 /*inverse=*/true, re, im);
-  ComplexColumnPass(d, rows_, cols_, cols_, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
-                    /*inverse=*/true, /*scaled=*/true, scale, re, im);
+  RunPass(pool_, rows_, kBlock, cols_, [&](size_t b, size_t e, double* re, double* im) {
+    ComplexRowPass(d + 2 * b * cols_, e - b, cols_, row_fft_.bit_reverse_.data(),
+                   row_fft_.twiddles_.data(), /*inverse=*/true, re, im);
+  });
+  RunPass(pool_, cols_, kBlock, rows_, [&](size_t b, size_t e, double* re, double* im) {
+    ComplexColumnPass(d + 2 * b, rows_, cols_, e - b, col_fft_.bit_reverse_.data(),
+                      col_fft_.twiddles_.data(), /*inverse=*/true, /*scaled=*/true, scale, re, im);
+  });
 }
 
 std::vector<Complex> Fft2d::Rfft(std::span<const double> real) const {
@@ -671,13 +692,16 @@ std::vector<Complex> Fft2d::Rfft(std::span<const double> real) const {
   const size_t half = half_cols();
   std::vector<Complex> out(rows_ * half);
   double* o = reinterpret_cast<double*>(out.data());
-  std::vector<double> buf(2 * kBlock * std::max(rows_, cols_));
-  double* re = buf.data();
-  double* im = buf.data() + kBlock * std::max(rows_, cols_);
-  RealRowPassForward(real.data(), rows_, cols_, row_fft_.bit_reverse_.data(),
-                     row_fft_.twiddles_.data(), o, re, im);
-  ComplexColumnPass(o, rows_, half, half, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
-                    /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
+  // Rows are packed in pairs (2p, 2p + 1): chunks start at multiples of 2·kBlock so that every
+  // pair and block is the one-thread pass's.
+  RunPass(pool_, rows_, 2 * kBlock, cols_, [&](size_t b, size_t e, double* re, double* im) {
+    RealRowPassForward(real.data() + b * cols_, e - b, cols_, row_fft_.bit_reverse_.data(),
+                       row_fft_.twiddles_.data(), o + 2 * b * half, re, im);
+  });
+  RunPass(pool_, half, kBlock, rows_, [&](size_t b, size_t e, double* re, double* im) {
+    ComplexColumnPass(o + 2 * b, rows_, half, e - b, col_fft_.bit_reverse_.data(),
+                      col_fft_.twiddles_.data(), /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
+  });
   return out;
 }
 
@@ -686,15 +710,16 @@ std::vector<double> Fft2d::Irfft(std::span<const Complex> half_spectrum) const {
   if (half_spectrum.size() != rows_ * half) return {};
   std::vector<Complex> work(half_spectrum.begin(), half_spectrum.end());
   double* w = reinterpret_cast<double*>(work.data());
-  std::vector<double> buf(2 * kBlock * std::max(rows_, cols_));
-  double* re = buf.data();
-  double* im = buf.data() + kBlock * std::max(rows_, cols_);
-  ComplexColumnPass(w, rows_, half, half, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
-                    /*inverse=*/true, /*scaled=*/false, 1.0, re, im);
+  RunPass(pool_, half, kBlock, rows_, [&](size_t b, size_t e, double* re, double* im) {
+    ComplexColumnPass(w + 2 * b, rows_, half, e - b, col_fft_.bit_reverse_.data(),
+                      col_fft_.twiddles_.data(), /*inverse=*/true, /*scaled=*/false, 1.0, re, im);
+  });
   std::vector<double> out(rows_ * cols_);
   const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
-  RealRowPassInverse(w, rows_, cols_, row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(),
-                     scale, out.data(), re, im);
+  RunPass(pool_, rows_, 2 * kBlock, cols_, [&](size_t b, size_t e, double* re, double* im) {
+    RealRowPassInverse(w + 2 * b * half, e - b, cols_, row_fft_.bit_reverse_.data(),
+                       row_fft_.twiddles_.data(), scale, out.data() + b * cols_, re, im);
+  });
   return out;
 }
 

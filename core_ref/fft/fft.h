@@ -25,6 +25,8 @@
 
 namespace dashi {
 
+class ThreadPool;  // core_ref/parallel/thread_pool.h
+
 using Complex = std::complex<double>;
 
 // |c|² as re·re + im·im: each product rounded, then the sum, in this order. Written out because
@@ -80,6 +82,11 @@ class Fft2d {
   // half.size() != rows·(cols/2+1)).
   std::vector<double> Irfft(std::span<const Complex> half) const;
 
+  // Runs the row and column passes on `pool` (null: on the calling thread). Each row or column
+  // is transformed by exactly the same operations whichever thread takes it: the results are
+  // bit-identical for any thread count. The pool must outlive its use here.
+  void set_thread_pool(const ThreadPool* pool) { pool_ = pool; }
+
  private:
   Fft2d(size_t rows, size_t cols, Fft1d row_fft, Fft1d col_fft)
       : rows_(rows), cols_(cols), row_fft_(std::move(row_fft)), col_fft_(std::move(col_fft)) {}
@@ -87,6 +94,7 @@ class Fft2d {
   size_t rows_, cols_;
   Fft1d row_fft_;  // length cols
   Fft1d col_fft_;  // length rows
+  const ThreadPool* pool_ = nullptr;
 };
 
 }  // namespace dashi

@@ -11,6 +11,7 @@
 #include <boost/multiprecision/cpp_bin_float.hpp>
 #include <gtest/gtest.h>
 
+#include "core_ref/parallel/thread_pool.h"
 #include "core_ref/prng/prng.h"
 
 namespace dashi {
@@ -496,6 +497,41 @@ TEST(FftDeterminismTest, TwoDimensionalEqualsComposed1dBitForBit) {
 }
 
 // --- Sizes ------------------------------------------------------------------------------------
+
+// Issue 16 #5: the passes split over 2, 3, 4 and 5 threads give the one-thread bytes, on shapes
+// where a chunking bug would show — fewer rows than a block (1, 2, 4), one block (8), a block
+// pair (16), several blocks per thread (128), non-square (8×64, 64×8), and thread counts that do
+// not divide the block count.
+TEST(FftDeterminismTest, AnyThreadCountGivesTheOneThreadBytes) {
+  const std::pair<size_t, size_t> shapes[] = {{1, 1},  {1, 8},  {2, 2},   {4, 16},  {8, 8},
+                                              {16, 16}, {8, 64}, {64, 8}, {32, 128}, {128, 128}};
+  for (int threads = 2; threads <= 5; ++threads) {
+    ThreadPool pool(threads);
+    for (const auto& [rows, cols] : shapes) {
+      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + ", " +
+                   std::to_string(threads) + " threads, seed 16");
+      StatusOr<Fft2d> one = Fft2d::Create(rows, cols);
+      StatusOr<Fft2d> many = Fft2d::Create(rows, cols);
+      ASSERT_TRUE(one.ok() && many.ok());
+      many->set_thread_pool(&pool);
+      const std::vector<std::complex<double>> x = RandomComplex(rows * cols, 16);
+      std::vector<std::complex<double>> a = x, b = x;
+      one->Forward(a);
+      many->Forward(b);
+      EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0]))) << "Forward";
+      one->Inverse(a);
+      many->Inverse(b);
+      EXPECT_EQ(0, std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0]))) << "Inverse";
+      const std::vector<double> r = RandomReal(rows * cols, 17);
+      const std::vector<std::complex<double>> ha = one->Rfft(r), hb = many->Rfft(r);
+      ASSERT_EQ(ha.size(), hb.size());
+      EXPECT_EQ(0, std::memcmp(ha.data(), hb.data(), ha.size() * sizeof(ha[0]))) << "Rfft";
+      const std::vector<double> ra = one->Irfft(ha), rb = many->Irfft(ha);
+      ASSERT_EQ(ra.size(), rb.size());
+      EXPECT_EQ(0, std::memcmp(ra.data(), rb.data(), ra.size() * sizeof(ra[0]))) << "Irfft";
+    }
+  }
+}
 
 TEST(FftSizeTest, InvalidSizesAreRejected) {
   for (size_t n : {size_t{0}, size_t{3}, size_t{6}, size_t{1} << 21, size_t{1000}}) {

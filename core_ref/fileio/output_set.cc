@@ -11,9 +11,9 @@
 #include <optional>
 #include <utility>
 
-#include "core_ref/blake2b/blake2b.h"
 #include "core_ref/fileio/atomic_file.h"
 #include "core_ref/fileio/errno_status.h"
+#include "core_ref/fileio/file_digest.h"
 #include "core_ref/fileio/temporaries.h"
 
 namespace dashi {
@@ -58,11 +58,11 @@ StatusOr<std::string> MarkerText(const std::string& staging, const std::string& 
   std::sort(files.begin(), files.end());
   std::string text = "{\"format\": 1, \"command\": \"" + JsonEscaped(command) + "\", \"files\": [";
   for (size_t i = 0; i < files.size(); ++i) {
-    DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(staging + "/" + files[i]));
+    // Hashed in chunks: committing a set of large streamed files holds no whole file.
+    DASHI_ASSIGN_OR_RETURN(FileDigest d, DigestFile(staging + "/" + files[i]));
     text += (i == 0 ? "\n  " : ",\n  ");
     text += "{\"path\": \"" + JsonEscaped(files[i]) + "\", \"bytes\": " +
-            std::to_string(bytes.size()) + ", \"blake2b128\": \"" +
-            ToHex(Blake2b128(bytes.data(), bytes.size())) + "\"}";
+            std::to_string(d.size) + ", \"blake2b128\": \"" + d.file_blake2b128 + "\"}";
   }
   return text + "\n]}\n";
 }

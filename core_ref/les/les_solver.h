@@ -12,11 +12,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core_ref/fft/fft.h"
 #include "core_ref/les/spectral_grid.h"
+#include "core_ref/parallel/thread_pool.h"
 #include "core_ref/status/status.h"
 
 namespace dashi {
@@ -47,7 +49,12 @@ Status ValidateLesParams(const LesParams& p);
 
 class LesSolver {
  public:
-  static StatusOr<LesSolver> Create(const LesParams& params);
+  // `threads` (>= 1; 1 runs everything on the calling thread) splits the FFT passes and the
+  // pointwise loops of a step over a pool of that many std::threads. Every value is computed by
+  // the same operations whichever thread computes it, and the reductions (energy, enstrophy,
+  // the finiteness check) stay serial in their fixed order: the state is bit-identical for any
+  // thread count (les_solver_test checks 1..4).
+  static StatusOr<LesSolver> Create(const LesParams& params, int threads = 1);
 
   // One IF-RK4 step of size dt. An error (naming the step) if the state stops being finite.
   Status Step();
@@ -64,12 +71,13 @@ class LesSolver {
   double Enstrophy() const;  // ½⟨ω²⟩
 
  private:
-  LesSolver(const LesParams& p, Fft2d fft);
+  LesSolver(const LesParams& p, Fft2d fft, int threads);
   // dt · (advection + eddy diffusion) of ŵ, dealiased.
   std::vector<Complex> Rhs(const std::vector<Complex>& w_hat) const;
 
   LesParams params_;
   SpectralGrid grid_;
+  std::unique_ptr<ThreadPool> pool_;  // null for one thread; on the heap: fft_ points at it
   Fft2d fft_;
   std::vector<Complex> w_hat_;
   std::vector<double> decay_half_;  // exp(−ν0 k² dt/2) per half-spectrum cell
@@ -107,9 +115,11 @@ struct LesFrame {
 // Runs `steps` steps and hands frame 0 and every `save_every`-th state to `consume` as it is made
 // (nothing is kept: memory does not grow with `steps`); an error from `consume` stops the run and
 // is returned. Out of memory is RESOURCE_EXHAUSTED, never an exception.
+// `threads` as in LesSolver::Create: the frames do not depend on it.
 Status SimulateFrames(const LesParams& params, int64_t steps, int64_t save_every,
                       const std::function<Status(const LesFrame&)>& consume,
-                      const std::function<void(int64_t, int64_t)>& progress = {});
+                      const std::function<void(int64_t, int64_t)>& progress = {},
+                      int threads = 1);
 
 // Runs `steps` steps and keeps frame 0 and every `save_every`-th state. `progress` (optional) is
 // called after each saved frame with (step, steps).

@@ -1,0 +1,155 @@
+// dashi's LES step and 2D real FFTs against the FFTW peer (bench/cpu/les_fftw_peer.h: the same
+// IF-RK4 / 2/3-rule / Smagorinsky scheme on FFTW_MEASURE plans), in one run, for each N and each
+// thread count: dashi with LesSolver::Create(p, T) / Fft2d::set_thread_pool, FFTW with
+// fftw_plan_with_nthreads(T). Median (and minimum) of the repetitions after two warm-up steps;
+// the two sides alternate step by step so that load on a shared machine hits both alike.
+// Before timing, the peer's state after 3 steps is compared with dashi's (relative L2): they must
+// agree to rounding, or the peer is not the same scheme and the run stops.
+//
+//   bazel run -c opt //bench/cpu:les_peer_benchmark -- --n 128,256,512 --threads 1,2 [--reps R]
+#include <fftw3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bench/cpu/les_fftw_peer.h"
+#include "core_ref/fft/fft.h"
+#include "core_ref/les/les_solver.h"
+#include "core_ref/parallel/thread_pool.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::vector<int> ParseList(const char* text) {
+  std::vector<int> out;
+  for (const char* p = text; *p != '\0';) {
+    out.push_back(std::atoi(p));
+    while (*p != '\0' && *p != ',') ++p;
+    if (*p == ',') ++p;
+  }
+  return out;
+}
+
+double Ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+struct Stat {
+  double median = 0, min = 0;
+};
+Stat Summarise(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front()};
+}
+
+double RelL2(const std::vector<dashi::Complex>& a, const std::vector<dashi::Complex>& b) {
+  double num = 0, den = 0;
+  for (size_t k = 0; k < a.size(); ++k) {
+    num += std::norm(a[k] - b[k]);
+    den += std::norm(a[k]);
+  }
+  return std::sqrt(num / den);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<int> sizes = {128, 256, 512}, threads = {1, 2};
+  int reps = 0;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--n") == 0)
+      sizes = ParseList(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--threads") == 0)
+      threads = ParseList(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--reps") == 0)
+      reps = std::atoi(argv[i + 1]);
+  }
+  fftw_init_threads();
+  const std::time_t now = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  std::ifstream la("/proc/loadavg");
+  std::string l1, l5, l15;
+  la >> l1 >> l5 >> l15;
+  std::printf("les_peer_benchmark  %s  FFTW %s  load average %s %s %s  hardware threads %u\n", date,
+              fftw_version, l1.c_str(), l5.c_str(), l15.c_str(),
+              std::thread::hardware_concurrency());
+  std::printf(
+      "| N | T | dashi step ms | FFTW peer step ms | dashi/peer | dashi speed-up vs T=1 | "
+      "peer speed-up | dashi rfft+irfft us | FFTW r2c+c2r us | ratio | peer rel L2 |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (int n : sizes) {
+    double dashi_t1 = 0, peer_t1 = 0;
+    for (int t : threads) {
+      dashi::LesParams p;
+      p.n = n;
+      p.dt = 0.005 * 128.0 / n;
+      auto les = dashi::LesSolver::Create(p, t);
+      if (!les.ok()) {
+        std::fprintf(stderr, "%s\n", les.status().ToString().c_str());
+        return 1;
+      }
+      dashi::bench::FftwLes peer(p, t, les->spectrum());
+      for (int s = 0; s < 3; ++s) {
+        (void)les->Step();
+        peer.Step();
+      }
+      const double rel = RelL2(les->spectrum(), peer.spectrum());
+      if (!(rel < 1e-9)) {
+        std::fprintf(stderr, "N=%d: the FFTW peer differs from dashi by %.3g (relative L2)\n", n,
+                     rel);
+        return 1;
+      }
+      const int r = reps > 0 ? reps : (n <= 128 ? 30 : n <= 256 ? 10 : 5);
+      std::vector<double> td, tp;
+      for (int i = 0; i < r; ++i) {
+        auto t0 = Clock::now();
+        (void)les->Step();
+        auto t1 = Clock::now();
+        peer.Step();
+        auto t2 = Clock::now();
+        td.push_back(Ms(t0, t1));
+        tp.push_back(Ms(t1, t2));
+      }
+      // 2D real FFT pair (forward + inverse) on the same thread count.
+      auto fft = dashi::Fft2d::Create(n, n);
+      dashi::ThreadPool pool(t);
+      fft->set_thread_pool(&pool);
+      std::vector<double> field = fft->Irfft(les->spectrum()), back;
+      std::vector<dashi::Complex> half;
+      std::vector<double> fd, fp;
+      const int fr = 4 * r;
+      for (int i = 0; i < fr; ++i) {
+        auto t0 = Clock::now();
+        half = fft->Rfft(field);
+        back = fft->Irfft(half);
+        auto t1 = Clock::now();
+        peer.ForwardOnce(field, half);
+        peer.InverseOnce(half, back);
+        auto t2 = Clock::now();
+        fd.push_back(Ms(t0, t1) * 1e3);
+        fp.push_back(Ms(t1, t2) * 1e3);
+      }
+      const Stat sd = Summarise(td), sp = Summarise(tp), fsd = Summarise(fd), fsp = Summarise(fp);
+      if (t == threads.front()) dashi_t1 = sd.median, peer_t1 = sp.median;
+      std::printf(
+          "| %d | %d | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f | %.2f | %.0f | %.0f | %.2f "
+          "| %.1e |\n",
+          n, t, sd.median, sd.min, sp.median, sp.min, sd.median / sp.median, dashi_t1 / sd.median,
+          peer_t1 / sp.median, fsd.median, fsp.median, fsd.median / fsp.median, rel);
+      std::fflush(stdout);
+    }
+  }
+  fftw_cleanup_threads();
+  return 0;
+}

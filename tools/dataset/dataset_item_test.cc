@@ -1,0 +1,268 @@
+// Items and whole datasets on disk: a generated item verifies and regenerates byte for byte; each
+// planted corruption (a flipped data byte, a truncated or padded .npy, a changed header, an edited
+// or garbage item.json, a missing or extra file) is named by VerifyItem; generation gives the same
+// bytes for --jobs 1 and for 3 jobs of 2 LES threads, and for two shards merged; resume keeps what
+// verifies; a leftover staging directory, a missing manifest, a foreign or other-spec directory and
+// a disk limit are reported with the path or the estimate.
+#include "tools/dataset/dataset_item.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core_ref/fileio/atomic_file.h"
+#include "core_ref/testing/scratch_dirs.h"
+#include "tools/dataset/dataset_generate.h"
+#include "tools/dataset/dataset_manifest.h"
+#include "tools/dataset/dataset_verify.h"
+
+namespace dashi::tools {
+namespace {
+
+namespace fs = std::filesystem;
+using dashi::testing::FileText;
+using dashi::testing::FreshScratchDir;
+
+constexpr char kSpec[] = R"({"format": "dashi-dataset-spec/1", "n": [16],
+  "seeds": [3, 4, 5], "les": [{"nu0": 1e-3}, {"nu0": 2e-3, "cs": 0.1}], "steps": 4,
+  "save_every": 2, "keep": {"proxy": {"k_lo": 2, "k_mid": 4, "anchors": 3}}})";
+
+DatasetSpec Spec() {
+  StatusOr<DatasetSpec> s = ParseDatasetSpec(nlohmann::json::parse(kSpec), "spec");
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return *s;
+}
+
+std::string WriteSpecFile(const std::string& dir) {
+  const std::string path = dir + "/spec_in.json";
+  EXPECT_TRUE(WriteFileAtomically(path, std::string(kSpec)).ok());
+  return path;
+}
+
+// Quiet generation of the spec (written into `root`) into root/<out>.
+GenerateOptions QuietOptions(const std::string& root, const std::string& out) {
+  GenerateOptions o;
+  o.spec_path = WriteSpecFile(root);
+  o.quiet = true;
+  o.out = root + "/" + out;
+  return o;
+}
+
+void Patch(const std::string& path, int64_t offset, char byte) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(offset);
+  f.put(byte);
+}
+
+// Every regular file under `dir`, relative path → bytes.
+std::map<std::string, std::string> Tree(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file())
+      out[fs::relative(e.path(), dir).string()] = FileText(e.path().string());
+  }
+  return out;
+}
+
+TEST(DatasetItem, GeneratesVerifiesAndRegeneratesIdentically) {
+  const DatasetSpec spec = Spec();
+  const std::string a = FreshScratchDir("item_a"), b = FreshScratchDir("item_b");
+  StatusOr<std::string> ha = GenerateItem(spec, spec.items[4], a);
+  StatusOr<std::string> hb = GenerateItem(spec, spec.items[4], b);
+  ASSERT_TRUE(ha.ok()) << ha.status().ToString();
+  ASSERT_TRUE(hb.ok());
+  EXPECT_EQ(*ha, *hb);
+  const std::string dir = a + "/" + spec.items[4].id;
+  EXPECT_EQ(Tree(dir), Tree(b + "/" + spec.items[4].id));
+  StatusOr<std::string> v = VerifyItem(spec, spec.items[4], dir);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, *ha);
+  // Another item of the same spec has other bytes: the seed reaches the data.
+  StatusOr<std::string> other = GenerateItem(spec, spec.items[5], a);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(FileText(dir + "/omega.npy"), FileText(a + "/" + spec.items[5].id + "/omega.npy"));
+  // The item directory of item 4 does not verify as item 5.
+  EXPECT_FALSE(VerifyItem(spec, spec.items[5], dir).ok());
+  const std::string manifest = FileText(dir + "/item.json");
+  EXPECT_NE(manifest.find("\"data_blake2b128\""), std::string::npos);
+  EXPECT_NE(manifest.find("\"compiler\""), std::string::npos);
+  EXPECT_NE(manifest.find("\"reference_version\""), std::string::npos);
+}
+
+struct Corruption {
+  const char* name;
+  std::function<void(const std::string& dir)> plant;
+  StatusCode code;
+  const char* expect;
+};
+
+TEST(DatasetItem, EveryPlantedCorruptionIsNamed) {
+  const DatasetSpec spec = Spec();
+  const DatasetItem& item = spec.items[1];
+  const Corruption cases[] = {
+      {"flipped data byte", [](const std::string& d) { Patch(d + "/omega.npy", 200, 'x'); },
+       StatusCode::kDataLoss, "omega.npy: data BLAKE2b-128"},
+      {"truncated npy",
+       [](const std::string& d) { fs::resize_file(d + "/z.npy", fs::file_size(d + "/z.npy") - 8); },
+       StatusCode::kDataLoss, "z.npy: "},
+      {"padded npy",
+       [](const std::string& d) { std::ofstream(d + "/energy.npy", std::ios::app) << "x"; },
+       StatusCode::kDataLoss, "truncated or padded"},
+      {"header changed", [](const std::string& d) { Patch(d + "/time.npy", 20, 'X'); },
+       StatusCode::kDataLoss, "header"},
+      {"missing array", [](const std::string& d) { fs::remove(d + "/enstrophy.npy"); },
+       StatusCode::kNotFound, "enstrophy.npy"},
+      {"extra file", [](const std::string& d) { std::ofstream(d + "/notes.txt") << "hi"; },
+       StatusCode::kDataLoss, "notes.txt: unexpected file"},
+      {"proxy.json edited", [](const std::string& d) { Patch(d + "/proxy.json", 3, 'Q'); },
+       StatusCode::kDataLoss, "proxy.json"},
+      {"item.json garbage",
+       [](const std::string& d) {
+         ASSERT_TRUE(WriteFileAtomically(d + "/item.json", std::string("{]")).ok());
+       },
+       StatusCode::kInvalidArgument, "item.json"},
+      {"item.json other params",
+       [](const std::string& d) {
+         std::string t = FileText(d + "/item.json");
+         t.replace(t.find("\"steps\": 4"), 10, "\"steps\": 5");
+         ASSERT_TRUE(WriteFileAtomically(d + "/item.json", t).ok());
+       },
+       StatusCode::kInvalidArgument, "field \"steps\""},
+      {"item.json missing", [](const std::string& d) { fs::remove(d + "/item.json"); },
+       StatusCode::kNotFound, "item.json"},
+  };
+  for (const Corruption& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string root = FreshScratchDir("item_corrupt");
+    ASSERT_TRUE(GenerateItem(spec, item, root).ok());
+    const std::string dir = root + "/" + item.id;
+    c.plant(dir);
+    StatusOr<std::string> v = VerifyItem(spec, item, dir);
+    ASSERT_FALSE(v.ok());
+    EXPECT_EQ(v.status().code(), c.code) << v.status().ToString();
+    EXPECT_NE(v.status().message().find(c.expect), std::string::npos) << v.status().ToString();
+    // Regenerating over the damaged item repairs it.
+    ASSERT_TRUE(GenerateItem(spec, item, root).ok());
+    EXPECT_TRUE(VerifyItem(spec, item, dir).ok());
+  }
+}
+
+TEST(Dataset, SameBytesForAnyJobsAndShardsMerged) {
+  const std::string root = FreshScratchDir("dataset_jobs");
+  GenerateOptions o = QuietOptions(root, "one");
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  o.out = root + "/three";
+  o.jobs = 3;
+  o.threads = 2;  // 3 items at once, each LES on 2 threads
+  StatusOr<GenerateSummary> s3 = GenerateDataset(o);
+  ASSERT_TRUE(s3.ok());
+  EXPECT_EQ(s3->generated, 6);
+  EXPECT_EQ(Tree(root + "/one"), Tree(root + "/three"));
+  o.jobs = 1;
+  o.threads = 1;
+  for (int i = 0; i < 2; ++i) {
+    o.out = root + "/shard" + std::to_string(i);
+    o.shard = {i, 2};
+    StatusOr<GenerateSummary> s = GenerateDataset(o);
+    ASSERT_TRUE(s.ok());
+    EXPECT_EQ(s->items, 3);
+  }
+  ASSERT_TRUE(MergeDatasets(root + "/merged", {root + "/shard1", root + "/shard0"}).ok());
+  EXPECT_EQ(Tree(root + "/one"), Tree(root + "/merged"));
+  StatusOr<VerifyReport> r = VerifyDataset({root + "/merged", 2, 9});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->problems.empty()) << r->problems.front();
+  EXPECT_EQ(r->items, 6);
+  EXPECT_EQ(r->regenerated, 2);
+  // Merging a shard twice, or only one of two, is refused.
+  EXPECT_FALSE(MergeDatasets(root + "/m2", {root + "/shard0", root + "/shard0"}).ok());
+  Status half = MergeDatasets(root + "/m3", {root + "/shard0"});
+  EXPECT_NE(half.message().find("shard 1/2 is missing"), std::string::npos) << half.ToString();
+}
+
+TEST(Dataset, ResumeKeepsVerifiedItemsAndVerifyNamesEveryProblem) {
+  const std::string root = FreshScratchDir("dataset_resume");
+  GenerateOptions o = QuietOptions(root, "d");
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  const auto complete = Tree(o.out);
+  const std::string items = o.out + "/items/";
+  // A killed run: one item gone, a staging directory left, one item corrupt, no dataset.json.
+  fs::remove_all(items + "n16_p0_s4");
+  fs::create_directory(items + ".n16_p0_s4.dashi-partial.host.1.abc");
+  Patch(items + "n16_p1_s5/omega.npy", 300, 'y');
+  StatusOr<VerifyReport> r = VerifyDataset({o.out, 0, 1});
+  ASSERT_TRUE(r.ok());
+  std::string all;
+  for (const std::string& p : r->problems) all += p + "\n";
+  EXPECT_NE(all.find("items/n16_p0_s4: no such item directory"), std::string::npos) << all;
+  EXPECT_EQ(r->problems.size(), 3u) << all;
+  EXPECT_NE(all.find(".n16_p0_s4.dashi-partial.host.1.abc: not an item"), std::string::npos) << all;
+  EXPECT_NE(all.find("n16_p1_s5/omega.npy: data BLAKE2b-128"), std::string::npos) << all;
+  fs::remove(o.out + "/dataset.json");
+  StatusOr<VerifyReport> none = VerifyDataset({o.out, 0, 1});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
+  fs::remove_all(items + ".n16_p0_s4.dashi-partial.host.1.abc");
+  StatusOr<GenerateSummary> s = GenerateDataset(o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->kept, 4);
+  EXPECT_EQ(s->generated, 2);
+  EXPECT_EQ(Tree(o.out), complete);
+  // An item of the spec that dataset.json does not list is named as missing.
+  std::string m = FileText(o.out + "/dataset.json");
+  const size_t first = m.find("    {");
+  const size_t second = m.find("    {", first + 1);
+  std::string dropped = m;
+  dropped.erase(first, second - first);
+  dropped.replace(dropped.find("\"item_count\": 6"), 15, "\"item_count\": 5");
+  ASSERT_TRUE(WriteFileAtomically(o.out + "/dataset.json", dropped).ok());
+  r = VerifyDataset({o.out, 0, 1});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_NE(r->problems[0].find("n16_p0_s3 (index 0) of the spec is missing"), std::string::npos)
+      << r->problems[0];
+  // A duplicate entry in dataset.json is named.
+  m.insert(second, m.substr(first, second - first));
+  const size_t count = m.find("\"item_count\": 6");
+  m.replace(count, 15, "\"item_count\": 7");
+  ASSERT_TRUE(WriteFileAtomically(o.out + "/dataset.json", m).ok());
+  r = VerifyDataset({o.out, 0, 1});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_NE(r->problems[0].find("listed twice"), std::string::npos) << r->problems[0];
+}
+
+TEST(Dataset, RefusesForeignOtherSpecAndTooLittleDisk) {
+  const std::string root = FreshScratchDir("dataset_refuse");
+  GenerateOptions o = QuietOptions(root, "foreign");
+  fs::create_directory(o.out);
+  std::ofstream(o.out + "/mine.txt") << "precious";
+  StatusOr<GenerateSummary> s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(FileText(o.out + "/mine.txt"), "precious");
+  o.out = root + "/d";
+  o.max_disk_bytes = 1000;
+  s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kResourceExhausted);
+  EXPECT_NE(s.status().message().find("estimated at"), std::string::npos);
+  EXPECT_FALSE(fs::exists(o.out));
+  o.max_disk_bytes = 0;
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  std::string other(kSpec);
+  other.replace(other.find("\"steps\": 4"), 10, "\"steps\": 6");
+  ASSERT_TRUE(WriteFileAtomically(root + "/other.json", other).ok());
+  o.spec_path = root + "/other.json";
+  s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("another spec"), std::string::npos) << s.status().ToString();
+  o.spec_path = root + "/missing.json";
+  s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("missing.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dashi::tools

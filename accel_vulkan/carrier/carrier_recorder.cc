@@ -12,6 +12,7 @@
 //   Defect        carrier_defect_rows (per row, forward edges with multiplicity, uint64) and
 //                 carrier_reduce_rows (exact integer total).
 //   FuseChunk     carrier_fuse sums a chunk of channels in int32, writes sign(sum) after the last.
+//   ClosureShared carrier_closure_shared: the whole closure in one workgroup (its own comment).
 //   Smooth        carrier_smooth along rows into a scratch field, then along columns: the same
 //                 products, sums (d = −r..r) and single division as core_ref, each `precise`.
 //   NormalizeByMaxAbs  carrier_maxabs_rows + carrier_reduce_rows (max, order-free), then
@@ -21,6 +22,8 @@
 #include <algorithm>
 #include <string>
 #include <utility>
+
+#include "shaders/carrier/carrier_closure_shared.h"
 
 namespace dashi::vk {
 namespace {
@@ -205,6 +208,50 @@ Status CarrierRecorder::ClosureControl(CommandBatch& b, const DeviceBuffer& leve
   const CarrierClosureControlParams p{step, max_iterations, slot, 0};
   DASHI_RETURN_IF_ERROR(
       Dispatch(b, *kernels_.closure_control, set, &p, sizeof(p), 1, 1, nullptr, 0));
+  b.Barrier();
+  return OkStatus();
+}
+
+Status CarrierRecorder::ClosureShared(CommandBatch& b, const ClosureDispatchPlan& plan,
+                                      const DeviceBuffer& iterate, const DeviceBuffer* field,
+                                      const DeviceBuffer& levels, const DeviceBuffer& control,
+                                      const ClosureParams& p) {
+  if (plan.dispatch != ClosureDispatch::kSharedMemory || plan.rows != shape_.rows ||
+      uint64_t{plan.words} * 32 != cells()) {
+    return InvalidArgumentError("closure dispatch plan '" + plan.note + "' is not a " +
+                                "shared-memory plan for " + ToString(shape_));
+  }
+  DASHI_RETURN_IF_ERROR(CheckCarrierOperand(iterate, "closure iterate"));
+  if (field != nullptr) DASHI_RETURN_IF_ERROR(CheckFieldOperand(*field, "closure field"));
+  const ComputePipeline* pipe = nullptr;
+  for (const auto& [w, pl] : closure_shared_) {
+    if (w == plan.workgroup) pipe = pl.get();
+  }
+  if (pipe == nullptr) {
+    ComputePipelineSpec spec;
+    spec.spirv = spirv::kCarrierClosureShared;
+    spec.num_buffers = 4;
+    spec.push_constant_bytes = sizeof(CarrierClosureSharedParams);
+    spec.specialization = {plan.workgroup, plan.words, plan.rows};
+    spec.max_binding_sets = 1;  // sets come from the DescriptorSetCache
+    DASHI_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> made,
+                           ComputePipeline::Create(kernels_.ctx(), spec));
+    pipe = made.get();
+    closure_shared_.emplace_back(plan.workgroup, std::move(made));
+  }
+  // Without a field, the iterate stands in for the unread field binding.
+  const DeviceBuffer& f = field != nullptr ? *field : iterate;
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set,
+                         sets_->Get({R(iterate), R(f), R(levels), R(control)}));
+  const CarrierClosureSharedParams sp{static_cast<uint32_t>(shape_.rows),
+                                      static_cast<uint32_t>(shape_.cols),
+                                      static_cast<uint32_t>(shape_.cols / 32),
+                                      static_cast<uint32_t>(p.majority.radius),
+                                      p.majority.eta,
+                                      static_cast<uint32_t>(p.annihilation.radius),
+                                      static_cast<uint32_t>(p.max_iterations),
+                                      field != nullptr ? 1u : 0u};
+  b.Dispatch(*pipe, set, &sp, sizeof(sp), 1, 1);
   b.Barrier();
   return OkStatus();
 }

@@ -5,7 +5,8 @@
 //
 //   ClosureDispatchPlan plan = PlanClosureDispatch({128, 128}, params, {49152, 1024},
 //                                                  ClosurePlan::kAuto);
-//   plan.dispatch == ClosureDispatch::kSharedMemory;  plan.note: "shared memory, 9232 of 49152 B"
+//   plan.dispatch == ClosureDispatch::kSharedMemory;
+//   plan.note == "shared_memory: 9248 of 49152 B, workgroup 512"
 #ifndef DASHI_ACCEL_VULKAN_CARRIER_CLOSURE_DISPATCH_PLAN_H_
 #define DASHI_ACCEL_VULKAN_CARRIER_CLOSURE_DISPATCH_PLAN_H_
 

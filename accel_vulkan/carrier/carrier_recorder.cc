@@ -15,8 +15,8 @@
 //   ClosureShared carrier_closure_shared: the whole closure in one workgroup (its own comment).
 //   Smooth        carrier_smooth along rows into a scratch field, then along columns: the same
 //                 products, sums (d = −r..r) and single division as core_ref, each `precise`.
-//   NormalizeByMaxAbs  carrier_maxabs_rows + carrier_reduce_rows (max, order-free), then
-//                 carrier_scale: x / m (`precise`), or x when m = 0.
+//   NormalizeByMaxAbs  carrier_maxabs_rows (a workgroup per row) + carrier_reduce_rows (max,
+//                 order-free), then carrier_scale: x / m (`precise`), or x when m = 0.
 #include "accel_vulkan/carrier/carrier_recorder.h"
 
 #include <algorithm>
@@ -298,8 +298,10 @@ Status CarrierRecorder::NormalizeByMaxAbs(CommandBatch& b, const DeviceBuffer& i
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet rows_set, sets_->Get({R(in), R(*partials)}));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet scale_set, sets_->Get({R(in), R(records_), R(out)}));
   const CarrierRowParams rp{rows, static_cast<uint32_t>(shape_.cols), 0, 0};
-  DASHI_RETURN_IF_ERROR(
-      Dispatch(b, *kernels_.maxabs_rows, rows_set, &rp, sizeof(rp), rows, 0, nullptr, 0));
+  // One workgroup per row.
+  DASHI_RETURN_IF_ERROR(Dispatch(b, *kernels_.maxabs_rows, rows_set, &rp, sizeof(rp),
+                                 uint64_t{rows} * kernels_.options().workgroup_size, 0, nullptr,
+                                 0));
   b.Barrier();
   DASHI_RETURN_IF_ERROR(Reduce(b, records_, 0, kRecordMaxAbs, nullptr));
   const CarrierScaleParams sp{static_cast<uint32_t>(cells()), kRecordMaxAbs};

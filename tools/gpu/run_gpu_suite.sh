@@ -53,13 +53,16 @@ log "rollout benchmark (automatic settings of each kernel)"
 dist/rollout_vulkan_benchmark --wg 0 2>&1 | tee "$out/rollout_bench.log" | tail -12
 log "batched rollout benchmark"
 dist/batched_rollout_vulkan_benchmark 2>&1 | tee "$out/batched_bench.log" | tail -12
-log "decode benchmark"; dist/decode_vulkan_benchmark 2>&1 | tee "$out/decode_bench.log" | tail -25
+log "decode benchmark (the closure on both paths: multi-dispatch, then one dispatch where it fits)"
+dist/decode_vulkan_benchmark --sizes 128,1024,2048 --closure-plan both --json "$out/decode_bench.json" 2>&1 |
+  tee "$out/decode_bench.log" | grep -E "^N=|per snapshot \(device\)|    closure" | head -40
 if python3 -c "import torch" 2>/dev/null; then
   log "PyTorch peers"; python3 tools/gpu/torch_peers.py 2>&1 | tee "$out/torch_peers.log" | tail -20
   python3 tools/gpu/torch_batched_peer.py 2>&1 | tee "$out/torch_batched.log" | tail -12
 fi
 tar -C "$out" -czf "$out/results.tgz" conformance.json conform.log run_vulkan/metrics.json \
   run_vulkan/chain.json run_ref/chain.json audit.json rollout_bench.log decode_bench.log \
+  decode_bench.json \
   batched_bench.log $(cd "$out" && ls torch_peers.log torch_batched.log 2>/dev/null) \
   run_vulkan.log 2>/dev/null
 echo "done"

@@ -3,7 +3,8 @@
 // as two bit planes (bit j%32 of word (i, j/32): cell (i, j) is +1 / is −1), and the iteration runs
 // to core_ref Closure's end inside the shader, with barriers between its phases:
 //   M   m = M(r_m, η)(s): per cell the signed window sum S = #(+1) − #(−1) over the (2r+1)² periodic
-//       window, counted with bitCount on the window's bits of each of the 2r+1 rows;
+//       window, counted with bitCount on the window's bits of each of the 2r+1 rows (r_m = 1: only
+//       the support's cells, from strips held in registers);
 //   K   out = K_ann(r_a)(m): bit-parallel, a cell dies when the OR-dilations of both planes of m
 //       cover it; out is compared with s (cells changed, exact) and becomes s, except on the cap's
 //       check step (step = max_iterations), whose output is never adopted;
@@ -124,6 +125,32 @@ void MajorityWord(uint w) {
   m_neg[w] = neg & keep;
 }
 
+// The same for r_m = 1 (the decoder's), visiting only the word's support (zero cells stay zero):
+// the six strips stay in registers, no per-cell array.
+void MajorityWordRadius1(uint w) {
+  const uint row = w / p.words_per_row;
+  const uint wj = w - row * p.words_per_row;
+  const uint up = WrapRow(int(row) - 1), down = WrapRow(int(row) + 1);
+  const u64vec2 p0 = Strip(false, false, up, wj), n0 = Strip(false, true, up, wj);
+  const u64vec2 p1 = Strip(false, false, row, wj), n1 = Strip(false, true, row, wj);
+  const u64vec2 p2 = Strip(false, false, down, wj), n2 = Strip(false, true, down, wj);
+  const uint pos = s_pos[w], neg = s_neg[w];
+  uint keep = 0u;
+  uint bits = pos | neg;
+  while (bits != 0u) {
+    const uint b = uint(findLSB(bits));
+    bits &= bits - 1u;
+    const int plus = bitCount(WindowBits(p0, b, 1u)) + bitCount(WindowBits(p1, b, 1u)) +
+                     bitCount(WindowBits(p2, b, 1u));
+    const int minus = bitCount(WindowBits(n0, b, 1u)) + bitCount(WindowBits(n1, b, 1u)) +
+                      bitCount(WindowBits(n2, b, 1u));
+    const int v = ((pos >> b) & 1u) != 0u ? 1 : -1;
+    if (v * (plus - minus) >= p.eta) keep |= 1u << b;
+  }
+  m_pos[w] = pos & keep;
+  m_neg[w] = neg & keep;
+}
+
 // Σ|field| over the support of s in row i, from 0.0 in increasing j.
 void RowSum(uint i) {
   precise double sum = 0.0;
@@ -196,7 +223,11 @@ void main() {
 
   uint depth = 0u;
   for (uint step = 0u;; ++step) {
-    for (uint w = t; w < words; w += stride) MajorityWord(w);
+    if (p.majority_radius == 1u) {
+      for (uint w = t; w < words; w += stride) MajorityWordRadius1(w);
+    } else {
+      for (uint w = t; w < words; w += stride) MajorityWord(w);
+    }
     barrier();
 
     const uint ra = p.annihilation_radius;

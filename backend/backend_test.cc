@@ -200,5 +200,61 @@ TEST(BackendTest, PipelineHooksKeepTheRolloutOnTheDeviceAndReportIt) {
   EXPECT_TRUE(v.ok()) << v.ToString();
 }
 
+// Observer "metrics" (issue 13 #1): the snapshots are decoded and compared with the LES on the
+// device — no field comes back, only the closure's records and eight sums per snapshot — and the
+// scores equal the reference's (which decodes and scores on the host) within the decode's
+// tolerance; the closure statistics are the same integers.
+TEST(BackendTest, MetricsModeScoresTheSnapshotsOnTheDevice) {
+  BackendOptions o{.name = "vulkan"};
+  o.vulkan.cert_store = EmptyStore("store_metrics");
+  o.vulkan.allow_uncertified = true;
+  o.vulkan.validation = true;
+  StatusOr<Backend> dev = Backend::Open(o, "dashi test");
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  PipelineParams p;
+  p.les.n = 32;
+  p.les.dt = 0.01;
+  p.les.k_peak = 3;
+  p.train_seeds = {1};
+  p.val_seeds = {5};
+  p.eval_seeds = {2};
+  p.train_start = 10;
+  p.eval_start = 10;
+  p.train_steps = 60;
+  p.eval_steps = 40;
+  p.k_lo = 4;
+  p.k_mid = 8;
+  p.anchors = 8;
+  p.snapshots = 3;
+  p.keep_snapshot_fields = false;
+  StatusOr<PipelineResult> on_dev = RunPipeline(p, {}, dev->PipelineHooks());
+  ASSERT_TRUE(on_dev.ok()) << on_dev.status().ToString();
+  StatusOr<PipelineResult> on_ref = RunPipeline(p);
+  ASSERT_TRUE(on_ref.ok()) << on_ref.status().ToString();
+  ASSERT_EQ(on_dev->snapshots.size(), 3u);
+  ASSERT_EQ(on_ref->snapshots.size(), 3u);
+  for (size_t s = 0; s < 3; ++s) {
+    const SnapshotResult& d = on_dev->snapshots[s];
+    const SnapshotResult& r = on_ref->snapshots[s];
+    SCOPED_TRACE("snapshot " + std::to_string(s));
+    EXPECT_TRUE(d.decoded.omega.empty());  // the field stayed on the device
+    EXPECT_FALSE(r.decoded.omega.empty());
+    EXPECT_NEAR(d.rel_l2, r.rel_l2, 1e-9 * r.rel_l2);
+    EXPECT_NEAR(d.correlation, r.correlation, 1e-9);
+    EXPECT_NEAR(d.energy_decoded, r.energy_decoded, 1e-9 * r.energy_decoded);
+    EXPECT_NEAR(d.enstrophy_decoded, r.enstrophy_decoded, 1e-9 * r.enstrophy_decoded);
+    EXPECT_EQ(d.energy_les, r.energy_les);
+    EXPECT_EQ(d.decoded.closure.depth, r.decoded.closure.depth);
+    EXPECT_EQ(d.decoded.closure.levels.size(), r.decoded.closure.levels.size());
+  }
+  const nlohmann::json j = dev->PipelineDeviceJson();
+  EXPECT_EQ(j["decode"]["mode"], "metrics") << j.dump();
+  EXPECT_EQ(j["decode"]["field_readback_bytes_per_snapshot"], 0) << j.dump();
+  EXPECT_EQ(j["decode"]["scored_on_device"], true);
+  EXPECT_LT(j["decode"]["readback_bytes_per_snapshot"].get<int64_t>(), 4096) << j.dump();
+  const Status v = dev->CheckValidation();
+  EXPECT_TRUE(v.ok()) << v.ToString();
+}
+
 }  // namespace
 }  // namespace dashi::backend

@@ -12,6 +12,7 @@ namespace {
 struct DeviceObjects {
   std::unique_ptr<vk::VulkanBatchedRollout> rollout;
   std::unique_ptr<vk::VulkanDecoder> decoder;
+  std::unique_ptr<vk::VulkanFieldMoments> moments;  // decode_scored's comparison
 };
 
 Status CreateRollout(VulkanSession& session, DeviceObjects& objects, int64_t dim,
@@ -28,6 +29,13 @@ Status CreateDecoder(VulkanSession& session, DeviceObjects& objects, const Proxy
       session.options.decode_precision == "fp32" ? vk::Precision::kFp32 : vk::Precision::kFp64;
   DASHI_ASSIGN_OR_RETURN(objects.decoder,
                          vk::VulkanDecoder::Create(*session.ctx, spec, params, precision));
+  return OkStatus();
+}
+
+Status CreateMoments(VulkanSession& session, DeviceObjects& objects, const ProxySpec& spec) {
+  DASHI_ASSIGN_OR_RETURN(objects.moments,
+                         vk::VulkanFieldMoments::Create(*session.ctx,
+                                                        static_cast<uint32_t>(spec.n)));
   return OkStatus();
 }
 
@@ -71,9 +79,11 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
   PipelineBackends b;
   auto objects = std::make_shared<DeviceObjects>();
   b.prepare = [&session, objects](const ProxySpec& spec, const DecodeParams& params,
-                                  std::span<const double> a, bool decode) -> Status {
+                                  std::span<const double> a, bool decode,
+                                  bool scored) -> Status {
     DASHI_RETURN_IF_ERROR(CreateRollout(session, *objects, spec.dim(), a));
     if (decode) DASHI_RETURN_IF_ERROR(CreateDecoder(session, *objects, spec, params));
+    if (scored) DASHI_RETURN_IF_ERROR(CreateMoments(session, *objects, spec));
     return OkStatus();
   };
   b.rollout_batch = [&session, objects, stats](std::span<const double> z0, int64_t batch,
@@ -92,6 +102,23 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
     StatusOr<DecodedFrame> frame = objects->decoder->Decode(z, t, vk::ObserverMode::kSnapshots);
     if (frame.ok()) stats->decodes.push_back(objects->decoder->last_report());
     return frame;
+  };
+  b.decode_scored = [&session, objects, stats](
+                        const ProxySpec& spec, const DecodeParams& params,
+                        std::span<const double> z, uint64_t t,
+                        std::span<const double> les_omega) -> StatusOr<ScoredDecode> {
+    if (objects->decoder == nullptr) {
+      DASHI_RETURN_IF_ERROR(CreateDecoder(session, *objects, spec, params));
+    }
+    if (objects->moments == nullptr) DASHI_RETURN_IF_ERROR(CreateMoments(session, *objects, spec));
+    // Only the closure's statistics come back from the decode; ω̂ stays on the device.
+    DASHI_ASSIGN_OR_RETURN(DecodedFrame frame,
+                           objects->decoder->Decode(z, t, vk::ObserverMode::kMetrics));
+    stats->decodes.push_back(objects->decoder->last_report());
+    DASHI_ASSIGN_OR_RETURN(vk::FieldComparison c,
+                           objects->moments->Compare(objects->decoder->omega_buffer(), les_omega));
+    stats->comparisons.push_back(objects->moments->last_timings());
+    return ScoredDecode{std::move(frame), c.rel_l2, c.correlation, c.energy, c.enstrophy};
   };
   return b;
 }
@@ -156,8 +183,23 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
                    {"mean_device_ms", device},
                    {"mean_readback_host_ms", readback_host},
                    {"mean_host_ms", host},
-                   {"readback_bytes_per_snapshot", last.readback_bytes},
+                   {"readback_bytes_per_snapshot",
+                    last.readback_bytes + last.closure_readback_bytes +
+                        (stats.comparisons.empty() ? 0 : stats.comparisons.back().readback_bytes)},
+                   {"field_readback_bytes_per_snapshot", last.readback_bytes},
                    {"submissions_last", last.submissions}};
+    if (!stats.comparisons.empty()) {
+      // observer "metrics": the comparison with the LES ran on the device (VulkanFieldMoments).
+      double cmp_device = 0, cmp_host = 0;
+      const double m = static_cast<double>(stats.comparisons.size());
+      for (const vk::FieldMomentsTimings& c : stats.comparisons) {
+        cmp_device += c.device_ms / m;
+        cmp_host += c.host_ms / m;
+      }
+      j["decode"]["scored_on_device"] = true;
+      j["decode"]["mean_device_stage_ms"]["compare_ms"] = cmp_device;
+      j["decode"]["mean_compare_host_ms"] = cmp_host;
+    }
   }
   return j;
 }

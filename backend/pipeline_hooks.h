@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
+#include "accel_vulkan/decode/field_moments.h"
 #include "accel_vulkan/decode/vulkan_decoder.h"
 #include "backend/vulkan_session.h"
 #include "core_ref/pipeline/pipeline.h"
@@ -26,6 +27,8 @@ struct DeviceRunStats {
   vk::BatchedRolloutTimings rollout;            // the eval rollout's (one Run of the batch)
   int64_t rollout_states_read_back = 0;         // B×D states copied to the host
   std::vector<vk::VulkanDecodeReport> decodes;  // one per snapshot, in order
+  // decode_scored: the device comparison of each snapshot with the LES (one per snapshot).
+  std::vector<vk::FieldMomentsTimings> comparisons;
 };
 
 // prepare: creates the batched rollout kernel (pipeline, upload of A) and, when snapshots are
@@ -36,7 +39,9 @@ struct DeviceRunStats {
 // steps per submission, one readback each), chains hashed on the host with core_ref's
 // StateHash / NextChainLink.
 // decode: with the session's precision; the fields are read back (the pipeline compares them
-// with the LES). Every Decode's report is kept in `stats`.
+// with the LES). decode_scored (observer "metrics"): the decode reads back only the closure's
+// statistics, and VulkanFieldMoments compares the decoded field with the LES field on the device
+// (eight doubles come back). Every Decode's report is kept in `stats`.
 PipelineBackends VulkanPipelineHooks(VulkanSession& session,
                                      std::shared_ptr<DeviceRunStats> stats);
 

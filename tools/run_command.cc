@@ -52,6 +52,9 @@ StatusOr<PipelineParams> ToParams(const RunOptions& o) {
   p.k_mid = o.learner.k_mid;
   p.anchors = o.learner.anchors;
   p.snapshots = o.observer == "none" ? 0 : o.snapshots;  // "none": no decode at all
+  // "metrics": only numbers come back from the backend (the Vulkan one scores the snapshots on
+  // the device); "snapshots" and "visualize" write the fields.
+  p.keep_snapshot_fields = o.observer != "metrics";
   DASHI_RETURN_IF_ERROR(ValidatePipelineParams(p));
   return p;
 }
@@ -100,9 +103,16 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
       j["enstrophy_decoded"] = s.enstrophy_decoded;
       // The scale tower (docs/MATH.md §12) of the decoded field and of the LES truth, computed by
       // core_ref on the host from the fields the backend returned.
-      DASHI_ASSIGN_OR_RETURN(j["scales_decoded"], FieldScalesJson(s.decoded.omega, n));
+      if (!s.decoded.omega.empty()) {
+        DASHI_ASSIGN_OR_RETURN(j["scales_decoded"], FieldScalesJson(s.decoded.omega, n));
+        j["scales_computed_by"] = "ref (host, from the decoded and LES fields)";
+      } else {
+        // observer "metrics" on the device: the decoded field never left it.
+        j["scales_decoded"] = nullptr;
+        j["scales_computed_by"] =
+            "ref (host, LES field only: in metrics mode the decoded field stays on the device)";
+      }
       DASHI_ASSIGN_OR_RETURN(j["scales_les"], FieldScalesJson(s.les_omega, n));
-      j["scales_computed_by"] = "ref (host, from the decoded and LES fields)";
       snaps.push_back(j);
       if (o.observer == "snapshots" || o.observer == "visualize") {
         char name[32];
@@ -334,8 +344,9 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--snapshots", o->snapshots, "Decoded snapshots, evenly spaced over the eval")
       ->capture_default_str();
   cmd->add_option("--observer", o->observer,
-                  "none (no decode), metrics (decode, numbers only), snapshots (+ .npy fields), "
-                  "visualize (+ PNG pictures)")
+                  "none (no decode), metrics (decode, numbers only: on --backend vulkan the "
+                  "snapshots are scored against the LES on the device and no field is read "
+                  "back), snapshots (+ .npy fields), visualize (+ PNG pictures)")
       ->check(CLI::IsMember({"none", "metrics", "snapshots", "visualize"}))
       ->capture_default_str();
   AddDecodeOptions(*cmd, o->decode);

@@ -570,6 +570,7 @@ const VulkanDecodeReport& VulkanDecoder::last_report() const { return impl_->rep
 Precision VulkanDecoder::precision() const { return impl_->precision; }
 const ProxySpec& VulkanDecoder::spec() const { return impl_->spec; }
 const DecodeParams& VulkanDecoder::params() const { return impl_->params; }
+const DeviceBuffer& VulkanDecoder::omega_buffer() const { return *impl_->omega; }
 
 Status VulkanDecoder::CheckGuards() const {
   const Impl& m = *impl_;

@@ -125,6 +125,9 @@ class VulkanDecoder {
   Precision precision() const;
   const ProxySpec& spec() const;
   const DecodeParams& params() const;
+  // The decoded field ω̂ (N² fp64) as the last Decode left it on the device, for device-side
+  // metrics (VulkanFieldMoments) that avoid reading the field back.
+  const DeviceBuffer& omega_buffer() const;
 
   // The guard words (accel_vulkan/guard_words.h) after the payload of every buffer the
   // decoder's shaders, FFTs and mask kernels write are unchanged; DATA_LOSS naming the buffer

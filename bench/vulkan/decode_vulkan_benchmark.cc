@@ -1,13 +1,14 @@
 // Times the device decoder (VulkanDecoder) per snapshot and per stage.
 //
 //   bazel run -c opt //bench/vulkan:decode_vulkan_benchmark -- [--reps 50] [--warmup 5]
+//       [--warmup-seconds 1]
 //       [--sizes 128,1024] [--device SELECTOR] [--validation] [--modes] [--json out.json]
 //       [--closure-plan auto|multi|both]
 //
 // For each N (default 128 and 1024) and precision (fp64, fp32): a proxy spec with k_lo = 12,
 // k_mid = 24, 32 anchors (MakeProxySpec on an LES initial field, seed 1), and a random non-zero z
 // (Xoshiro256** seed 1: coefficients uniform in ±[0.5, 1), band scalars in [0.5, 1)). After
-// --warmup decodes, --reps decodes in mode `snapshots` (t = rep, so the phases change), each
+// --warmup decodes (and at least --warmup-seconds of them, default 1 s), --reps decodes in mode `snapshots` (t = rep, so the phases change), each
 // timed: the wall-clock time of the whole Decode call (per snapshot, readback into host vectors
 // included), the device time of the snapshot (first timestamp to last: every stage is recorded
 // into one command buffer, one submission unless the closure runs past the steps recorded) and
@@ -96,6 +97,7 @@ struct Row {
 
 int main(int argc, char** argv) {
   int reps = 50, warmup = 5;
+  double warmup_seconds = 1.0;
   std::string sizes = "128,1024", device, json;
   bool validation = false, modes = false, check = true;
   std::string closure_plan = "auto";
@@ -106,6 +108,8 @@ int main(int argc, char** argv) {
       reps = std::max(1, std::atoi(next().c_str()));
     else if (a == "--warmup")
       warmup = std::max(0, std::atoi(next().c_str()));
+    else if (a == "--warmup-seconds")
+      warmup_seconds = std::max(0.0, std::atof(next().c_str()));
     else if (a == "--sizes")
       sizes = next();
     else if (a == "--device")
@@ -240,7 +244,13 @@ int main(int argc, char** argv) {
             guards.ok() ? "intact" : guards.ToString().c_str(), ok ? "OK" : "WRONG");
         if (!ok) check_failed = true;
       }
-      for (int w = 0; w < warmup; ++w) {
+      // Warm-up: --warmup decodes, and at least --warmup-seconds of back-to-back decodes so the
+      // GPU's clock has ramped up before timing (it idles down within seconds).
+      const auto warm_start = std::chrono::steady_clock::now();
+      for (int w = 0;
+           w < warmup || std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                       warm_start).count() < warmup_seconds;
+           ++w) {
         if (!decode(static_cast<uint64_t>(w), ObserverMode::kSnapshots)) return 1;
       }
       bool readback_cached = false;

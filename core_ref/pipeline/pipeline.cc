@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -72,33 +73,49 @@ Status DecodeSnapshots(const PipelineParams& p, const PipelineBackends& backends
   DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(p.les.n),
                                                   static_cast<size_t>(p.les.n)));
   const int count = static_cast<int>(steps.size());
+  const bool scored = !p.keep_snapshot_fields && static_cast<bool>(backends.decode_scored);
   double decode_ms = 0;
   for (int s = 0; s < count; ++s) {
     const int64_t step = steps[s];
     const Clock::time_point t0 = Clock::now();
     const std::span<const double> zs = std::span<const double>(e.z_rollout).subspan(step * dim, dim);
-    DASHI_ASSIGN_OR_RETURN(DecodedFrame frame,
-                           backends.decode
-                               ? backends.decode(r.spec, p.decode, zs, static_cast<uint64_t>(step))
-                               : decoder.Decode(zs, static_cast<uint64_t>(step)));
-    decode_ms += MsSince(t0);
-    SnapshotResult snap{step, std::move(les_frames[s]), std::move(frame)};
-    snap.rel_l2 = RelL2(snap.decoded.omega, snap.les_omega);
-    DASHI_ASSIGN_OR_RETURN(snap.correlation, PearsonCorrelation(snap.decoded.omega, snap.les_omega));
-    snap.energy_les = e.les_energy[static_cast<size_t>(step)];
-    snap.enstrophy_les = e.les_enstrophy[static_cast<size_t>(step)];
-    const std::vector<Complex> dec_hat = fft.Rfft(snap.decoded.omega);
-    snap.energy_decoded = SpectralEnergy(grid, dec_hat);
-    snap.enstrophy_decoded = SpectralEnstrophy(grid, dec_hat);
+    std::optional<SnapshotResult> snap;
+    if (scored) {
+      // Decoded and scored by the backend where the field is: only the numbers come back.
+      DASHI_ASSIGN_OR_RETURN(ScoredDecode d, backends.decode_scored(r.spec, p.decode, zs,
+                                                                   static_cast<uint64_t>(step),
+                                                                   les_frames[s]));
+      decode_ms += MsSince(t0);
+      snap.emplace(SnapshotResult{step, std::move(les_frames[s]), std::move(d.frame)});
+      snap->rel_l2 = d.rel_l2;
+      snap->correlation = d.correlation;
+      snap->energy_decoded = d.energy;
+      snap->enstrophy_decoded = d.enstrophy;
+    } else {
+      DASHI_ASSIGN_OR_RETURN(DecodedFrame frame,
+                             backends.decode
+                                 ? backends.decode(r.spec, p.decode, zs, static_cast<uint64_t>(step))
+                                 : decoder.Decode(zs, static_cast<uint64_t>(step)));
+      decode_ms += MsSince(t0);
+      snap.emplace(SnapshotResult{step, std::move(les_frames[s]), std::move(frame)});
+      snap->rel_l2 = RelL2(snap->decoded.omega, snap->les_omega);
+      DASHI_ASSIGN_OR_RETURN(snap->correlation,
+                             PearsonCorrelation(snap->decoded.omega, snap->les_omega));
+      const std::vector<Complex> dec_hat = fft.Rfft(snap->decoded.omega);
+      snap->energy_decoded = SpectralEnergy(grid, dec_hat);
+      snap->enstrophy_decoded = SpectralEnstrophy(grid, dec_hat);
+    }
+    snap->energy_les = e.les_energy[static_cast<size_t>(step)];
+    snap->enstrophy_les = e.les_enstrophy[static_cast<size_t>(step)];
     DecodeStageTimes& m = r.timings.decode_stage_ms;
-    const DecodeStageTimes& t = snap.decoded.times;
+    const DecodeStageTimes& t = snap->decoded.times;
     m.scatter_lowk_ms += t.scatter_lowk_ms / count;
     m.ifft_lp_ms += t.ifft_lp_ms / count;
     m.mask_ms += t.mask_ms / count;
     m.synth_ms += t.synth_ms / count;
     m.ifft_resid_ms += t.ifft_resid_ms / count;
     m.combine_ms += t.combine_ms / count;
-    r.snapshots.push_back(std::move(snap));
+    r.snapshots.push_back(std::move(*snap));
     Report(progress, "decode", s + 1, count);
   }
   r.timings.decode_ms_per_snapshot = decode_ms / count;
@@ -331,8 +348,10 @@ StatusOr<PipelineResult> RunPipeline(const PipelineParams& p,
   };
   if (backends.prepare) {
     t0 = Clock::now();
-    DASHI_RETURN_IF_ERROR(backends.prepare(r.spec, p.decode, r.a,
-                                           !SnapshotSteps(p.snapshots, p.eval_steps).empty()));
+    const bool decode = !SnapshotSteps(p.snapshots, p.eval_steps).empty();
+    DASHI_RETURN_IF_ERROR(backends.prepare(r.spec, p.decode, r.a, decode,
+                                           decode && !p.keep_snapshot_fields &&
+                                               static_cast<bool>(backends.decode_scored)));
     r.timings.setup_ms = MsSince(t0);
   }
   t0 = Clock::now();

@@ -62,6 +62,10 @@ struct PipelineParams {
   int snapshots = 4;            // decoded eval steps, evenly spaced including 0 and M; 0: none
   DecodeParams decode;
   int threads = 2;              // LES runs at once (each single-threaded); the results do not depend on it
+  // false (observer "metrics"): the decoded fields are not needed on the host, so a backend with
+  // a decode_scored hook decodes and scores each snapshot where it is (only numbers come back);
+  // without that hook the fields are decoded and scored on the host as usual.
+  bool keep_snapshot_fields = true;
 };
 
 Status ValidatePipelineParams(const PipelineParams& p);
@@ -121,15 +125,23 @@ struct PipelineResult {
   PipelineTimings timings;
 };
 
+// A snapshot decoded and scored against the LES field by a backend, where the field lives: the
+// frame's fields may be empty (the closure statistics are kept). The scores are those of
+// SnapshotResult, computed in the backend's stated summation order.
+struct ScoredDecode {
+  DecodedFrame frame;
+  double rel_l2 = 0, correlation = 0, energy = 0, enstrophy = 0;
+};
+
 // Where the eval rollout and the decode run. Empty functions mean the fp64 reference; the tools
 // layer plugs in the Vulkan twins (core_ref itself never depends on an accelerator). The batched
 // rollout must give every row bit for bit core_ref's Rollout (RolloutBatch is the reference).
 struct PipelineBackends {
-  // Optional: the backend's one-time set-up for this run's A (and the decoder when `decode`),
-  // called once before the eval rollouts and timed as PipelineTimings::setup_ms, so that the
-  // rollout and decode rates measure the work alone.
+  // Optional: the backend's one-time set-up for this run's A (and the decoder when `decode`, and
+  // what decode_scored needs when `scored`), called once before the eval rollouts and timed as
+  // PipelineTimings::setup_ms, so that the rollout and decode rates measure the work alone.
   std::function<Status(const ProxySpec& spec, const DecodeParams& params,
-                       std::span<const double> a, bool decode)>
+                       std::span<const double> a, bool decode, bool scored)>
       prepare;
   std::function<StatusOr<std::vector<RolloutResult>>(
       std::span<const double> z0, int64_t batch, std::span<const double> a,
@@ -139,6 +151,12 @@ struct PipelineBackends {
   std::function<StatusOr<DecodedFrame>(const ProxySpec& spec, const DecodeParams& params,
                                        std::span<const double> z, uint64_t t)>
       decode;
+  // Optional, used when PipelineParams::keep_snapshot_fields is false: decodes z at time key t
+  // and scores the result against les_omega (N×N) without handing the fields back.
+  std::function<StatusOr<ScoredDecode>(const ProxySpec& spec, const DecodeParams& params,
+                                       std::span<const double> z, uint64_t t,
+                                       std::span<const double> les_omega)>
+      decode_scored;
 };
 
 // Encodes every frame (N×N each) into a (frames × D) row-major array.

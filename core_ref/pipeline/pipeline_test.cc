@@ -1,5 +1,6 @@
 #include "core_ref/pipeline/pipeline.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -183,6 +184,42 @@ TEST(PipelineTest, NoSnapshotsMeansNoDecodeAtAll) {
   EXPECT_EQ(without->eval[0].chain, with->eval[0].chain);
   p.snapshots = -1;
   EXPECT_FALSE(RunPipeline(p).ok());
+}
+
+// Issue 13 #1: with keep_snapshot_fields false, a backend's decode_scored hook decodes and scores
+// each snapshot (it receives that snapshot's LES field) and its numbers are the snapshot's; with
+// the fields kept, the hook is never called.
+TEST(PipelineTest, ScoredDecodeHookScoresSnapshotsWhereTheyAre) {
+  PipelineParams p = Small();
+  StatusOr<PipelineResult> plain = RunPipeline(p);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  int calls = 0;
+  PipelineBackends hooks;
+  hooks.decode_scored = [&](const ProxySpec& spec, const DecodeParams& params,
+                            std::span<const double> z, uint64_t t,
+                            std::span<const double> les) -> StatusOr<ScoredDecode> {
+    const SnapshotResult& ref = plain->snapshots[static_cast<size_t>(calls)];
+    EXPECT_TRUE(std::equal(les.begin(), les.end(), ref.les_omega.begin(), ref.les_omega.end()));
+    ++calls;
+    DASHI_ASSIGN_OR_RETURN(Decoder dec, Decoder::Create(spec, params));
+    DASHI_ASSIGN_OR_RETURN(DecodedFrame f, dec.Decode(z, t));
+    f.omega.clear();
+    return ScoredDecode{std::move(f), 0.25 + calls, 0.5, 7.0, 9.0};
+  };
+  StatusOr<PipelineResult> kept = RunPipeline(p, {}, hooks);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(calls, 0);
+  p.keep_snapshot_fields = false;
+  StatusOr<PipelineResult> scored = RunPipeline(p, {}, hooks);
+  ASSERT_TRUE(scored.ok()) << scored.status().ToString();
+  ASSERT_EQ(calls, static_cast<int>(plain->snapshots.size()));
+  for (size_t s = 0; s < scored->snapshots.size(); ++s) {
+    EXPECT_EQ(scored->snapshots[s].rel_l2, 1.25 + static_cast<double>(s));
+    EXPECT_EQ(scored->snapshots[s].energy_decoded, 7.0);
+    EXPECT_EQ(scored->snapshots[s].energy_les, plain->snapshots[s].energy_les);
+    EXPECT_TRUE(scored->snapshots[s].decoded.omega.empty());
+  }
+  EXPECT_EQ(scored->eval[0].chain, plain->eval[0].chain);
 }
 
 // Issue 12 #1: eval_steps · sample_every overflowed int64, the frame count was never checked and

@@ -15,7 +15,13 @@ mkdir -p "$out"
 source tools/gpu/setup_env.sh
 export DASHI_CERT_STORE="$out/store"
 
-log() { echo; echo "=== $* ==="; }
+# The SM clock beside every figure: nvidia-smi samples it every 200 ms for the whole suite, and
+# each phase's start is marked (epoch seconds) so a row can be matched with the clock it ran at.
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw --format=csv \
+  -lms 200 > "$out/clocks.csv" 2>/dev/null &
+clock_pid=$!
+trap 'kill $clock_pid 2>/dev/null' EXIT
+log() { echo; echo "=== $* ==="; echo "$(date -u +%FT%T.%N) $*" >> "$out/phases.txt"; }
 log "host"; date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv || true
 log "dashi devices"; dist/dashi devices
 log "dashi conform"
@@ -32,6 +38,30 @@ if cmp -s <(python3 -c "import json,sys;print(json.load(open('$out/run_vulkan/ch
 else
   echo "HASH CHAINS DIFFER (vulkan vs ref)"
 fi
+log "dashi run --backend vulkan --observer metrics (the target's mode: scores on the device)"
+dist/dashi run --backend vulkan --observer metrics --out "$out/run_vulkan_metrics" --quiet \
+  > "$out/run_vulkan_metrics.log" 2>&1
+echo "vulkan metrics exit $?"; cat "$out/run_vulkan_metrics.log"
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+for name in ("run_vulkan", "run_vulkan_metrics", "run_ref"):
+    try:
+        m = json.load(open(f"{out}/{name}/metrics.json"))
+    except Exception as e:
+        print(name, "no metrics.json:", e); continue
+    t, d = m["timings"], m.get("device", {})
+    print(f"{name}: observer {m.get('observer')} hotloop {d.get('gpu_hotloop_active')} "
+          f"rollout {t.get('rollout_steps_per_s'):.0f} steps/s setup {t.get('setup_ms', 0):.1f} ms "
+          f"decode {t.get('decode_ms_per_snapshot'):.3f} ms/snapshot wall {t.get('wall_ms', 0):.0f} ms")
+    if "decode" in d:
+        dd = d["decode"]
+        print("   device decode ms", round(dd["mean_device_ms"], 4), "stages",
+              {k: round(v, 4) for k, v in dd["mean_device_stage_ms"].items()},
+              "readback bytes", dd.get("readback_bytes_per_snapshot"))
+    if "rollout" in d:
+        print("   rollout", {k: d["rollout"][k] for k in ("batch", "steps", "submissions", "device_ms", "host_ms")})
+PY
 log "dashi audit (learned A of the run, 5000 steps)"
 python3 - "$out" <<'PY'
 import json, struct, sys
@@ -53,9 +83,10 @@ log "rollout benchmark (automatic settings of each kernel)"
 dist/rollout_vulkan_benchmark --wg 0 2>&1 | tee "$out/rollout_bench.log" | tail -12
 log "batched rollout benchmark"
 dist/batched_rollout_vulkan_benchmark 2>&1 | tee "$out/batched_bench.log" | tail -12
-log "decode benchmark (the closure on both paths: multi-dispatch, then one dispatch where it fits)"
-dist/decode_vulkan_benchmark --sizes 128,1024,2048 --closure-plan both --json "$out/decode_bench.json" 2>&1 |
-  tee "$out/decode_bench.log" | grep -E "^N=|per snapshot \(device\)|    closure" | head -40
+log "decode benchmark (N = 128, 1024, 2048; warm-up ≥ 1 s of back-to-back decodes; the closure on"
+log "both paths: multi-dispatch, then one shared-memory dispatch where the grid fits)"
+dist/decode_vulkan_benchmark --sizes 128,1024,2048 --warmup 20 --warmup-seconds 1.5 --reps 200 --modes \
+  --closure-plan both --json "$out/decode_bench.json" 2>&1 | tee "$out/decode_bench.log" | tail -80
 if python3 -c "import torch" 2>/dev/null; then
   log "PyTorch peers"; python3 tools/gpu/torch_peers.py 2>&1 | tee "$out/torch_peers.log" | tail -20
   python3 tools/gpu/torch_batched_peer.py 2>&1 | tee "$out/torch_batched.log" | tail -12
@@ -64,5 +95,6 @@ tar -C "$out" -czf "$out/results.tgz" conformance.json conform.log run_vulkan/me
   run_vulkan/chain.json run_ref/chain.json audit.json rollout_bench.log decode_bench.log \
   decode_bench.json \
   batched_bench.log $(cd "$out" && ls torch_peers.log torch_batched.log 2>/dev/null) \
-  run_vulkan.log 2>/dev/null
+  run_vulkan.log run_vulkan_metrics.log run_vulkan_metrics/metrics.json clocks.csv phases.txt \
+  2>/dev/null
 echo "done"

@@ -6,8 +6,9 @@
 //                 carrier_window_cols   int32 column window sums of those + the M(r, η) decision.
 //   Annihilate    the same two shaders, mode 1: (#plus, #minus) window counts as ivec2, K(r).
 //   ClosureStep   Majority into a scratch carrier, then Annihilate into the output.
-//   LevelStats    carrier_level_rows (one invocation per row, increasing j: active cells, cells
-//                 changed, Σ|f| `precise`) and carrier_reduce_rows (one invocation: rows in
+//   LevelStats    carrier_level_rows (a workgroup per row; Σ|f| `precise` by one invocation in
+//                 increasing j, from chunks staged in shared memory; active cells and cells
+//                 changed counted by all) and carrier_reduce_rows (one invocation: rows in
 //                 increasing i, mean = Σ / active) into one CarrierTotals record.
 //   Defect        carrier_defect_rows (per row, forward edges with multiplicity, uint64) and
 //                 carrier_reduce_rows (exact integer total).
@@ -50,7 +51,10 @@ StatusOr<std::unique_ptr<CarrierRecorder>> CarrierRecorder::Create(const Carrier
   std::unique_ptr<CarrierRecorder> r(new CarrierRecorder(kernels, shape, std::move(records)));
   DASHI_ASSIGN_OR_RETURN(r->sets_, DescriptorSetCache::Create(kernels.ctx()));
   DASHI_ASSIGN_OR_RETURN(GroupCount cells, kernels.Groups(r->cells()));
-  DASHI_ASSIGN_OR_RETURN(GroupCount rows, kernels.Groups(static_cast<uint64_t>(shape.rows)));
+  // carrier_level_rows runs a workgroup per row.
+  DASHI_ASSIGN_OR_RETURN(GroupCount rows,
+                         kernels.Groups(static_cast<uint64_t>(shape.rows) *
+                                        kernels.options().workgroup_size));
   r->closure_args_[kClosureArgsCells] = {cells.x, cells.y, 1, 0};
   r->closure_args_[kClosureArgsRows] = {rows.x, rows.y, 1, 0};
   r->closure_args_[kClosureArgsOne] = {1, 1, 1, 0};
@@ -195,7 +199,8 @@ Status CarrierRecorder::LevelStats(CommandBatch& b, const DeviceBuffer& prev,
                          sets_->Get({R(prev), R(cur), R(f), R(*partials)}));
   const uint32_t has_field = field != nullptr ? 1 : 0;
   const CarrierRowParams p{rows, static_cast<uint32_t>(shape_.cols), has_field, 0};
-  DASHI_RETURN_IF_ERROR(Dispatch(b, *kernels_.level_rows, set, &p, sizeof(p), rows, 0, gate,
+  DASHI_RETURN_IF_ERROR(Dispatch(b, *kernels_.level_rows, set, &p, sizeof(p),
+                                 uint64_t{rows} * kernels_.options().workgroup_size, 0, gate,
                                  kClosureArgsRows));
   b.Barrier();
   return Reduce(b, stats, has_field, slot, gate);

@@ -23,8 +23,9 @@
 // shaders/carrier/carrier_closure_shared.comp): RecordStart copies s_0 into the fixed-point
 // iterate, the first RecordSteps records the one dispatch covering every step up to the cap's
 // check step (steps_recorded() = max_steps(); the device stops at the fixed point by itself), and
-// the readback copies the control record and all max_steps() + 1 statistics slots. Everything
-// read through the API is the same on both paths; dispatch_plan() says which one runs and why.
+// the readback copies the control record and all max_steps() + 1 statistics slots (only
+// fixed_point() holds s* then; the other iterate is left as it was). Everything read through the
+// API is the same on both paths; dispatch_plan() says which one runs and why.
 //
 //   DASHI_ASSIGN_OR_RETURN(auto closure, CarrierClosure::Create(*recorder, params, 8));
 //   closure->RecordStart(batch, s0, &field, /*read_levels=*/true);

@@ -8,8 +8,8 @@
 //   ClosureStep   Majority into a scratch carrier, then Annihilate into the output.
 //   LevelStats    carrier_level_rows (a workgroup per row; Σ|f| `precise` by one invocation in
 //                 increasing j, from chunks staged in shared memory; active cells and cells
-//                 changed counted by all) and carrier_reduce_rows (one invocation: rows in
-//                 increasing i, mean = Σ / active) into one CarrierTotals record.
+//                 changed counted by all) and carrier_reduce_rows (one workgroup; the sum by one
+//                 invocation, rows in increasing i; mean = Σ / active) into one CarrierTotals.
 //   Defect        carrier_defect_rows (per row, forward edges with multiplicity, uint64) and
 //                 carrier_reduce_rows (exact integer total).
 //   FuseChunk     carrier_fuse sums a chunk of channels in int32, writes sign(sum) after the last.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "accel_vulkan/carrier/carrier_closure_control.h"
 #include "accel_vulkan/guard_words.h"
@@ -137,8 +138,11 @@ StatusOr<int> CarrierClosure::RecordSteps(CommandBatch& b, int max_steps) {
 void CarrierClosure::RecordReadback(CommandBatch& b) {
   b.CopyBuffer(control_->buffer(), host_->buffer(), sizeof(CarrierClosureControl));
   last_readback_bytes_ = sizeof(CarrierClosureControl);
+  slots_read_ = 0;
   if (read_levels_) {
-    const uint64_t bytes = (static_cast<uint64_t>(segment_steps_) + 1) * sizeof(CarrierTotals);
+    slots_read_ = int64_t{segment_steps_} + 1;
+    if (shared()) slots_read_ = std::min(slots_read_, kSharedReadbackSlots);
+    const uint64_t bytes = static_cast<uint64_t>(slots_read_) * sizeof(CarrierTotals);
     b.CopyBuffer(stats_->buffer(), host_->buffer(), bytes, 0, sizeof(CarrierClosureControl));
     last_readback_bytes_ += bytes;
   }
@@ -167,10 +171,22 @@ StatusOr<CarrierClosure::Progress> CarrierClosure::ReadSubmission() {
   if (!consistent) return DataLossError("inconsistent " + seen);
 
   if (read_levels_) {
+    // Slots past those read back (a closure deeper than kSharedReadbackSlots − 1 on the
+    // one-dispatch path): downloaded now.
+    std::vector<CarrierTotals> deep;
+    if (depth - depth_seen_ + 1 > slots_read_) {
+      DASHI_ASSIGN_OR_RETURN(deep, stats_->DownloadValues<CarrierTotals>(
+                                       recorder_.kernels().ctx(),
+                                       static_cast<size_t>(depth - depth_seen_ + 1)));
+    }
     auto stat = [&](int64_t slot) {
       CarrierTotals t;
-      std::memcpy(&t, bytes + sizeof(CarrierClosureControl) + slot * sizeof(CarrierTotals),
-                  sizeof(t));
+      if (slot < slots_read_) {
+        std::memcpy(&t, bytes + sizeof(CarrierClosureControl) + slot * sizeof(CarrierTotals),
+                    sizeof(t));
+      } else {
+        t = deep[static_cast<size_t>(slot)];
+      }
       return ClosureLevelStats{static_cast<int64_t>(t.c0), t.mean};
     };
     if (segment_read_has_level0_) levels_.push_back(stat(0));

@@ -23,8 +23,10 @@
 // shaders/carrier/carrier_closure_shared.comp): RecordStart copies s_0 into the fixed-point
 // iterate, the first RecordSteps records the one dispatch covering every step up to the cap's
 // check step (steps_recorded() = max_steps(); the device stops at the fixed point by itself), and
-// the readback copies the control record and all max_steps() + 1 statistics slots (only
-// fixed_point() holds s* then; the other iterate is left as it was). Everything read through the
+// the readback copies the control record and the first kSharedReadbackSlots statistics slots
+// (levels 0..16: an observer's readback stays about 1 KiB); a deeper closure's further levels are
+// downloaded by ReadSubmission, synchronously (only fixed_point() holds s* on this path; the
+// other iterate is left as it was). Everything read through the
 // API is the same on both paths; dispatch_plan() says which one runs and why.
 //
 //   DASHI_ASSIGN_OR_RETURN(auto closure, CarrierClosure::Create(*recorder, params, 8));
@@ -58,6 +60,8 @@ class CarrierClosure {
   static StatusOr<std::unique_ptr<CarrierClosure>> Create(CarrierRecorder& recorder,
                                                           const ClosureParams& params,
                                                           int steps_per_submission);
+  // Statistics slots the one-dispatch path's RecordReadback copies (levels 0..16).
+  static constexpr int64_t kSharedReadbackSlots = 17;
   struct Options {
     int steps_per_submission = 8;  // multi-dispatch path only
     ClosurePlan plan = ClosurePlan::kAuto;
@@ -92,7 +96,8 @@ class CarrierClosure {
     int steps = 0;                     // steps the device ran
   };
   // After the submission holding the last RecordReadback completed: the device's progress, and
-  // the segment's level statistics appended to levels(). DATA_LOSS when the control record
+  // the segment's level statistics appended to levels() (on the one-dispatch path, levels past
+  // the slots read back are downloaded here, with a wait). DATA_LOSS when the control record
   // disagrees with the steps recorded (a step skipped or run twice). Then open the next segment
   // with RecordSteps (when not finished).
   StatusOr<Progress> ReadSubmission();
@@ -143,6 +148,7 @@ class CarrierClosure {
   bool started_ = false;
   int64_t steps_recorded_ = 0;
   int segment_steps_ = 0;  // steps recorded into the open segment (its slots 1..)
+  int64_t slots_read_ = 0;  // statistics slots the last RecordReadback copied
   bool segment_has_level0_ = false;
   bool segment_read_has_level0_ = false;  // of the segment RecordReadback closed
   int64_t depth_seen_ = 0;

@@ -153,8 +153,9 @@ TEST_F(CarrierClosureSharedTest, EdgeCarriersAndLargeRadii) {
   }
 }
 
-// Majority with η = 2 on a +1 square erodes one ring per step: the cap stops it before the fixed
-// point, the check step runs and the last iterate is s*.
+// Majority with η = 7 on a +1 square with holes erodes it ring by ring: the cap stops it before
+// the fixed point, the check step runs and the last iterate is s*. A long line runs deeper than
+// the levels read back with the submission.
 TEST_F(CarrierClosureSharedTest, TheCapStopsALongClosure) {
   auto ops = Ops(ClosurePlan::kAuto);
   ASSERT_NE(ops, nullptr);
@@ -169,7 +170,18 @@ TEST_F(CarrierClosureSharedTest, TheCapStopsALongClosure) {
     const ClosureParams p = Params(1, 1, 7, cap);
     EXPECT_EQ(ExpectSameAsReference(*ops, c, &field, p), ClosureDispatch::kSharedMemory);
   }
-  EXPECT_GE(Closure(c, nullptr, Params(1, 1, 7, 64))->depth, 6);
+  // A line of 60 cells loses its two end cells per step under M(1, 3): 30 levels, deeper than
+  // the levels the readback copies (CarrierClosure::kSharedReadbackSlots); the rest are
+  // downloaded by ReadSubmission.
+  std::vector<int8_t> line(static_cast<size_t>(s.size()), 0);
+  for (int j = 2; j < 62; ++j) line[10 * 64 + j] = -1;
+  const Carrier deep = *Carrier::FromValues(s, std::move(line));
+  for (int cap : {64, 20}) {
+    EXPECT_EQ(ExpectSameAsReference(*ops, deep, &field, Params(1, 1, 3, cap)),
+              ClosureDispatch::kSharedMemory);
+  }
+  EXPECT_GE(Closure(deep, nullptr, Params(1, 1, 3, 64))->depth,
+            CarrierClosure::kSharedReadbackSlots);
 }
 
 TEST_F(CarrierClosureSharedTest, FallbackPathsGiveTheSameResults) {
@@ -218,7 +230,8 @@ TEST_F(CarrierClosureSharedTest, RecordsOneDispatchForTheWholeClosure) {
   EXPECT_EQ(*(*c)->RecordSteps(**batch, 1), 11);  // every step up to the cap's check step
   EXPECT_EQ(*(*c)->RecordSteps(**batch, 1), 0);   // nothing more to record
   (*c)->RecordReadback(**batch);
-  EXPECT_EQ((*c)->last_readback_bytes(), sizeof(CarrierClosureControl) + 12 * sizeof(CarrierTotals));
+  EXPECT_EQ((*c)->last_readback_bytes(),
+            sizeof(CarrierClosureControl) + 12 * sizeof(CarrierTotals));
   ASSERT_TRUE((*batch)->SubmitAndWait().ok());
   auto progress = (*c)->ReadSubmission();
   ASSERT_TRUE(progress.ok()) << progress.status().ToString();

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "accel_vulkan/carrier/carrier_closure_control.h"
 #include "accel_vulkan/guard_words.h"
@@ -15,18 +16,41 @@ namespace dashi::vk {
 StatusOr<std::unique_ptr<CarrierClosure>> CarrierClosure::Create(CarrierRecorder& recorder,
                                                                  const ClosureParams& params,
                                                                  int steps_per_submission) {
+  Options o;
+  o.steps_per_submission = steps_per_submission;
+  return Create(recorder, params, o);
+}
+
+StatusOr<std::unique_ptr<CarrierClosure>> CarrierClosure::Create(CarrierRecorder& recorder,
+                                                                 const ClosureParams& params,
+                                                                 const Options& options) {
   DASHI_RETURN_IF_ERROR(ValidateClosureParams(params));
+  const int steps_per_submission = options.steps_per_submission;
   if (steps_per_submission < 1) {
     return InvalidArgumentError("closure steps per submission " +
                                 std::to_string(steps_per_submission) + " must be at least 1");
   }
   const CarrierKernels& k = recorder.kernels();
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(k.ctx().physical_device(), &props);
+  ClosureDeviceLimits limits;
+  limits.max_shared_bytes = props.limits.maxComputeSharedMemorySize;
+  if (options.max_shared_bytes != 0) {
+    limits.max_shared_bytes = std::min(limits.max_shared_bytes, options.max_shared_bytes);
+  }
+  limits.max_invocations = std::min(props.limits.maxComputeWorkGroupInvocations,
+                                    props.limits.maxComputeWorkGroupSize[0]);
+  ClosureDispatchPlan plan = PlanClosureDispatch(recorder.shape(), params, limits, options.plan);
   const uint64_t carrier_bytes = recorder.cells() * 4;
-  const uint64_t stats_bytes =
-      (static_cast<uint64_t>(steps_per_submission) + 1) * sizeof(CarrierTotals);
+  const uint64_t slots = plan.dispatch == ClosureDispatch::kSharedMemory
+                             ? std::max<uint64_t>(steps_per_submission,
+                                                  uint64_t{1} + params.max_iterations)
+                             : static_cast<uint64_t>(steps_per_submission);
+  const uint64_t stats_bytes = (slots + 1) * sizeof(CarrierTotals);
   DASHI_RETURN_IF_ERROR(k.CheckBinding(carrier_bytes, "a closure iterate"));
   DASHI_RETURN_IF_ERROR(k.CheckBinding(stats_bytes, "the closure statistics"));
-  std::unique_ptr<CarrierClosure> c(new CarrierClosure(recorder, params, steps_per_submission));
+  std::unique_ptr<CarrierClosure> c(
+      new CarrierClosure(recorder, params, steps_per_submission, std::move(plan)));
   for (int i = 0; i < 2; ++i) {
     DASHI_ASSIGN_OR_RETURN(DeviceBuffer b,
                            DeviceBuffer::Create(k.ctx(), carrier_bytes + kGuardBytes));
@@ -55,16 +79,20 @@ Status CarrierClosure::RecordStart(CommandBatch& b, const DeviceBuffer& s0,
       return FailedPreconditionError("closure recorded again after TakeFixedPoint()");
     }
   }
-  // Transfers only, then the one barrier RecordGuardFill ends with.
-  b.CopyBuffer(s0.buffer(), iterates_[0].buffer(), carrier_bytes);
+  // Transfers only, then the one barrier RecordGuardFill ends with. The shared-memory dispatch
+  // reads s_0 from, and writes s* to, the fixed-point iterate.
+  const DeviceBuffer& first = shared() ? fixed_point() : iterates_[0];
+  b.CopyBuffer(s0.buffer(), first.buffer(), carrier_bytes);
   vkCmdFillBuffer(b.command_buffer(), stats_->buffer(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
   CarrierClosureControl init{};
   const auto args = recorder_.ClosureDispatchArgs();
   std::copy(args.begin(), args.end(), init.args);
   vkCmdUpdateBuffer(b.command_buffer(), control_->buffer(), 0, sizeof(init), &init);
   RecordGuardFill(b, {&iterates_[0], &iterates_[1]}, carrier_bytes);
-  DASHI_RETURN_IF_ERROR(
-      recorder_.LevelStats(b, iterates_[0], iterates_[0], field, *stats_, 0, nullptr));
+  if (!shared()) {
+    DASHI_RETURN_IF_ERROR(
+        recorder_.LevelStats(b, iterates_[0], iterates_[0], field, *stats_, 0, nullptr));
+  }
   field_ = field;
   read_levels_ = read_levels;
   started_ = true;
@@ -79,6 +107,15 @@ Status CarrierClosure::RecordStart(CommandBatch& b, const DeviceBuffer& s0,
 
 StatusOr<int> CarrierClosure::RecordSteps(CommandBatch& b, int max_steps) {
   if (!started_) return FailedPreconditionError("closure steps recorded before RecordStart");
+  if (shared()) {
+    // One dispatch runs the whole closure; it goes into the first segment.
+    if (max_steps < 1 || steps_recorded_ > 0) return 0;
+    DASHI_RETURN_IF_ERROR(recorder_.ClosureShared(b, plan_, fixed_point(), field_, *stats_,
+                                                  *control_, params_));
+    steps_recorded_ = this->max_steps();
+    segment_steps_ = static_cast<int>(this->max_steps());
+    return segment_steps_;
+  }
   const int64_t n = std::min<int64_t>({max_steps, steps_per_submission_ - segment_steps_,
                                        this->max_steps() - steps_recorded_});
   const DeviceBuffer& control = *control_;
@@ -101,8 +138,11 @@ StatusOr<int> CarrierClosure::RecordSteps(CommandBatch& b, int max_steps) {
 void CarrierClosure::RecordReadback(CommandBatch& b) {
   b.CopyBuffer(control_->buffer(), host_->buffer(), sizeof(CarrierClosureControl));
   last_readback_bytes_ = sizeof(CarrierClosureControl);
+  slots_read_ = 0;
   if (read_levels_) {
-    const uint64_t bytes = (static_cast<uint64_t>(segment_steps_) + 1) * sizeof(CarrierTotals);
+    slots_read_ = int64_t{segment_steps_} + 1;
+    if (shared()) slots_read_ = std::min(slots_read_, kSharedReadbackSlots);
+    const uint64_t bytes = static_cast<uint64_t>(slots_read_) * sizeof(CarrierTotals);
     b.CopyBuffer(stats_->buffer(), host_->buffer(), bytes, 0, sizeof(CarrierClosureControl));
     last_readback_bytes_ += bytes;
   }
@@ -131,10 +171,22 @@ StatusOr<CarrierClosure::Progress> CarrierClosure::ReadSubmission() {
   if (!consistent) return DataLossError("inconsistent " + seen);
 
   if (read_levels_) {
+    // Slots past those read back (a closure deeper than kSharedReadbackSlots − 1 on the
+    // one-dispatch path): downloaded now.
+    std::vector<CarrierTotals> deep;
+    if (depth - depth_seen_ + 1 > slots_read_) {
+      DASHI_ASSIGN_OR_RETURN(deep, stats_->DownloadValues<CarrierTotals>(
+                                       recorder_.kernels().ctx(),
+                                       static_cast<size_t>(depth - depth_seen_ + 1)));
+    }
     auto stat = [&](int64_t slot) {
       CarrierTotals t;
-      std::memcpy(&t, bytes + sizeof(CarrierClosureControl) + slot * sizeof(CarrierTotals),
-                  sizeof(t));
+      if (slot < slots_read_) {
+        std::memcpy(&t, bytes + sizeof(CarrierClosureControl) + slot * sizeof(CarrierTotals),
+                    sizeof(t));
+      } else {
+        t = deep[static_cast<size_t>(slot)];
+      }
       return ClosureLevelStats{static_cast<int64_t>(t.c0), t.mean};
     };
     if (segment_read_has_level0_) levels_.push_back(stat(0));

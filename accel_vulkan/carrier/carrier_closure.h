@@ -18,6 +18,17 @@
 // the current segment; RecordReadback copies the control record, and the segment's statistics
 // when the levels were asked for, to host memory.
 //
+// Where the grid fits (PlanClosureDispatch: the device's shared memory, cols a multiple of 32,
+// radii ≤ 15) the closure instead runs in ONE dispatch (ClosureDispatch::kSharedMemory,
+// shaders/carrier/carrier_closure_shared.comp): RecordStart copies s_0 into the fixed-point
+// iterate, the first RecordSteps records the one dispatch covering every step up to the cap's
+// check step (steps_recorded() = max_steps(); the device stops at the fixed point by itself), and
+// the readback copies the control record and the first kSharedReadbackSlots statistics slots
+// (levels 0..16: an observer's readback stays about 1 KiB); a deeper closure's further levels are
+// downloaded by ReadSubmission, synchronously (only fixed_point() holds s* on this path; the
+// other iterate is left as it was). Everything read through the
+// API is the same on both paths; dispatch_plan() says which one runs and why.
+//
 //   DASHI_ASSIGN_OR_RETURN(auto closure, CarrierClosure::Create(*recorder, params, 8));
 //   closure->RecordStart(batch, s0, &field, /*read_levels=*/true);
 //   closure->RecordSteps(batch, 8); closure->RecordReadback(batch);  ... submit, then:
@@ -29,10 +40,12 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "accel_vulkan/buffer.h"
 #include "accel_vulkan/carrier/carrier_recorder.h"
+#include "accel_vulkan/carrier/closure_dispatch_plan.h"
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/device_buffer.h"
 #include "core_ref/carrier/closure.h"
@@ -47,6 +60,18 @@ class CarrierClosure {
   static StatusOr<std::unique_ptr<CarrierClosure>> Create(CarrierRecorder& recorder,
                                                           const ClosureParams& params,
                                                           int steps_per_submission);
+  // Statistics slots the one-dispatch path's RecordReadback copies (levels 0..16).
+  static constexpr int64_t kSharedReadbackSlots = 17;
+  struct Options {
+    int steps_per_submission = 8;  // multi-dispatch path only
+    ClosurePlan plan = ClosurePlan::kAuto;
+    // Shared memory the one-dispatch closure may use; 0: the device's maxComputeSharedMemorySize
+    // (tests lower it to take the multi-dispatch path on small grids).
+    uint32_t max_shared_bytes = 0;
+  };
+  static StatusOr<std::unique_ptr<CarrierClosure>> Create(CarrierRecorder& recorder,
+                                                          const ClosureParams& params,
+                                                          const Options& options);
   CarrierClosure(const CarrierClosure&) = delete;
   CarrierClosure& operator=(const CarrierClosure&) = delete;
 
@@ -71,7 +96,8 @@ class CarrierClosure {
     int steps = 0;                     // steps the device ran
   };
   // After the submission holding the last RecordReadback completed: the device's progress, and
-  // the segment's level statistics appended to levels(). DATA_LOSS when the control record
+  // the segment's level statistics appended to levels() (on the one-dispatch path, levels past
+  // the slots read back are downloaded here, with a wait). DATA_LOSS when the control record
   // disagrees with the steps recorded (a step skipped or run twice). Then open the next segment
   // with RecordSteps (when not finished).
   StatusOr<Progress> ReadSubmission();
@@ -83,6 +109,9 @@ class CarrierClosure {
   // The cap's steps and the check step.
   int64_t max_steps() const { return int64_t{params_.max_iterations} + 1; }
   const ClosureParams& params() const { return params_; }
+  // Which path runs (fixed at Create) and why.
+  const ClosureDispatchPlan& dispatch_plan() const { return plan_; }
+  ClosureDispatch dispatch() const { return plan_.dispatch; }
 
   // The iterate holding s* once finished (recording reads of it before that is fine: see above).
   const DeviceBuffer& fixed_point() const { return iterates_[params_.max_iterations % 2]; }
@@ -97,14 +126,21 @@ class CarrierClosure {
   const DeviceBuffer& statistics() const { return *stats_; }
 
  private:
-  CarrierClosure(CarrierRecorder& recorder, const ClosureParams& params, int steps_per_submission)
-      : recorder_(recorder), params_(params), steps_per_submission_(steps_per_submission) {}
+  CarrierClosure(CarrierRecorder& recorder, const ClosureParams& params, int steps_per_submission,
+                 ClosureDispatchPlan plan)
+      : recorder_(recorder),
+        params_(params),
+        steps_per_submission_(steps_per_submission),
+        plan_(std::move(plan)) {}
+  bool shared() const { return plan_.dispatch == ClosureDispatch::kSharedMemory; }
 
   CarrierRecorder& recorder_;
   ClosureParams params_;
   int steps_per_submission_;
+  ClosureDispatchPlan plan_;
   std::vector<DeviceBuffer> iterates_;          // 2, each cells·4 bytes + guard region
-  std::optional<DeviceBuffer> stats_;           // steps_per_submission + 1 CarrierTotals
+  // steps_per_submission + 1 CarrierTotals (max_steps() + 1 on the shared-memory path)
+  std::optional<DeviceBuffer> stats_;
   std::optional<DeviceBuffer> control_;         // one CarrierClosureControl
   std::optional<HostVisibleBuffer> host_;       // the control record, then the statistics
   const DeviceBuffer* field_ = nullptr;
@@ -112,6 +148,7 @@ class CarrierClosure {
   bool started_ = false;
   int64_t steps_recorded_ = 0;
   int segment_steps_ = 0;  // steps recorded into the open segment (its slots 1..)
+  int64_t slots_read_ = 0;  // statistics slots the last RecordReadback copied
   bool segment_has_level0_ = false;
   bool segment_read_has_level0_ = false;  // of the segment RecordReadback closed
   int64_t depth_seen_ = 0;

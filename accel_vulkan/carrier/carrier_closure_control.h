@@ -14,7 +14,7 @@
 namespace dashi::vk {
 
 inline constexpr uint32_t kClosureArgsCells = 0;  // one invocation per cell (window kernels)
-inline constexpr uint32_t kClosureArgsRows = 1;   // one invocation per row (level statistics)
+inline constexpr uint32_t kClosureArgsRows = 1;   // one workgroup per row (level statistics)
 inline constexpr uint32_t kClosureArgsOne = 2;    // one workgroup (the row reduction)
 inline constexpr uint32_t kClosureArgsCount = 3;
 struct CarrierDispatchArgs {  // a VkDispatchIndirectCommand, padded to 16 bytes (a uvec4)

@@ -59,10 +59,10 @@ Status CarrierKernels::Init() {
                          MakePipeline(spirv::kCarrierDefectRows, 2, sizeof(CarrierRowParams), w));
   DASHI_ASSIGN_OR_RETURN(maxabs_rows,
                          MakePipeline(spirv::kCarrierMaxabsRows, 2, sizeof(CarrierRowParams), w));
-  // The row reduction and the closure control are one invocation by design (the canonical order;
-  // one control record), so one invocation per group.
+  // The row reduction is one workgroup (its sum one invocation's, in the canonical order); the
+  // closure control is one invocation by design (one control record).
   DASHI_ASSIGN_OR_RETURN(
-      reduce_rows, MakePipeline(spirv::kCarrierReduceRows, 2, sizeof(CarrierReduceParams), 1));
+      reduce_rows, MakePipeline(spirv::kCarrierReduceRows, 2, sizeof(CarrierReduceParams), w));
   DASHI_ASSIGN_OR_RETURN(closure_control,
                          MakePipeline(spirv::kCarrierClosureControl, 2,
                                       sizeof(CarrierClosureControlParams), 1));

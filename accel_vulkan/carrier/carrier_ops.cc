@@ -293,8 +293,12 @@ StatusOr<CarrierOps::DeviceClosure> CarrierOps::Closure(const DeviceCarrier& s0,
   }
   Impl& m = *impl_;
   DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(s0.shape));
+  CarrierClosure::Options co;
+  co.steps_per_submission = m.options.closure_steps_per_submission;
+  co.plan = m.options.closure_plan;
+  co.max_shared_bytes = m.options.closure_max_shared_bytes;
   DASHI_ASSIGN_OR_RETURN(std::unique_ptr<CarrierClosure> closure,
-                         CarrierClosure::Create(*rec, p, m.options.closure_steps_per_submission));
+                         CarrierClosure::Create(*rec, p, co));
   DASHI_RETURN_IF_ERROR(closure->RecordStart(*m.batch, s0.cells,
                                              field != nullptr ? &field->values : nullptr,
                                              /*read_levels=*/true));
@@ -313,7 +317,7 @@ StatusOr<CarrierOps::DeviceClosure> CarrierOps::Closure(const DeviceCarrier& s0,
   }
   std::vector<ClosureLevelStats> levels = closure->levels();
   return DeviceClosure{DeviceCarrier{s0.shape, closure->TakeFixedPoint()}, progress.depth,
-                       progress.reached_fixed_point, std::move(levels)};
+                       progress.reached_fixed_point, std::move(levels), closure->dispatch()};
 }
 
 StatusOr<DeviceCarrier> CarrierOps::FuseMajority(std::span<const DeviceCarrier* const> channels) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "accel_vulkan/carrier/carrier_recorder.h"
+#include "accel_vulkan/carrier/closure_dispatch_plan.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/device_buffer.h"
 #include "core_ref/carrier/annihilation.h"
@@ -54,6 +55,10 @@ class CarrierOps {
     // Closure steps recorded into one submission (CarrierClosure); a deeper closure takes more
     // submissions, never fewer steps.
     int closure_steps_per_submission = 8;
+    // The closure's path (CarrierClosure::Options): one shared-memory dispatch where it fits, or
+    // always the multi-dispatch steps; and the shared memory it may use (0: the device's).
+    ClosurePlan closure_plan = ClosurePlan::kAuto;
+    uint32_t closure_max_shared_bytes = 0;
   };
   static StatusOr<std::unique_ptr<CarrierOps>> Create(VulkanContext& ctx, const Options& options);
 
@@ -88,6 +93,7 @@ class CarrierOps {
     int depth = 0;
     bool reached_fixed_point = false;
     std::vector<ClosureLevelStats> levels;
+    ClosureDispatch dispatch = ClosureDispatch::kMultiDispatch;  // the path that ran
   };
   StatusOr<DeviceClosure> Closure(const DeviceCarrier& s0, const DeviceField* field,
                                           const ClosureParams& p);

@@ -6,21 +6,25 @@
 //                 carrier_window_cols   int32 column window sums of those + the M(r, η) decision.
 //   Annihilate    the same two shaders, mode 1: (#plus, #minus) window counts as ivec2, K(r).
 //   ClosureStep   Majority into a scratch carrier, then Annihilate into the output.
-//   LevelStats    carrier_level_rows (one invocation per row, increasing j: active cells, cells
-//                 changed, Σ|f| `precise`) and carrier_reduce_rows (one invocation: rows in
-//                 increasing i, mean = Σ / active) into one CarrierTotals record.
+//   LevelStats    carrier_level_rows (a workgroup per row; Σ|f| `precise` by one invocation in
+//                 increasing j, from chunks staged in shared memory; active cells and cells
+//                 changed counted by all) and carrier_reduce_rows (one workgroup; the sum by one
+//                 invocation, rows in increasing i; mean = Σ / active) into one CarrierTotals.
 //   Defect        carrier_defect_rows (per row, forward edges with multiplicity, uint64) and
 //                 carrier_reduce_rows (exact integer total).
 //   FuseChunk     carrier_fuse sums a chunk of channels in int32, writes sign(sum) after the last.
+//   ClosureShared carrier_closure_shared: the whole closure in one workgroup (its own comment).
 //   Smooth        carrier_smooth along rows into a scratch field, then along columns: the same
 //                 products, sums (d = −r..r) and single division as core_ref, each `precise`.
-//   NormalizeByMaxAbs  carrier_maxabs_rows + carrier_reduce_rows (max, order-free), then
-//                 carrier_scale: x / m (`precise`), or x when m = 0.
+//   NormalizeByMaxAbs  carrier_maxabs_rows (a workgroup per row) + carrier_reduce_rows (max,
+//                 order-free), then carrier_scale: x / m (`precise`), or x when m = 0.
 #include "accel_vulkan/carrier/carrier_recorder.h"
 
 #include <algorithm>
 #include <string>
 #include <utility>
+
+#include "shaders/carrier/carrier_closure_shared.h"
 
 namespace dashi::vk {
 namespace {
@@ -47,7 +51,10 @@ StatusOr<std::unique_ptr<CarrierRecorder>> CarrierRecorder::Create(const Carrier
   std::unique_ptr<CarrierRecorder> r(new CarrierRecorder(kernels, shape, std::move(records)));
   DASHI_ASSIGN_OR_RETURN(r->sets_, DescriptorSetCache::Create(kernels.ctx()));
   DASHI_ASSIGN_OR_RETURN(GroupCount cells, kernels.Groups(r->cells()));
-  DASHI_ASSIGN_OR_RETURN(GroupCount rows, kernels.Groups(static_cast<uint64_t>(shape.rows)));
+  // carrier_level_rows runs a workgroup per row.
+  DASHI_ASSIGN_OR_RETURN(GroupCount rows,
+                         kernels.Groups(static_cast<uint64_t>(shape.rows) *
+                                        kernels.options().workgroup_size));
   r->closure_args_[kClosureArgsCells] = {cells.x, cells.y, 1, 0};
   r->closure_args_[kClosureArgsRows] = {rows.x, rows.y, 1, 0};
   r->closure_args_[kClosureArgsOne] = {1, 1, 1, 0};
@@ -192,7 +199,8 @@ Status CarrierRecorder::LevelStats(CommandBatch& b, const DeviceBuffer& prev,
                          sets_->Get({R(prev), R(cur), R(f), R(*partials)}));
   const uint32_t has_field = field != nullptr ? 1 : 0;
   const CarrierRowParams p{rows, static_cast<uint32_t>(shape_.cols), has_field, 0};
-  DASHI_RETURN_IF_ERROR(Dispatch(b, *kernels_.level_rows, set, &p, sizeof(p), rows, 0, gate,
+  DASHI_RETURN_IF_ERROR(Dispatch(b, *kernels_.level_rows, set, &p, sizeof(p),
+                                 uint64_t{rows} * kernels_.options().workgroup_size, 0, gate,
                                  kClosureArgsRows));
   b.Barrier();
   return Reduce(b, stats, has_field, slot, gate);
@@ -205,6 +213,50 @@ Status CarrierRecorder::ClosureControl(CommandBatch& b, const DeviceBuffer& leve
   const CarrierClosureControlParams p{step, max_iterations, slot, 0};
   DASHI_RETURN_IF_ERROR(
       Dispatch(b, *kernels_.closure_control, set, &p, sizeof(p), 1, 1, nullptr, 0));
+  b.Barrier();
+  return OkStatus();
+}
+
+Status CarrierRecorder::ClosureShared(CommandBatch& b, const ClosureDispatchPlan& plan,
+                                      const DeviceBuffer& iterate, const DeviceBuffer* field,
+                                      const DeviceBuffer& levels, const DeviceBuffer& control,
+                                      const ClosureParams& p) {
+  if (plan.dispatch != ClosureDispatch::kSharedMemory || plan.rows != shape_.rows ||
+      uint64_t{plan.words} * 32 != cells()) {
+    return InvalidArgumentError("closure dispatch plan '" + plan.note + "' is not a " +
+                                "shared-memory plan for " + ToString(shape_));
+  }
+  DASHI_RETURN_IF_ERROR(CheckCarrierOperand(iterate, "closure iterate"));
+  if (field != nullptr) DASHI_RETURN_IF_ERROR(CheckFieldOperand(*field, "closure field"));
+  const ComputePipeline* pipe = nullptr;
+  for (const auto& [w, pl] : closure_shared_) {
+    if (w == plan.workgroup) pipe = pl.get();
+  }
+  if (pipe == nullptr) {
+    ComputePipelineSpec spec;
+    spec.spirv = spirv::kCarrierClosureShared;
+    spec.num_buffers = 4;
+    spec.push_constant_bytes = sizeof(CarrierClosureSharedParams);
+    spec.specialization = {plan.workgroup, plan.words, plan.rows};
+    spec.max_binding_sets = 1;  // sets come from the DescriptorSetCache
+    DASHI_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> made,
+                           ComputePipeline::Create(kernels_.ctx(), spec));
+    pipe = made.get();
+    closure_shared_.emplace_back(plan.workgroup, std::move(made));
+  }
+  // Without a field, the iterate stands in for the unread field binding.
+  const DeviceBuffer& f = field != nullptr ? *field : iterate;
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set,
+                         sets_->Get({R(iterate), R(f), R(levels), R(control)}));
+  const CarrierClosureSharedParams sp{static_cast<uint32_t>(shape_.rows),
+                                      static_cast<uint32_t>(shape_.cols),
+                                      static_cast<uint32_t>(shape_.cols / 32),
+                                      static_cast<uint32_t>(p.majority.radius),
+                                      p.majority.eta,
+                                      static_cast<uint32_t>(p.annihilation.radius),
+                                      static_cast<uint32_t>(p.max_iterations),
+                                      field != nullptr ? 1u : 0u};
+  b.Dispatch(*pipe, set, &sp, sizeof(sp), 1, 1);
   b.Barrier();
   return OkStatus();
 }
@@ -251,8 +303,10 @@ Status CarrierRecorder::NormalizeByMaxAbs(CommandBatch& b, const DeviceBuffer& i
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet rows_set, sets_->Get({R(in), R(*partials)}));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet scale_set, sets_->Get({R(in), R(records_), R(out)}));
   const CarrierRowParams rp{rows, static_cast<uint32_t>(shape_.cols), 0, 0};
-  DASHI_RETURN_IF_ERROR(
-      Dispatch(b, *kernels_.maxabs_rows, rows_set, &rp, sizeof(rp), rows, 0, nullptr, 0));
+  // One workgroup per row.
+  DASHI_RETURN_IF_ERROR(Dispatch(b, *kernels_.maxabs_rows, rows_set, &rp, sizeof(rp),
+                                 uint64_t{rows} * kernels_.options().workgroup_size, 0, nullptr,
+                                 0));
   b.Barrier();
   DASHI_RETURN_IF_ERROR(Reduce(b, records_, 0, kRecordMaxAbs, nullptr));
   const CarrierScaleParams sp{static_cast<uint32_t>(cells()), kRecordMaxAbs};

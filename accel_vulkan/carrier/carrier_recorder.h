@@ -22,9 +22,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "accel_vulkan/carrier/carrier_closure_control.h"
 #include "accel_vulkan/carrier/carrier_kernels.h"
+#include "accel_vulkan/carrier/closure_dispatch_plan.h"
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/descriptor_set_cache.h"
 #include "accel_vulkan/device_buffer.h"
@@ -93,6 +96,15 @@ class CarrierRecorder {
   // carrier_closure_control after closure step `step`, whose statistics are at levels[slot].
   Status ClosureControl(CommandBatch& b, const DeviceBuffer& levels, const DeviceBuffer& control,
                         uint32_t step, uint32_t max_iterations, uint32_t slot);
+  // The whole closure in ONE dispatch (carrier_closure_shared.comp; `plan` from
+  // PlanClosureDispatch for this shape and `p`, kSharedMemory): `iterate` holds s_0 and receives
+  // s*, levels[0..steps] the statistics (levels[s + 1] after step s), `control` the
+  // CarrierClosureControl (zeroed depth/converged/steps before). The pipeline of each workgroup
+  // size is made on first use and kept.
+  Status ClosureShared(CommandBatch& b, const ClosureDispatchPlan& plan,
+                       const DeviceBuffer& iterate, const DeviceBuffer* field,
+                       const DeviceBuffer& levels, const DeviceBuffer& control,
+                       const ClosureParams& p);
   Status Smooth(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
                 const SmoothingParams& p);
   // max|x| into records()[kRecordMaxAbs], then out = x / max|x| (x when the max is 0).
@@ -131,6 +143,8 @@ class CarrierRecorder {
   std::unique_ptr<DescriptorSetCache> sets_;
   std::optional<DeviceBuffer> scratch_[kNumScratch];
   std::array<CarrierDispatchArgs, kClosureArgsCount> closure_args_{};
+  // The one-dispatch closure's pipelines, by workgroup size (kept: recorded work refers to them).
+  std::vector<std::pair<uint32_t, std::unique_ptr<ComputePipeline>>> closure_shared_;
 };
 
 }  // namespace dashi::vk

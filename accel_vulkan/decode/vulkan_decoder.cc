@@ -268,8 +268,11 @@ Status VulkanDecoder::Impl::Init() {
 
   DASHI_ASSIGN_OR_RETURN(kernels, CarrierKernels::Create(ctx, {}));
   DASHI_ASSIGN_OR_RETURN(recorder, CarrierRecorder::Create(*kernels, {spec.n, spec.n}));
+  CarrierClosure::Options closure_options;
+  closure_options.steps_per_submission = options.closure_steps_per_submission;
+  closure_options.plan = options.closure_plan;
   DASHI_ASSIGN_OR_RETURN(closure, CarrierClosure::Create(*recorder, params.closure,
-                                                         options.closure_steps_per_submission));
+                                                         closure_options));
   first_closure_steps = options.closure_steps_per_submission;
   DASHI_ASSIGN_OR_RETURN(batch, CommandBatch::Create(ctx, 32));
   auto pipeline = [&](std::span<const uint32_t> spirv, uint32_t buffers, uint32_t push,
@@ -523,6 +526,12 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
   }
   report.closure_steps_recorded = static_cast<int>(m.closure->steps_recorded());
   report.closure_steps_run = progress.steps;
+  report.closure_dispatch = m.closure->dispatch();
+  // Multi-dispatch: level 0's statistics (2), then per step M and K_ann (2 + 2), the statistics (2)
+  // and the control (1).
+  report.closure_dispatches = report.closure_dispatch == ClosureDispatch::kSharedMemory
+                                  ? 1
+                                  : 2 + 7 * report.closure_steps_recorded;
   // Snapshots change slowly: the next decode records one step more than this one ran.
   m.first_closure_steps = std::clamp(progress.steps + 1, 1, m.options.closure_steps_per_submission);
 

@@ -34,6 +34,7 @@
 #include <span>
 #include <vector>
 
+#include "accel_vulkan/carrier/closure_dispatch_plan.h"
 #include "accel_vulkan/command_batch.h"
 #include "accel_vulkan/context.h"
 #include "accel_vulkan/device_buffer.h"
@@ -75,8 +76,13 @@ struct VulkanDecodeReport {
   // The closure's control record (every mode) and level statistics (metrics, snapshots).
   uint64_t closure_readback_bytes = 0;
   int submissions = 0;             // command buffers submitted (1 unless the closure ran long)
-  int closure_steps_recorded = 0;  // closure steps recorded, the empty ones included
+  int closure_steps_recorded = 0;  // closure steps recorded, the empty ones included (all up to
+                                   // the cap's check step on the one-dispatch path)
   int closure_steps_run = 0;       // steps the device ran: depth + 1 once converged
+  // The closure's path (one shared-memory dispatch, or 7 dispatches per step recorded) and the
+  // dispatches recorded for it in this decode (empty indirect ones included).
+  ClosureDispatch closure_dispatch = ClosureDispatch::kMultiDispatch;
+  int closure_dispatches = 0;
 };
 
 class VulkanDecoder {
@@ -97,6 +103,9 @@ class VulkanDecoder {
     // records one step more than the previous decode ran (snapshots change slowly), at most this
     // many; a closure that needs more continues in further submissions of up to this many.
     int closure_steps_per_submission = 8;
+    // The closure's path: one shared-memory dispatch where the grid fits (N ≤ 128 on lavapipe's
+    // 32 KiB, N ≤ 256 on 48 KiB), else the steps above; kMultiDispatch forces the latter.
+    ClosurePlan closure_plan = ClosurePlan::kAuto;
   };
   static StatusOr<std::unique_ptr<VulkanDecoder>> Create(VulkanContext& ctx, const ProxySpec& spec,
                                                          const DecodeParams& params,

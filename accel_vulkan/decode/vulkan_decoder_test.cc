@@ -132,9 +132,9 @@ TEST_F(VulkanDecoderTest, ObserverModesReportTheirClosureReadback) {
   EXPECT_EQ((*dec)->last_report().closure_readback_bytes, 64u);
 }
 
-// With one closure step per submission the decoder goes on submitting until the closure is
-// finished, with the same result as one submission; by default a decode is one submission, and
-// the next one records one step more than the last one ran.
+// On the multi-dispatch closure path with one closure step per submission the decoder goes on
+// submitting until the closure is finished, with the same result as one submission; by default a
+// decode is one submission, and the next one records one step more than the last one ran.
 TEST_F(VulkanDecoderTest, ClosureContinuesInFurtherSubmissions) {
   const Fixture f = MakeFixture(32, 4, 8, 6, 5);
   StatusOr<DecodedFrame> ref = Decoder::Create(f.spec, DecodeParams{})->Decode(f.z, 2);
@@ -144,10 +144,13 @@ TEST_F(VulkanDecoderTest, ClosureContinuesInFurtherSubmissions) {
   const int steps = ref->closure.depth + 1;
   VulkanDecoder::Options one_step;
   one_step.closure_steps_per_submission = 1;
+  one_step.closure_plan = ClosurePlan::kMultiDispatch;
+  VulkanDecoder::Options multi;
+  multi.closure_plan = ClosurePlan::kMultiDispatch;
   StatusOr<std::unique_ptr<VulkanDecoder>> a =
       VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, one_step);
   StatusOr<std::unique_ptr<VulkanDecoder>> b =
-      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64);
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, multi);
   ASSERT_TRUE(a.ok() && b.ok());
   StatusOr<DecodedFrame> fa = (*a)->Decode(f.z, 2, ObserverMode::kSnapshots);
   ASSERT_TRUE(fa.ok()) << fa.status().ToString();
@@ -155,6 +158,8 @@ TEST_F(VulkanDecoderTest, ClosureContinuesInFurtherSubmissions) {
   EXPECT_EQ(ra.submissions, steps);
   EXPECT_EQ(ra.closure_steps_recorded, steps);
   EXPECT_EQ(ra.closure_steps_run, steps);
+  EXPECT_EQ(ra.closure_dispatch, ClosureDispatch::kMultiDispatch);
+  EXPECT_EQ(ra.closure_dispatches, 2 + 7 * steps);
   EXPECT_EQ(ra.stages.mask_ms,
             ra.mask.smooth_ms + ra.mask.normalise_ms + ra.mask.threshold_ms + ra.mask.closure_ms);
   EXPECT_TRUE(fa->closure.fixed_point == ref->closure.fixed_point);
@@ -189,6 +194,42 @@ TEST_F(VulkanDecoderTest, ClosureContinuesInFurtherSubmissions) {
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
+}
+
+// By default the N = 32 mask's closure runs in one shared-memory dispatch, one submission, with
+// the multi-dispatch path's bits: ω, the mask, the depth and every level statistic.
+TEST_F(VulkanDecoderTest, OneDispatchClosureIsBitIdenticalToTheMultiDispatchPath) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 5);
+  VulkanDecoder::Options multi;
+  multi.closure_plan = ClosurePlan::kMultiDispatch;
+  StatusOr<std::unique_ptr<VulkanDecoder>> one =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64);
+  StatusOr<std::unique_ptr<VulkanDecoder>> many =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, multi);
+  ASSERT_TRUE(one.ok() && many.ok());
+  for (uint64_t t : {0u, 9u}) {
+    SCOPED_TRACE(t);
+    StatusOr<DecodedFrame> a = (*one)->Decode(f.z, t, ObserverMode::kSnapshots);
+    StatusOr<DecodedFrame> b = (*many)->Decode(f.z, t, ObserverMode::kSnapshots);
+    ASSERT_TRUE(a.ok() && b.ok());
+    const VulkanDecodeReport& ra = (*one)->last_report();
+    EXPECT_EQ(ra.closure_dispatch, ClosureDispatch::kSharedMemory);
+    EXPECT_EQ(ra.closure_dispatches, 1);
+    EXPECT_EQ(ra.submissions, 1);
+    EXPECT_EQ(ra.closure_steps_run, a->closure.reached_fixed_point ? a->closure.depth + 1 : 65);
+    EXPECT_EQ((*many)->last_report().closure_dispatch, ClosureDispatch::kMultiDispatch);
+    EXPECT_EQ(0, std::memcmp(a->omega.data(), b->omega.data(), a->omega.size() * 8));
+    EXPECT_TRUE(a->closure.fixed_point == b->closure.fixed_point);
+    EXPECT_EQ(a->closure.depth, b->closure.depth);
+    EXPECT_EQ(a->closure.reached_fixed_point, b->closure.reached_fixed_point);
+    ASSERT_EQ(a->closure.levels.size(), b->closure.levels.size());
+    for (size_t l = 0; l < a->closure.levels.size(); ++l) {
+      EXPECT_EQ(a->closure.levels[l].active_cells, b->closure.levels[l].active_cells);
+      EXPECT_EQ(0, std::memcmp(&a->closure.levels[l].mean_abs_field,
+                               &b->closure.levels[l].mean_abs_field, 8));
+    }
+  }
+  EXPECT_TRUE((*one)->CheckGuards().ok()) << (*one)->CheckGuards().ToString();
 }
 
 TEST_F(VulkanDecoderTest, DecodeIntoReusesTheFrameAcrossModes) {

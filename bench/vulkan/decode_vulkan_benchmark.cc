@@ -3,6 +3,7 @@
 //   bazel run -c opt //bench/vulkan:decode_vulkan_benchmark -- [--reps 50] [--warmup 5]
 //       [--warmup-seconds 1]
 //       [--sizes 128,1024] [--device SELECTOR] [--validation] [--modes] [--json out.json]
+//       [--closure-plan auto|multi|both]
 //
 // For each N (default 128 and 1024) and precision (fp64, fp32): a proxy spec with k_lo = 12,
 // k_mid = 24, 32 anchors (MakeProxySpec on an LES initial field, seed 1), and a random non-zero z
@@ -19,7 +20,11 @@
 // `metrics` per decode. Decoder creation (VkFFT plan compilation) is reported separately and not
 // counted. Unless --no-check, the first decode of each row is compared with core_ref's Decoder
 // (MAE / max|ω_ref| of ω_lp, ω_resid, ω and the mask's Hamming distance) and the guard words are
-// checked: a fast wrong answer is reported as such (exit status 3).
+// checked: a fast wrong answer is reported as such (exit status 3). --closure-plan picks the
+// mask closure's path (VulkanDecoder::Options::closure_plan): `auto` (the default: one
+// shared-memory dispatch where the grid fits, else the multi-dispatch steps), `multi` (always the
+// multi-dispatch steps, the path before the one-dispatch closure) or `both` (each row twice, multi
+// first), the path taken and its dispatch count printed with each row.
 #include <algorithm>
 #include <cmath>
 #include <chrono>
@@ -31,6 +36,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "accel_vulkan/context.h"
@@ -83,6 +89,8 @@ struct Row {
   Stats mask_smooth, mask_normalise, mask_threshold, mask_closure;
   Stats snapshot_new, unpack_new, mode_none, mode_metrics;
   Stats submissions, steps_recorded, steps_run;
+  std::string closure_plan, closure_dispatch;
+  int closure_dispatches = 0;
 };
 
 }  // namespace
@@ -92,6 +100,7 @@ int main(int argc, char** argv) {
   double warmup_seconds = 1.0;
   std::string sizes = "128,1024", device, json;
   bool validation = false, modes = false, check = true;
+  std::string closure_plan = "auto";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -113,10 +122,23 @@ int main(int argc, char** argv) {
       modes = true;
     else if (a == "--no-check")
       check = false;
+    else if (a == "--closure-plan")
+      closure_plan = next();
     else {
       std::fprintf(stderr, "unknown argument %s\n", a.c_str());
       return 2;
     }
+  }
+  std::vector<std::pair<std::string, dashi::vk::ClosurePlan>> plans;
+  if (closure_plan == "multi" || closure_plan == "both") {
+    plans.push_back({"multi", dashi::vk::ClosurePlan::kMultiDispatch});
+  }
+  if (closure_plan == "auto" || closure_plan == "both") {
+    plans.push_back({"auto", dashi::vk::ClosurePlan::kAuto});
+  }
+  if (plans.empty()) {
+    std::fprintf(stderr, "--closure-plan %s: expected auto, multi or both\n", closure_plan.c_str());
+    return 2;
   }
   dashi::vk::ContextOptions opts;
   opts.enable_validation = validation;
@@ -161,12 +183,16 @@ int main(int argc, char** argv) {
     }
     z[spec->mid_index()] = 0.5 + 0.5 * rng.NextDouble();
     z[spec->high_index()] = 0.5 + 0.5 * rng.NextDouble();
-    for (Precision p : {Precision::kFp64, Precision::kFp32}) {
+    for (Precision p : {Precision::kFp64, Precision::kFp32}) for (const auto& plan : plans) {
       Row row;
       row.n = n;
       row.precision = p;
+      row.closure_plan = plan.first;
+      dashi::vk::VulkanDecoder::Options dec_options;
+      dec_options.closure_plan = plan.second;
       const auto t0 = Clock::now();
-      auto dec = dashi::vk::VulkanDecoder::Create(**ctx, *spec, dashi::DecodeParams{}, p);
+      auto dec =
+          dashi::vk::VulkanDecoder::Create(**ctx, *spec, dashi::DecodeParams{}, p, dec_options);
       row.create_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       if (!dec.ok()) {
         std::fprintf(stderr, "N = %d %s: %s\n", n, dashi::vk::PrecisionName(p),
@@ -254,6 +280,8 @@ int main(int argc, char** argv) {
         subs.push_back(rep.submissions);
         rec_steps.push_back(rep.closure_steps_recorded);
         run_steps.push_back(rep.closure_steps_run);
+        row.closure_dispatch = dashi::vk::ClosureDispatchName(rep.closure_dispatch);
+        row.closure_dispatches = rep.closure_dispatches;
         sy.push_back(rep.stages.synth_ms);
         ir.push_back(rep.stages.ifft_resid_ms);
         cb.push_back(rep.stages.combine_ms);
@@ -294,8 +322,11 @@ int main(int argc, char** argv) {
       row.mode_none = Summarise(none);
       row.mode_metrics = Summarise(metrics);
       rows.push_back(row);
-      std::printf("N=%-5d %s  D=%lld, %zu residual modes, decoder created in %.0f ms\n", n,
-                  dashi::vk::PrecisionName(p), static_cast<long long>(spec->dim()),
+      std::printf("N=%-5d %s  closure plan %s (%s, %d dispatches)  D=%lld, %zu residual modes, "
+                  "decoder created in %.0f ms\n",
+                  n, dashi::vk::PrecisionName(p), row.closure_plan.c_str(),
+                  row.closure_dispatch.c_str(), row.closure_dispatches,
+                  static_cast<long long>(spec->dim()),
                   spec->mid_residual.size() + spec->high_residual.size(), row.create_ms);
       auto line = [](const char* name, Stats s) {
         std::printf("  %-22s %10.4f ms  (%.4f)\n", name, s.median, s.min);
@@ -349,8 +380,10 @@ int main(int argc, char** argv) {
             << "},\n";
       };
       out << "    {\n      \"n\": " << r.n << ",\n      \"precision\": \""
-          << dashi::vk::PrecisionName(r.precision) << "\",\n      \"create_ms\": " << r.create_ms
-          << ",\n";
+          << dashi::vk::PrecisionName(r.precision) << "\",\n      \"closure_plan\": \""
+          << r.closure_plan << "\",\n      \"closure_dispatch\": \"" << r.closure_dispatch
+          << "\",\n      \"closure_dispatches\": " << r.closure_dispatches
+          << ",\n      \"create_ms\": " << r.create_ms << ",\n";
       kv("snapshot_host", r.snapshot);
       kv("snapshot_host_new_frame", r.snapshot_new);
       kv("snapshot_device", r.device);

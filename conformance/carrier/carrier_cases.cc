@@ -5,6 +5,8 @@
 //                             radii (0, 1, 2, one larger than the grid) and η; tolerance 0.
 //   carrier.dispatch.*        the same ops with a tiny workgroup and x-group cap (2-D dispatch).
 //   carrier.closure.parity_3_steps_per_submission  the closure continued over submissions.
+//   carrier.closure.parity_{multi_dispatch,shared_memory,fallback}  each closure path forced,
+//                             or taken because the grid does not fit the shared memory allowed.
 //   carrier.invariant.*       MATH §2 on the device's OWN outputs: mask property, defect
 //                             monotonicity along the device closure levels, K_ann idempotence,
 //                             closure fixed point, fusion tie rule.
@@ -17,11 +19,13 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "accel_vulkan/carrier/carrier_ops.h"
+#include "accel_vulkan/carrier/closure_dispatch_plan.h"
 #include "accel_vulkan/device_buffer.h"
 #include "conformance/framework/conformance_case.h"
 #include "conformance/framework/sweep_shapes.h"
@@ -195,13 +199,22 @@ int64_t CompareClosure(const Carrier& gpu_fp, const CarrierOps::DeviceClosure& g
   return n;
 }
 
+// How the closure runs (CarrierOps::Options): the path plan and the shared memory it may use.
+struct ClosurePath {
+  vk::ClosurePlan plan = vk::ClosurePlan::kAuto;
+  uint32_t max_shared_bytes = 0;  // 0: the device's
+};
+
 StatusOr<std::unique_ptr<CarrierOps>> MakeOps(vk::VulkanContext& ctx, uint32_t w = kW,
                                               uint32_t max_groups_x = 65535,
-                                              int closure_steps_per_submission = 8) {
+                                              int closure_steps_per_submission = 8,
+                                              ClosurePath path = {}) {
   CarrierOps::Options o;
   o.workgroup_size = w;
   o.max_groups_x = max_groups_x;
   o.closure_steps_per_submission = closure_steps_per_submission;
+  o.closure_plan = path.plan;
+  o.closure_max_shared_bytes = path.max_shared_bytes;
   return CarrierOps::Create(ctx, o);
 }
 
@@ -303,15 +316,19 @@ CaseResult ClosureStepParity(vk::VulkanContext& ctx) {
 }
 
 // The whole closure: fixed point, depth, flag and per-level statistics, with and without a field,
-// and with caps that stop it early (0, 1, 2 iterations). `steps_per_submission` closure steps are
-// recorded per submission (CarrierClosure): 8 by default (steps past the fixed point skipped by
-// the device), 3 to take the continuation path on every deeper closure.
-CaseResult ClosureParity(vk::VulkanContext& ctx, int steps_per_submission) {
+// and with caps that stop it early (0, 1, 2 iterations), on `shapes`. `steps_per_submission`
+// closure steps are recorded per submission on the multi-dispatch path (CarrierClosure): 8 by
+// default (steps past the fixed point skipped by the device), 3 to take the continuation path on
+// every deeper closure. `path` picks the closure's path; `want` (when set) is the path every
+// closure must take (a closure on another path counts as a mismatch).
+CaseResult ClosureParity(vk::VulkanContext& ctx, int steps_per_submission, ClosurePath path,
+                         const std::vector<GridShape>& shapes,
+                         std::optional<vk::ClosureDispatch> want = std::nullopt) {
   constexpr uint64_t kSeed = 5005;
-  CASE_ASSIGN(auto ops, MakeOps(ctx, kW, 65535, steps_per_submission));
+  CASE_ASSIGN(auto ops, MakeOps(ctx, kW, 65535, steps_per_submission, path));
   Tally t;
   int max_depth = 0;
-  const std::vector<GridShape> shapes = SweepShapes(kW);
+  int64_t shared = 0, multi = 0;
   for (size_t si = 0; si < shapes.size(); ++si) {
     const GridShape s = shapes[si];
     const RealField field = RandomField(s, kSeed + 100 + si, 3.0);
@@ -331,18 +348,55 @@ CaseResult ClosureParity(vk::VulkanContext& ctx, int steps_per_submission) {
           CASE_ASSIGN(CarrierOps::DeviceClosure gpu,
                       ops->Closure(dc, with_field ? &df : nullptr, p));
           CASE_ASSIGN(Carrier fp, Fetch(*ops, gpu.fixed_point));
+          const std::string what = Describe(s) + (c == &blob ? " blob" : " noise") +
+                                   " cap=" + std::to_string(cap) + " eta=" + std::to_string(eta);
           std::string where;
-          t.Note(CompareClosure(fp, gpu, ref, &where),
-                 Describe(s) + (c == &blob ? " blob" : " noise") + " cap=" + std::to_string(cap) +
-                     " eta=" + std::to_string(eta),
-                 where);
+          t.Note(CompareClosure(fp, gpu, ref, &where), what, where);
+          if (want.has_value()) {
+            t.Note(gpu.dispatch != *want ? 1 : 0,
+                   what + " ran on the " + vk::ClosureDispatchName(gpu.dispatch) + " path");
+          }
+          (gpu.dispatch == vk::ClosureDispatch::kSharedMemory ? shared : multi) += 1;
           max_depth = std::max(max_depth, ref.depth);
         }
       }
     }
   }
   return Judge(static_cast<double>(t.mismatches), 0,
-               t.Detail(SeedTag(kSeed) + "; deepest closure " + std::to_string(max_depth)));
+               t.Detail(SeedTag(kSeed) + "; deepest closure " + std::to_string(max_depth) + "; " +
+                        std::to_string(shared) + " closures in one shared-memory dispatch, " +
+                        std::to_string(multi) + " multi-dispatch"));
+}
+
+// The shapes where the one-dispatch closure's bugs live: one row, one word per row, 2^k ± 1 rows,
+// several words per row (its plan needs cols a multiple of 32), and the decoder's N = 128.
+std::vector<GridShape> SharedClosureShapes() {
+  return {{1, 32},  {2, 32},  {3, 64},  {15, 32}, {16, 96},
+          {31, 32}, {32, 32}, {33, 64}, {65, 96}, {128, 128}};
+}
+
+// The one-dispatch closure on every shape it takes; NOT_SUPPORTED where the device's shared
+// memory or workgroup limits send none of them there.
+CaseResult ClosureSharedMemoryParity(vk::VulkanContext& ctx) {
+  std::vector<GridShape> shapes;
+  for (const GridShape s : SharedClosureShapes()) {
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
+    ClosureParams p;
+    p.annihilation.radius = 1;
+    p.majority = {1, 2};
+    const vk::ClosureDispatchPlan plan = vk::PlanClosureDispatch(
+        s, p,
+        {props.limits.maxComputeSharedMemorySize,
+         std::min(props.limits.maxComputeWorkGroupInvocations,
+                  props.limits.maxComputeWorkGroupSize[0])},
+        vk::ClosurePlan::kAuto);
+    if (plan.dispatch == vk::ClosureDispatch::kSharedMemory) shapes.push_back(s);
+  }
+  if (shapes.empty()) {
+    return NotSupported("no grid fits the device's shared memory for the one-dispatch closure");
+  }
+  return ClosureParity(ctx, 8, {}, shapes, vk::ClosureDispatch::kSharedMemory);
 }
 
 // Fusion of k random channels (even k makes ties), via both entry points.
@@ -434,12 +488,12 @@ CaseResult SmoothParity(vk::VulkanContext& ctx, uint32_t w, uint32_t max_groups_
   return Judge(max_abs, 0, detail);
 }
 
-CaseResult NormalizeParity(vk::VulkanContext& ctx) {
+CaseResult NormalizeParity(vk::VulkanContext& ctx, uint32_t w, uint32_t max_groups_x) {
   constexpr uint64_t kSeed = 9009;
-  CASE_ASSIGN(auto ops, MakeOps(ctx));
+  CASE_ASSIGN(auto ops, MakeOps(ctx, w, max_groups_x));
   Tally t;
   double max_abs = 0;
-  const std::vector<GridShape> shapes = SweepShapes(kW);
+  const std::vector<GridShape> shapes = SweepShapes(w);
   for (size_t si = 0; si < shapes.size(); ++si) {
     for (int variant = 0; variant < 4; ++variant) {
       std::vector<double> v(static_cast<size_t>(shapes[si].size()), 0.0);
@@ -866,11 +920,35 @@ DASHI_CONFORMANCE_CASE("carrier.closure_step.parity", "carrier.closure_step", kC
 DASHI_CONFORMANCE_CASE("carrier.closure.parity", "carrier.closure",
                        "mismatching fixed-point cells + depth/flag/level-count differences + "
                        "level stats not bit-identical (active cells, mean |field|) (tolerance 0)",
-                       0.0, [](vk::VulkanContext& ctx) { return ClosureParity(ctx, 8); });
+                       0.0, [](vk::VulkanContext& ctx) {
+                         return ClosureParity(ctx, 8, {}, SweepShapes(kW));
+                       });
 DASHI_CONFORMANCE_CASE("carrier.closure.parity_3_steps_per_submission", "carrier.closure",
-                       "as carrier.closure.parity, the closure recorded 3 steps per submission "
+                       "as carrier.closure.parity, on the multi-dispatch path recorded 3 steps "
+                       "per submission (tolerance 0)",
+                       0.0, [](vk::VulkanContext& ctx) {
+                         return ClosureParity(ctx, 3, {vk::ClosurePlan::kMultiDispatch, 0},
+                                              SweepShapes(kW), vk::ClosureDispatch::kMultiDispatch);
+                       });
+DASHI_CONFORMANCE_CASE("carrier.closure.parity_multi_dispatch", "carrier.closure",
+                       "as carrier.closure.parity, every closure on the multi-dispatch path "
                        "(tolerance 0)",
-                       0.0, [](vk::VulkanContext& ctx) { return ClosureParity(ctx, 3); });
+                       0.0, [](vk::VulkanContext& ctx) {
+                         return ClosureParity(ctx, 8, {vk::ClosurePlan::kMultiDispatch, 0},
+                                              SweepShapes(kW), vk::ClosureDispatch::kMultiDispatch);
+                       });
+DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory", "carrier.closure",
+                       "as carrier.closure.parity on the grids the one-dispatch closure takes, "
+                       "+ closures that did not run in one shared-memory dispatch (tolerance 0)",
+                       0.0, ClosureSharedMemoryParity);
+DASHI_CONFORMANCE_CASE("carrier.closure.parity_fallback", "carrier.closure",
+                       "as carrier.closure.parity on the same grids with 1 KiB of shared memory "
+                       "allowed: the larger grids fall back to the multi-dispatch path "
+                       "(tolerance 0)",
+                       0.0, [](vk::VulkanContext& ctx) {
+                         return ClosureParity(ctx, 8, {vk::ClosurePlan::kAuto, 1024},
+                                              SharedClosureShapes());
+                       });
 DASHI_CONFORMANCE_CASE("carrier.fuse.parity", "carrier.fuse", kCells, 0.0, FusionParity);
 DASHI_CONFORMANCE_CASE("carrier.defect.parity", "carrier.defect",
                        "sum of |D_gpu - D_ref| over grids, 4- and 8-neighbourhood (tolerance 0)",
@@ -878,7 +956,7 @@ DASHI_CONFORMANCE_CASE("carrier.defect.parity", "carrier.defect",
 DASHI_CONFORMANCE_CASE("carrier.smooth.parity", "carrier.smooth", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return SmoothParity(ctx, kW, 65535); });
 DASHI_CONFORMANCE_CASE("carrier.normalize.parity", "carrier.normalize", kFp64, 0.0,
-                       NormalizeParity);
+                       [](vk::VulkanContext& ctx) { return NormalizeParity(ctx, kW, 65535); });
 
 // Workgroup size 5 with at most 2 groups along x: sizes around w = 5 and the 2-D dispatch path.
 DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.pda", "carrier.pda", kCells, 0.0,
@@ -889,6 +967,8 @@ DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.majority", "carrier.majority", kCell
                        [](vk::VulkanContext& ctx) { return WindowParity(ctx, true, 5, 2); });
 DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.smooth", "carrier.smooth", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return SmoothParity(ctx, 5, 2); });
+DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.normalize", "carrier.normalize", kFp64, 0.0,
+                       [](vk::VulkanContext& ctx) { return NormalizeParity(ctx, 5, 2); });
 
 DASHI_CONFORMANCE_CASE("carrier.invariant.mask", "carrier.closure",
                        "cells of device K_ann/M/C/C* outputs outside {0, input} (tolerance 0)", 0.0,

@@ -89,12 +89,13 @@ log "rollout benchmark (automatic settings of each kernel)"
 dist/rollout_vulkan_benchmark --wg 0 2>&1 | tee "$out/rollout_bench.log" | tail -12
 log "batched rollout benchmark"
 dist/batched_rollout_vulkan_benchmark 2>&1 | tee "$out/batched_bench.log" | tail -12
-log "decode benchmark (N = 128, 1024, 2048; warm-up ≥ 1 s of back-to-back decodes)"
-dist/decode_vulkan_benchmark --sizes 128,1024,2048 --warmup 20 --warmup-seconds 1.5 --reps 200 --modes 2>&1 \
-  | tee "$out/decode_bench.log" | tail -40
-if [ -x dist/les_benchmark ]; then
+log "decode benchmark (N = 128, 1024, 2048; warm-up ≥ 1 s of back-to-back decodes; the closure on"
+log "both paths: multi-dispatch, then one shared-memory dispatch where the grid fits)"
+dist/decode_vulkan_benchmark --sizes 128,1024,2048 --warmup 20 --warmup-seconds 1.5 --reps 200 --modes \
+  --closure-plan both --json "$out/decode_bench.json" 2>&1 | tee "$out/decode_bench.log" | tail -80
+if [ -x dist/les_peer_benchmark ]; then
   log "LES step on the host's cores (dashi vs the FFTW peer, threads 1..16)"
-  dist/les_benchmark --threads 1,2,4,8,16 2>&1 | tee "$out/les_bench.log" | tail -30
+  dist/les_peer_benchmark --n 128,256,512 --threads 1,2,4,8,16 2>&1 | tee "$out/les_bench.log" | tail -30
 fi
 if python3 -c "import torch" 2>/dev/null; then
   log "PyTorch peers"; python3 tools/gpu/torch_peers.py 2>&1 | tee "$out/torch_peers.log" | tail -20
@@ -102,6 +103,7 @@ if python3 -c "import torch" 2>/dev/null; then
 fi
 tar -C "$out" -czf "$out/results.tgz" conformance.json conform.log run_vulkan/metrics.json \
   run_vulkan/chain.json run_ref/chain.json audit.json rollout_bench.log decode_bench.log \
+  decode_bench.json \
   batched_bench.log $(cd "$out" && ls torch_peers.log torch_batched.log 2>/dev/null) \
   run_vulkan.log run_vulkan_metrics.log run_vulkan_metrics/metrics.json run_vulkan_metrics2.log \
   run_vulkan_metrics2/metrics.json $(cd "$out" && ls les_bench.log 2>/dev/null) clocks.csv phases.txt \

@@ -1,0 +1,285 @@
+// The whole closure s* of C = K_ann ∘ M in ONE dispatch of ONE workgroup (accel_vulkan/carrier/
+// carrier_closure.h, ClosureDispatch::kSharedMemory): the carrier lives in workgroup shared memory
+// as two bit planes (bit j%32 of word (i, j/32): cell (i, j) is +1 / is −1), and the iteration runs
+// to core_ref Closure's end inside the shader, with barriers between its phases:
+//   M   m = M(r_m, η)(s): per cell the signed window sum S = #(+1) − #(−1) over the (2r+1)² periodic
+//       window, counted with bitCount on the window's bits of each of the 2r+1 rows (r_m = 1: only
+//       the support's cells, from strips held in registers);
+//   K   out = K_ann(r_a)(m): bit-parallel, a cell dies when the OR-dilations of both planes of m
+//       cover it; out is compared with s (cells changed, exact) and becomes s, except on the cap's
+//       check step (step = max_iterations), whose output is never adopted;
+//   stats  level statistics of the new s into levels[step + 1], exactly carrier_level_rows +
+//       carrier_reduce_rows: active cells and cells changed (exact integer counts), Σ|field| over
+//       the support — each row from 0.0 in increasing j (one invocation per row), the rows then
+//       from 0.0 in increasing i (invocation 0), `precise`, mean = Σ / active (docs/MATH.md §1.2);
+//   control  as carrier_closure_control: a step that changed nothing converges, a changing step
+//       below the cap deepens, the check step ends it.
+// Level 0 (s_0 itself, nothing changed) goes to levels[0] first. The check step's slot holds its
+// output's counts with sum = mean = 0 (it is never a level). s_0 is read from, and s* at the end
+// written to, `Iterate` (the closure's fixed-point iterate); the control record is left as the
+// multi-dispatch path leaves it (the dispatch arguments zeroed).
+// Restrictions (the host checks them and otherwise records the multi-dispatch path): cols a
+// multiple of 32; radii ≤ 15 (a window's row then lies within the word and its two neighbours)
+// and ≤ rows (one wrap correction per row index); the planes fit the device's shared memory.
+// Every window offset counts, even on grids narrower than the window, as core_ref's window sums.
+// Integer work only, except the statistics' sums and division.
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_ARB_gpu_shader_int64 : require
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint kWords = 1u;  // rows · cols / 32: the words of one plane
+layout(constant_id = 2) const uint kRows = 1u;
+
+// s_0 in, s* out: every invocation reads and later writes the cells of the same words only.
+layout(std430, set = 0, binding = 0) buffer Iterate { int cells[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Field { double field[]; };
+
+#include "carrier_totals.glsl"  // CarrierTotals
+layout(std430, set = 0, binding = 2) buffer Levels { Totals levels[]; };
+
+// Mirrored by CarrierClosureControl.
+layout(std430, set = 0, binding = 3) buffer Control {
+  uint depth;
+  uint converged;
+  uint steps;
+  uint pad;
+  uvec4 args[3];
+} ctl;
+
+#include "carrier_closure_shared_params.glsl"  // CarrierClosureSharedParams
+
+shared uint s_pos[kWords];  // the iterate s
+shared uint s_neg[kWords];
+shared uint m_pos[kWords];  // M(s)
+shared uint m_neg[kWords];
+shared double row_sum[kRows];
+shared uint active_count;
+shared uint changed_count;
+shared uint finished;
+
+uint WrapRow(int i) {  // radius ≤ rows: one correction
+  const int r = int(p.rows);
+  return uint(i < 0 ? i + r : (i >= r ? i - r : i));
+}
+
+// The 96 cells around word (row, wj) of a plane: the low 64 bits = left word | word << 32, the high
+// 64 bits = word | right word << 32 (the neighbours wrap within the row).
+u64vec2 Strip(bool m, bool neg, uint row, uint wj) {
+  const uint w = p.words_per_row;
+  const uint base = row * w;
+  const uint l = base + (wj == 0u ? w - 1u : wj - 1u);
+  const uint c = base + wj;
+  const uint r = base + (wj + 1u == w ? 0u : wj + 1u);
+  uint lw, cw, rw;
+  if (m) {
+    lw = neg ? m_neg[l] : m_pos[l];
+    cw = neg ? m_neg[c] : m_pos[c];
+    rw = neg ? m_neg[r] : m_pos[r];
+  } else {
+    lw = neg ? s_neg[l] : s_pos[l];
+    cw = neg ? s_neg[c] : s_pos[c];
+    rw = neg ? s_neg[r] : s_pos[r];
+  }
+  return u64vec2(uint64_t(lw) | (uint64_t(cw) << 32), uint64_t(cw) | (uint64_t(rw) << 32));
+}
+
+// The 2r+1 window bits of cell b (bits b−r .. b+r of the word, neighbours included), low bit first.
+uint WindowBits(u64vec2 strip, uint b, uint radius) {
+  const uint mask = (1u << (2u * radius + 1u)) - 1u;
+  if (b < radius) return uint(strip.x >> (32u + b - radius)) & mask;
+  return uint(strip.y >> (b - radius)) & mask;
+}
+
+// Bits of the word whose cell has a set cell at horizontal offset −r..r (the dilation of one row).
+uint Dilate(u64vec2 strip, uint radius) {
+  uint d = 0u;
+  for (int dx = -int(radius); dx <= int(radius); ++dx) {
+    d |= dx >= 0 ? uint(strip.y >> uint(dx)) : uint(strip.x >> uint(32 + dx));
+  }
+  return d;
+}
+
+// M(r_m, η) of word w of s into m.
+void MajorityWord(uint w) {
+  const uint row = w / p.words_per_row;
+  const uint wj = w - row * p.words_per_row;
+  const uint rm = p.majority_radius;
+  int sum[32];
+  for (uint b = 0u; b < 32u; ++b) sum[b] = 0;
+  for (int dy = -int(rm); dy <= int(rm); ++dy) {
+    const uint rr = WrapRow(int(row) + dy);
+    const u64vec2 sp = Strip(false, false, rr, wj);
+    const u64vec2 sn = Strip(false, true, rr, wj);
+    for (uint b = 0u; b < 32u; ++b) {
+      sum[b] += bitCount(WindowBits(sp, b, rm)) - bitCount(WindowBits(sn, b, rm));
+    }
+  }
+  const uint pos = s_pos[w], neg = s_neg[w];
+  uint keep = 0u;
+  for (uint b = 0u; b < 32u; ++b) {
+    const int v = ((pos >> b) & 1u) != 0u ? 1 : (((neg >> b) & 1u) != 0u ? -1 : 0);
+    if (v != 0 && v * sum[b] >= p.eta) keep |= 1u << b;
+  }
+  m_pos[w] = pos & keep;
+  m_neg[w] = neg & keep;
+}
+
+// The same for r_m = 1 (the decoder's), visiting only the word's support (zero cells stay zero):
+// the six strips stay in registers, no per-cell array.
+void MajorityWordRadius1(uint w) {
+  const uint row = w / p.words_per_row;
+  const uint wj = w - row * p.words_per_row;
+  const uint up = WrapRow(int(row) - 1), down = WrapRow(int(row) + 1);
+  const u64vec2 p0 = Strip(false, false, up, wj), n0 = Strip(false, true, up, wj);
+  const u64vec2 p1 = Strip(false, false, row, wj), n1 = Strip(false, true, row, wj);
+  const u64vec2 p2 = Strip(false, false, down, wj), n2 = Strip(false, true, down, wj);
+  const uint pos = s_pos[w], neg = s_neg[w];
+  uint keep = 0u;
+  uint bits = pos | neg;
+  while (bits != 0u) {
+    const uint b = uint(findLSB(bits));
+    bits &= bits - 1u;
+    const int plus = bitCount(WindowBits(p0, b, 1u)) + bitCount(WindowBits(p1, b, 1u)) +
+                     bitCount(WindowBits(p2, b, 1u));
+    const int minus = bitCount(WindowBits(n0, b, 1u)) + bitCount(WindowBits(n1, b, 1u)) +
+                      bitCount(WindowBits(n2, b, 1u));
+    const int v = ((pos >> b) & 1u) != 0u ? 1 : -1;
+    if (v * (plus - minus) >= p.eta) keep |= 1u << b;
+  }
+  m_pos[w] = pos & keep;
+  m_neg[w] = neg & keep;
+}
+
+// Σ|field| over the support of s in row i, from 0.0 in increasing j.
+void RowSum(uint i) {
+  precise double sum = 0.0;
+  for (uint wj = 0u; wj < p.words_per_row; ++wj) {
+    const uint w = i * p.words_per_row + wj;
+    uint bits = s_pos[w] | s_neg[w];
+    while (bits != 0u) {
+      const uint b = uint(findLSB(bits));
+      bits &= bits - 1u;
+      precise double a = abs(field[i * p.cols + wj * 32u + b]);
+      sum = sum + a;
+    }
+  }
+  row_sum[i] = sum;
+}
+
+void RowSums() {
+  if (p.has_field == 0u) return;
+  for (uint i = gl_LocalInvocationID.x; i < p.rows; i += gl_WorkGroupSize.x) RowSum(i);
+}
+
+// Invocation 0, after RowSums: the rows in increasing i, the record of `slot`.
+void WriteLevel(uint slot, bool with_sum) {
+  precise double sum = 0.0;
+  if (with_sum && p.has_field != 0u) {
+    for (uint i = 0u; i < p.rows; ++i) sum = sum + row_sum[i];
+  }
+  const uint64_t c0 = uint64_t(active_count);
+  precise double mean = 0.0;
+  if (with_sum && p.has_field != 0u && c0 > 0ul) mean = sum / double(c0);
+  levels[slot].sum = sum;
+  levels[slot].maxabs = 0.0;
+  levels[slot].mean = mean;
+  levels[slot].c0 = c0;
+  levels[slot].c1 = uint64_t(changed_count);
+}
+
+void main() {
+  const uint t = gl_LocalInvocationID.x;
+  const uint stride = gl_WorkGroupSize.x;
+  const uint words = p.rows * p.words_per_row;
+  for (uint w = t; w < words; w += stride) {
+    const uint row = w / p.words_per_row;
+    const uint base = row * p.cols + (w - row * p.words_per_row) * 32u;
+    uint pos = 0u, neg = 0u;
+    for (uint b = 0u; b < 32u; ++b) {
+      const int v = cells[base + b];
+      if (v > 0) pos |= 1u << b;
+      if (v < 0) neg |= 1u << b;
+    }
+    s_pos[w] = pos;
+    s_neg[w] = neg;
+  }
+  if (t == 0u) {
+    active_count = 0u;
+    changed_count = 0u;
+    finished = 0u;
+  }
+  barrier();
+
+  // Level 0.
+  for (uint w = t; w < words; w += stride) atomicAdd(active_count, bitCount(s_pos[w] | s_neg[w]));
+  RowSums();
+  barrier();
+  if (t == 0u) {
+    WriteLevel(0u, true);
+    active_count = 0u;
+  }
+  barrier();
+
+  uint depth = 0u;
+  for (uint step = 0u;; ++step) {
+    if (p.majority_radius == 1u) {
+      for (uint w = t; w < words; w += stride) MajorityWordRadius1(w);
+    } else {
+      for (uint w = t; w < words; w += stride) MajorityWord(w);
+    }
+    barrier();
+
+    const uint ra = p.annihilation_radius;
+    const bool adopt = step < p.max_iterations;  // the check step's output is never s*
+    for (uint w = t; w < words; w += stride) {
+      const uint row = w / p.words_per_row;
+      const uint wj = w - row * p.words_per_row;
+      uint has_pos = 0u, has_neg = 0u;
+      for (int dy = -int(ra); dy <= int(ra); ++dy) {
+        const uint rr = WrapRow(int(row) + dy);
+        has_pos |= Dilate(Strip(true, false, rr, wj), ra);
+        has_neg |= Dilate(Strip(true, true, rr, wj), ra);
+      }
+      const uint kill = has_pos & has_neg;
+      const uint op = m_pos[w] & ~kill;
+      const uint on = m_neg[w] & ~kill;
+      const uint changed = (op ^ s_pos[w]) | (on ^ s_neg[w]);
+      if (changed != 0u) atomicAdd(changed_count, bitCount(changed));
+      atomicAdd(active_count, bitCount(op | on));
+      if (adopt) {
+        s_pos[w] = op;
+        s_neg[w] = on;
+      }
+    }
+    barrier();
+
+    if (adopt) RowSums();
+    barrier();
+    if (t == 0u) {
+      WriteLevel(step + 1u, adopt);
+      const bool changed = changed_count != 0u;
+      if (changed && adopt) depth += 1u;
+      ctl.steps = step + 1u;
+      ctl.depth = depth;
+      if (!changed) ctl.converged = 1u;
+      finished = (!changed || !adopt) ? 1u : 0u;
+      active_count = 0u;
+      changed_count = 0u;
+    }
+    barrier();
+    if (finished != 0u) break;
+  }
+
+  for (uint w = t; w < words; w += stride) {
+    const uint row = w / p.words_per_row;
+    const uint base = row * p.cols + (w - row * p.words_per_row) * 32u;
+    const uint pos = s_pos[w], neg = s_neg[w];
+    for (uint b = 0u; b < 32u; ++b) {
+      cells[base + b] = ((pos >> b) & 1u) != 0u ? 1 : (((neg >> b) & 1u) != 0u ? -1 : 0);
+    }
+  }
+  if (t == 0u) {
+    for (uint a = 0u; a < 3u; ++a) ctl.args[a].x = 0u;
+  }
+}

@@ -116,8 +116,8 @@ TEST_F(FieldMomentsTest, RefusesBadReferencesByName) {
   EXPECT_FALSE(VulkanFieldMoments::Create(ctx(), 48).ok());
 }
 
-// The comparison recorded into the decoder's own submission (DecodeInto's `after`), with one
-// closure step per submission so the decode continues in further submissions: the sums are those
+// The comparison recorded into the decoder's own submission (DecodeInto's `after`), with the
+// multi-dispatch closure at one step per submission so the decode continues in further submissions: the sums are those
 // of the final ω̂ — equal to a separate Sums() over the decoder's buffer afterwards — and the
 // scores match core_ref's on the reference decode within the decode tolerance.
 TEST_F(FieldMomentsTest, RecordedIntoTheDecodeSeesTheFinalField) {
@@ -138,6 +138,7 @@ TEST_F(FieldMomentsTest, RecordedIntoTheDecodeSeesTheFinalField) {
   ASSERT_GE(ref->closure.depth, 1);  // else a single submission would prove nothing
   VulkanDecoder::Options one_step;
   one_step.closure_steps_per_submission = 1;
+  one_step.closure_plan = ClosurePlan::kMultiDispatch;  // the one-dispatch closure never continues
   auto dec = VulkanDecoder::Create(ctx(), *spec, DecodeParams{}, Precision::kFp64, one_step);
   auto fm = VulkanFieldMoments::Create(ctx(), n);
   ASSERT_TRUE(dec.ok() && fm.ok());

@@ -91,13 +91,13 @@ log "batched rollout benchmark"
 dist/batched_rollout_vulkan_benchmark 2>&1 | tee "$out/batched_bench.log" | tail -12
 log "decode benchmark (N = 128, 1024, 2048; warm-up ≥ 1 s of back-to-back decodes; the closure on"
 log "both paths: multi-dispatch, then one shared-memory dispatch where the grid fits)"
-dist/decode_vulkan_benchmark --sizes 128,1024,2048 --warmup 20 --warmup-seconds 1.5 --reps 200 --modes \
+dist/decode_vulkan_benchmark --sizes 128,1024,2048 --warmup 20 --warmup-seconds 1.5 --reps "${DASHI_DECODE_REPS:-200}" --modes \
   --closure-plan both --json "$out/decode_bench.json" 2>&1 | tee "$out/decode_bench.log" | tail -80
 if [ -x dist/les_peer_benchmark ]; then
   log "LES step on the host's cores (dashi vs the FFTW peer, threads 1..16)"
   dist/les_peer_benchmark --n 128,256,512 --threads 1,2,4,8,16 2>&1 | tee "$out/les_bench.log" | tail -30
 fi
-if python3 -c "import torch" 2>/dev/null; then
+if [ -z "${DASHI_SKIP_TORCH:-}" ] && python3 -c "import torch" 2>/dev/null; then
   log "PyTorch peers"; python3 tools/gpu/torch_peers.py 2>&1 | tee "$out/torch_peers.log" | tail -20
   python3 tools/gpu/torch_batched_peer.py 2>&1 | tee "$out/torch_batched.log" | tail -12
 fi

@@ -134,11 +134,6 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
     StatusOr<DecodedFrame> frame = objects->decoder->Decode(z, t, vk::ObserverMode::kSnapshots);
     if (!frame.ok()) return frame;
     stats->decodes.push_back(objects->decoder->last_report());
-    StatusOr<std::vector<ScaleLayer>> tower =
-        objects->tower->RunOnDevice(objects->decoder->omega_buffer());
-    if (!tower.ok()) return tower.status();
-    stats->decoded_towers.push_back(*std::move(tower));
-    stats->tower_reports.push_back(objects->tower->last_report());
     return frame;
   };
   b.decode_scored = [&session, objects, stats](
@@ -160,14 +155,21 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
     const vk::VulkanDecodeReport& report = objects->decoder->last_report();
     stats->decodes.push_back(report);
     stats->comparisons.push_back({report.compare_ms, 0.0, 64});
-    // The scale tower of ω̂, on the device from the decoder's buffer, as in `decode`.
+    DASHI_ASSIGN_OR_RETURN(vk::FieldComparison c,
+                           vk::CompareFromSums(moments.ReadSums(), spec.n));
+    return ScoredDecode{std::move(frame), c.rel_l2, c.correlation, c.energy, c.enstrophy};
+  };
+  // After each decode (either kind), timed apart from it by the pipeline: the scale tower of ω̂ on
+  // the device from the decoder's buffer.
+  b.after_decode = [objects, stats](const ProxySpec&, uint64_t) -> Status {
+    if (objects->decoder == nullptr || objects->tower == nullptr) {
+      return FailedPreconditionError("scale tower: no decode ran before it");
+    }
     DASHI_ASSIGN_OR_RETURN(std::vector<ScaleLayer> tower,
                            objects->tower->RunOnDevice(objects->decoder->omega_buffer()));
     stats->decoded_towers.push_back(std::move(tower));
     stats->tower_reports.push_back(objects->tower->last_report());
-    DASHI_ASSIGN_OR_RETURN(vk::FieldComparison c,
-                           vk::CompareFromSums(moments.ReadSums(), spec.n));
-    return ScoredDecode{std::move(frame), c.rel_l2, c.correlation, c.energy, c.enstrophy};
+    return OkStatus();
   };
   return b;
 }

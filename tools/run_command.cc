@@ -222,6 +222,9 @@ Status WriteOutputs(const RunOptions& o, const PipelineResult& r, const backend:
         {"rollout_ns_per_step", t.rollout_ns_per_step},
         {"rollout_steps_per_s", t.rollout_steps_per_s},
         {"decode_ms_per_snapshot", decode ? t.decode_ms_per_snapshot : 0.0},
+        // The device scale tower of each decoded snapshot (Vulkan backend), timed apart from the
+        // decode; on the reference the towers are computed while writing the outputs.
+        {"scales_ms_per_snapshot", decode ? t.after_decode_ms_per_snapshot : 0.0},
         // Per snapshot, means: on the reference host times, on a device its timestamps (the
         // host time of each snapshot is decode_ms_per_snapshot; device.decode has the rest).
         {"decode_stage_ms",

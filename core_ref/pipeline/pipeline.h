@@ -96,7 +96,8 @@ struct PipelineTimings {
   double anchors_ms = 0, simulate_ms = 0, fit_ms = 0, rollout_ms = 0;
   double setup_ms = 0;  // the backend's prepare (0 on the reference, which needs none)
   double rollout_ns_per_step = 0, rollout_steps_per_s = 0;  // per trajectory step
-  double decode_ms_per_snapshot = 0;
+  double decode_ms_per_snapshot = 0;        // the decode (and a device comparison) alone
+  double after_decode_ms_per_snapshot = 0;  // the backends' after_decode hook (0 without one)
   DecodeStageTimes decode_stage_ms;  // mean over snapshots
 };
 
@@ -163,6 +164,10 @@ struct PipelineBackends {
                                        std::span<const double> z, uint64_t t,
                                        std::span<const double> les_omega)>
       decode_scored;
+  // Optional: called right after each snapshot's decode (either hook), timed apart from it as
+  // PipelineTimings::after_decode_ms_per_snapshot: the backend's own analysis of the decoded
+  // field where it lives (the Vulkan backend's scale tower).
+  std::function<Status(const ProxySpec& spec, uint64_t t)> after_decode;
 };
 
 // Encodes every frame (N×N each) into a (frames × D) row-major array.

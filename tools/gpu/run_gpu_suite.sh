@@ -96,6 +96,9 @@ dist/decode_vulkan_benchmark --sizes 128,1024,2048 --warmup 20 --warmup-seconds 
 if [ -x dist/les_peer_benchmark ]; then
   log "LES step on the host's cores (dashi vs the FFTW peer, threads 1..16)"
   dist/les_peer_benchmark --n 128,256,512 --threads 1,2,4,8,16 2>&1 | tee "$out/les_bench.log" | tail -30
+  if python3 -c "import numpy" 2>/dev/null; then
+    python3 bench/numpy/les_numpy_peer.py dist/dashi 2>&1 | tee -a "$out/les_bench.log" | tail -6
+  fi
 fi
 if [ -z "${DASHI_SKIP_TORCH:-}" ] && python3 -c "import torch" 2>/dev/null; then
   log "PyTorch peers"; python3 tools/gpu/torch_peers.py 2>&1 | tee "$out/torch_peers.log" | tail -20

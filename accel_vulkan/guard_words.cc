@@ -1,5 +1,7 @@
 #include "accel_vulkan/guard_words.h"
 
+#include <memory>
+#include <utility>
 #include <vector>
 
 namespace dashi::vk {
@@ -26,6 +28,13 @@ StatusOr<DeviceBuffer> CreateGuardedBuffer(const VulkanContext& ctx, uint64_t pa
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Create(ctx, payload_bytes + kGuardBytes));
   DASHI_RETURN_IF_ERROR(b.Fill(ctx, kGuardWord));
   return b;
+}
+
+Status CreateGuardedBuffer(const VulkanContext& ctx, uint64_t payload_bytes,
+                           std::unique_ptr<DeviceBuffer>& out) {
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, CreateGuardedBuffer(ctx, payload_bytes));
+  out = std::make_unique<DeviceBuffer>(std::move(b));
+  return OkStatus();
 }
 
 Status WriteGuardWords(const VulkanContext& ctx, DeviceBuffer& buffer, uint64_t payload_bytes) {
@@ -59,6 +68,14 @@ Status CheckGuardWords(const VulkanContext& ctx, const DeviceBuffer& buffer, uin
       return DataLossError("guard word " + std::to_string(i) + " after the " + what +
                            " was overwritten (out-of-bounds write)");
     }
+  }
+  return OkStatus();
+}
+
+Status CheckGuardWords(const VulkanContext& ctx, std::span<const GuardedPayload> payloads,
+                       const std::string& suffix) {
+  for (const GuardedPayload& p : payloads) {
+    DASHI_RETURN_IF_ERROR(CheckGuardWords(ctx, *p.buffer, p.payload_bytes, p.name + suffix));
   }
   return OkStatus();
 }

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <span>
 #include <string>
 
 #include "accel_vulkan/command_batch.h"
@@ -25,6 +27,9 @@ inline constexpr uint32_t kGuardWord = 0xCAFEF00Du;
 
 // A device buffer of payload_bytes + kGuardBytes, every word of it kGuardWord.
 StatusOr<DeviceBuffer> CreateGuardedBuffer(const VulkanContext& ctx, uint64_t payload_bytes);
+// The same into `out`, for objects that keep their buffers behind pointers.
+Status CreateGuardedBuffer(const VulkanContext& ctx, uint64_t payload_bytes,
+                           std::unique_ptr<DeviceBuffer>& out);
 
 // Writes kGuardWord over [payload_bytes, payload_bytes + kGuardBytes) of `buffer` and waits
 // (FAILED_PRECONDITION when the buffer has no room for them).
@@ -44,6 +49,16 @@ StatusOr<int64_t> CountCorruptedGuardWords(const VulkanContext& ctx, const Devic
 // overwritten word otherwise; FAILED_PRECONDITION when the buffer has no guard region.
 Status CheckGuardWords(const VulkanContext& ctx, const DeviceBuffer& buffer, uint64_t payload_bytes,
                        const std::string& what);
+
+// One buffer of an object's CheckGuards list: its payload, and its name in the message.
+struct GuardedPayload {
+  const char* name;
+  const DeviceBuffer* buffer;
+  uint64_t payload_bytes;
+};
+// CheckGuardWords on each in order, naming each `name + suffix`; the first failure is returned.
+Status CheckGuardWords(const VulkanContext& ctx, std::span<const GuardedPayload> payloads,
+                       const std::string& suffix);
 
 }  // namespace dashi::vk
 

@@ -29,8 +29,8 @@ struct DeviceRunStats {
   vk::BatchedRolloutTimings rollout;            // the eval rollout's (one Run of the batch)
   int64_t rollout_states_read_back = 0;         // B×D states copied to the host
   std::vector<vk::VulkanDecodeReport> decodes;  // one per snapshot, in order
-  // decode_scored: the device comparison of each snapshot with the LES (one per snapshot).
-  std::vector<vk::FieldMomentsTimings> comparisons;
+  // decode_scored ran: each decode report's compare_ms is its device comparison with the LES.
+  bool decodes_scored = false;
   // The set-up's VkFFT plans: where their kernels came from ("loaded", "compiled, saved", ...).
   std::vector<std::string> fft_plans;
   // The scale tower's per-layer statistics of each decoded ω (VulkanScaleTower on the decoder's

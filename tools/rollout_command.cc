@@ -74,12 +74,13 @@ int RunBatched(const RolloutOptions& o, const RolloutInputs& in, backend::Backen
 
   std::vector<double> finals;
   finals.reserve(static_cast<size_t>(batch * dim));
+  const nlohmann::json provenance = b.Provenance();
   nlohmann::json rows = nlohmann::json::array();
   nlohmann::json links = nlohmann::json::array();
   for (const RolloutResult& row : *r) {
     finals.insert(finals.end(), row.final_state.begin(), row.final_state.end());
     rows.push_back(
-        ChainFileJson({b.Provenance(), dim, o.input.steps, o.input.hash_every, row.chain}));
+        ChainFileJson({provenance, dim, o.input.steps, o.input.hash_every, row.chain}));
     links.push_back(FinalLinkHex(row.chain));
   }
   StatusOr<NpyArray> out = NpyArray::FromF64({batch, dim}, finals);
@@ -100,7 +101,7 @@ int RunBatched(const RolloutOptions& o, const RolloutInputs& in, backend::Backen
   }
   const double traj_steps = static_cast<double>(batch) * static_cast<double>(o.input.steps);
   nlohmann::json chain = {
-      {"provenance", b.Provenance()},
+      {"provenance", provenance},
       {"batch", batch},
       {"dim", dim},
       {"steps", o.input.steps},

@@ -29,6 +29,7 @@ double MsSince(Clock::time_point t0) {
 constexpr uint32_t kGroupSize = 256;  // local_size_x of the three shaders
 constexpr uint32_t kMaxGroups = 1024;
 constexpr uint32_t kRealMoments = 6, kSpectralMoments = 2;
+static_assert((kRealMoments + kSpectralMoments) * 8 == kFieldMomentsReadbackBytes);
 constexpr size_t kMaxDecodedBuffers = 16;  // the moments pipeline's descriptor sets
 
 // Workgroups for `count` items: fixed by N alone, so the summation order is too.
@@ -120,22 +121,21 @@ Status VulkanFieldMoments::Impl::Init() {
       pipeline(spirv::kSpectralMoments, 2, sizeof(SpectralMomentsParams), spectral));
   DASHI_RETURN_IF_ERROR(pipeline(spirv::kSumPartials, 2, sizeof(SumPartialsParams), sum));
   DASHI_ASSIGN_OR_RETURN(batch, CommandBatch::Create(ctx, 8));
-  auto make = [&](uint64_t bytes, std::unique_ptr<DeviceBuffer>& out) -> Status {
-    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, CreateGuardedBuffer(ctx, bytes));
-    out = std::make_unique<DeviceBuffer>(std::move(b));
-    return OkStatus();
-  };
   DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer st, HostVisibleBuffer::Create(ctx, cells * 8));
   staging = std::make_unique<HostVisibleBuffer>(std::move(st));
   constexpr uint32_t kSums = kRealMoments + kSpectralMoments;
   DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer rs, HostVisibleBuffer::Create(ctx, kSums * 8));
   result = std::make_unique<HostVisibleBuffer>(std::move(rs));
-  DASHI_RETURN_IF_ERROR(make(cells * 8, reference));
-  DASHI_RETURN_IF_ERROR(make(VkFftPlan::RealBufferBytes(n, Precision::kFp64), real));
-  DASHI_RETURN_IF_ERROR(make(VkFftPlan::SpectrumBytes(n, Precision::kFp64), spectrum));
-  DASHI_RETURN_IF_ERROR(make(uint64_t{real_groups} * kRealMoments * 8, partials_real));
-  DASHI_RETURN_IF_ERROR(make(uint64_t{spectral_groups} * kSpectralMoments * 8, partials_spectral));
-  DASHI_RETURN_IF_ERROR(make(kSums * 8, sums));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 8, reference));
+  DASHI_RETURN_IF_ERROR(
+      CreateGuardedBuffer(ctx, VkFftPlan::RealBufferBytes(n, Precision::kFp64), real));
+  DASHI_RETURN_IF_ERROR(
+      CreateGuardedBuffer(ctx, VkFftPlan::SpectrumBytes(n, Precision::kFp64), spectrum));
+  DASHI_RETURN_IF_ERROR(
+      CreateGuardedBuffer(ctx, uint64_t{real_groups} * kRealMoments * 8, partials_real));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, uint64_t{spectral_groups} * kSpectralMoments * 8,
+                                            partials_spectral));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, kSums * 8, sums));
   DASHI_ASSIGN_OR_RETURN(plan, VkFftPlan::Create(ctx, n, Precision::kFp64, *spectrum, *real));
   const VkBuffer spectral_bufs[] = {spectrum->buffer(), partials_spectral->buffer()};
   DASHI_ASSIGN_OR_RETURN(set_spectral, spectral->Bindings(spectral_bufs));
@@ -229,7 +229,7 @@ StatusOr<FieldMomentSums> VulkanFieldMoments::Sums(const DeviceBuffer& decoded,
   DASHI_RETURN_IF_ERROR(b.SubmitAndWait());
   double device_ms = 0;
   for (const auto& [label, ms] : b.StageMilliseconds()) device_ms += ms;
-  m.timings = {device_ms, MsSince(host_start), (kRealMoments + kSpectralMoments) * 8};
+  m.timings = {device_ms, MsSince(host_start), kFieldMomentsReadbackBytes};
   return ReadSums();
 }
 
@@ -244,23 +244,17 @@ VkFftPlan::CacheUse VulkanFieldMoments::fft_cache_use() const { return impl_->pl
 
 Status VulkanFieldMoments::CheckGuards() const {
   const Impl& m = *impl_;
-  const struct {
-    const char* name;
-    const DeviceBuffer* buffer;
-    uint64_t payload;
-  } items[] = {
+  const GuardedPayload items[] = {
       {"moments reference", m.reference.get(), m.cells * 8},
       {"moments real", m.real.get(), m.cells * 8},
       {"moments spectrum", m.spectrum.get(), m.half_complex * 16},
-      {"moments partials (real)", m.partials_real.get(), uint64_t{m.real_groups} * kRealMoments * 8},
+      {"moments partials (real)", m.partials_real.get(),
+       uint64_t{m.real_groups} * kRealMoments * 8},
       {"moments partials (spectral)", m.partials_spectral.get(),
        uint64_t{m.spectral_groups} * kSpectralMoments * 8},
       {"moments sums", m.sums.get(), (kRealMoments + kSpectralMoments) * 8},
   };
-  for (const auto& it : items) {
-    DASHI_RETURN_IF_ERROR(CheckGuardWords(m.ctx, *it.buffer, it.payload, it.name));
-  }
-  return OkStatus();
+  return CheckGuardWords(m.ctx, items, "");
 }
 
 }  // namespace dashi::vk

@@ -27,7 +27,8 @@
 
 namespace dashi::vk {
 
-// The eight sums one Compare reads back.
+// The eight sums one Compare reads back, and their size.
+inline constexpr uint64_t kFieldMomentsReadbackBytes = 8 * 8;
 struct FieldMomentSums {
   double diff2 = 0, ref2 = 0, dec2 = 0, cross = 0, dec_sum = 0, ref_sum = 0;
   double spectral_energy = 0, spectral_enstrophy = 0;  // before the ½/N⁴

@@ -288,15 +288,10 @@ Status VulkanDecoder::Impl::Init() {
       pipeline(spirv::kSynthResidualVariants[variant], 2, sizeof(SynthResidualParams), synth));
   DASHI_RETURN_IF_ERROR(pipeline(spirv::kCombine, 4, sizeof(CountParams), combine));
 
-  auto make = [&](uint64_t bytes, std::unique_ptr<DeviceBuffer>& out) -> Status {
-    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, CreateGuardedBuffer(ctx, bytes));
-    out = std::make_unique<DeviceBuffer>(std::move(b));
-    return OkStatus();
-  };
   const uint64_t dim = static_cast<uint64_t>(spec.dim());
   DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer zs, HostVisibleBuffer::Create(ctx, dim * 8));
   z_staging = std::make_unique<HostVisibleBuffer>(std::move(zs));
-  DASHI_RETURN_IF_ERROR(make(dim * 8, z_dev));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, dim * 8, z_dev));
 
   // Mode tables, once per spec.
   std::vector<HalfSpectrumSlot> slot_table;
@@ -311,24 +306,24 @@ Status VulkanDecoder::Impl::Init() {
           {static_cast<int32_t>(m.kx), static_cast<int32_t>(m.ky), s.index, s.mirror});
     }
   }
-  DASHI_RETURN_IF_ERROR(
-      make(std::max<uint64_t>(slot_table.size(), 1) * sizeof(HalfSpectrumSlot), slots));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(
+      ctx, std::max<uint64_t>(slot_table.size(), 1) * sizeof(HalfSpectrumSlot), slots));
   DASHI_RETURN_IF_ERROR(slots->UploadValues<HalfSpectrumSlot>(ctx, slot_table));
-  DASHI_RETURN_IF_ERROR(
-      make(std::max<uint64_t>(resid_table.size(), 1) * sizeof(ResidualModeEntry), resid_modes));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(
+      ctx, std::max<uint64_t>(resid_table.size(), 1) * sizeof(ResidualModeEntry), resid_modes));
   DASHI_RETURN_IF_ERROR(resid_modes->UploadValues<ResidualModeEntry>(ctx, resid_table));
 
   // Spectra (fp64) and fields (fp64; the real buffers VkFFT writes need RealBufferBytes).
   const uint64_t spec_bytes = VkFftPlan::SpectrumBytes(n, Precision::kFp64);
   const uint64_t real_buffer_bytes = VkFftPlan::RealBufferBytes(n, Precision::kFp64);
-  DASHI_RETURN_IF_ERROR(make(spec_bytes, spec_lp));
-  DASHI_RETURN_IF_ERROR(make(spec_bytes, spec_resid));
-  DASHI_RETURN_IF_ERROR(make(real_buffer_bytes, lp));
-  DASHI_RETURN_IF_ERROR(make(real_buffer_bytes, resid));
-  DASHI_RETURN_IF_ERROR(make(cells * 8, omega));
-  DASHI_RETURN_IF_ERROR(make(cells * 8, smoothed));
-  DASHI_RETURN_IF_ERROR(make(cells * 8, normalised));
-  DASHI_RETURN_IF_ERROR(make(cells * 4, s0));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, spec_bytes, spec_lp));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, spec_bytes, spec_resid));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, real_buffer_bytes, lp));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, real_buffer_bytes, resid));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 8, omega));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 8, smoothed));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 8, normalised));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 4, s0));
 
   const VkBuffer scatter_bufs[] = {z_dev->buffer(), slots->buffer(), spec_lp->buffer()};
   DASHI_ASSIGN_OR_RETURN(set_scatter, scatter->Bindings(scatter_bufs));
@@ -346,8 +341,10 @@ Status VulkanDecoder::Impl::Init() {
   } else {
     DASHI_RETURN_IF_ERROR(pipeline(spirv::kConvertF64ToF32, 2, sizeof(CountParams), to_f32));
     DASHI_RETURN_IF_ERROR(pipeline(spirv::kConvertF32ToF64, 2, sizeof(CountParams), to_f64));
-    DASHI_RETURN_IF_ERROR(make(VkFftPlan::SpectrumBytes(n, Precision::kFp32), spec32));
-    DASHI_RETURN_IF_ERROR(make(VkFftPlan::RealBufferBytes(n, Precision::kFp32), real32));
+    DASHI_RETURN_IF_ERROR(
+        CreateGuardedBuffer(ctx, VkFftPlan::SpectrumBytes(n, Precision::kFp32), spec32));
+    DASHI_RETURN_IF_ERROR(
+        CreateGuardedBuffer(ctx, VkFftPlan::RealBufferBytes(n, Precision::kFp32), real32));
     DASHI_ASSIGN_OR_RETURN(plan32, VkFftPlan::Create(ctx, n, Precision::kFp32, *spec32, *real32));
     const VkBuffer a[] = {spec_lp->buffer(), spec32->buffer()};
     DASHI_ASSIGN_OR_RETURN(set_lp_to_f32, to_f32->Bindings(a));
@@ -593,12 +590,7 @@ std::vector<VkFftPlan::CacheUse> VulkanDecoder::fft_cache_uses() const {
 
 Status VulkanDecoder::CheckGuards() const {
   const Impl& m = *impl_;
-  struct Item {
-    const char* name;
-    const DeviceBuffer* buffer;
-    uint64_t payload;
-  };
-  std::vector<Item> items = {
+  std::vector<GuardedPayload> items = {
       {"z", m.z_dev.get(), static_cast<uint64_t>(m.spec.dim()) * 8},
       {"spectrum_lp", m.spec_lp.get(), m.half_complex * 16},
       {"spectrum_resid", m.spec_resid.get(), m.half_complex * 16},
@@ -613,10 +605,7 @@ Status VulkanDecoder::CheckGuards() const {
     items.push_back({"spectrum_fp32", m.spec32.get(), m.half_complex * 8});
     items.push_back({"real_fp32", m.real32.get(), m.cells * 4});
   }
-  for (const Item& it : items) {
-    DASHI_RETURN_IF_ERROR(
-        CheckGuardWords(m.ctx, *it.buffer, it.payload, std::string(it.name) + " buffer"));
-  }
+  DASHI_RETURN_IF_ERROR(CheckGuardWords(m.ctx, items, " buffer"));
   return m.closure->CheckGuards();  // the iterates, s* among them
 }
 

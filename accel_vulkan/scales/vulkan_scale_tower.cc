@@ -167,22 +167,17 @@ Status VulkanScaleTower::Impl::Init() {
   DASHI_RETURN_IF_ERROR(
       pipeline(spirv::kScalesLayerSums, 6, sizeof(ScalesLayerParams), sums_pipe, kSumsWorkgroup));
 
-  auto make = [&](uint64_t bytes, std::unique_ptr<DeviceBuffer>& out) -> Status {
-    DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, CreateGuardedBuffer(ctx, bytes));
-    out = std::make_unique<DeviceBuffer>(std::move(b));
-    return OkStatus();
-  };
   const uint64_t spec_bytes = VkFftPlan::SpectrumBytes(un, Precision::kFp64);
   const uint64_t real_bytes = VkFftPlan::RealBufferBytes(un, Precision::kFp64);
-  DASHI_RETURN_IF_ERROR(make(real_bytes, real_in));
-  DASHI_RETURN_IF_ERROR(make(spec_bytes, spectrum));
-  DASHI_RETURN_IF_ERROR(make(spec_bytes, band_spectrum));
-  DASHI_RETURN_IF_ERROR(make(real_bytes, band));
-  DASHI_RETURN_IF_ERROR(make(cells * 8, normalised));
-  DASHI_RETURN_IF_ERROR(make(cells * 4, s0));
-  DASHI_RETURN_IF_ERROR(make(cells * 4, coarser[0]));
-  DASHI_RETURN_IF_ERROR(make(cells * 4, coarser[1]));
-  DASHI_RETURN_IF_ERROR(make(RecordBytes(), records));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, real_bytes, real_in));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, spec_bytes, spectrum));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, spec_bytes, band_spectrum));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, real_bytes, band));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 8, normalised));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 4, s0));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 4, coarser[0]));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 4, coarser[1]));
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, RecordBytes(), records));
   DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer host, HostVisibleBuffer::Create(ctx, RecordBytes()));
   host_records = std::make_unique<HostVisibleBuffer>(std::move(host));
   DASHI_ASSIGN_OR_RETURN(forward,
@@ -423,11 +418,7 @@ const ScaleTowerParams& VulkanScaleTower::params() const { return impl_->params;
 
 Status VulkanScaleTower::CheckGuards() const {
   const Impl& m = *impl_;
-  const struct {
-    const char* name;
-    const DeviceBuffer* buffer;
-    uint64_t payload;
-  } items[] = {
+  const GuardedPayload items[] = {
       {"omega", m.real_in.get(), m.cells * 8},
       {"spectrum", m.spectrum.get(), m.SpectrumBytes()},
       {"band_spectrum", m.band_spectrum.get(), m.SpectrumBytes()},
@@ -438,10 +429,7 @@ Status VulkanScaleTower::CheckGuards() const {
       {"coarser_odd", m.coarser[1].get(), m.cells * 4},
       {"layer_records", m.records.get(), m.RecordBytes()},
   };
-  for (const auto& it : items) {
-    DASHI_RETURN_IF_ERROR(
-        CheckGuardWords(m.ctx, *it.buffer, it.payload, std::string(it.name) + " buffer"));
-  }
+  DASHI_RETURN_IF_ERROR(CheckGuardWords(m.ctx, items, " buffer"));
   return m.closure->CheckGuards();
 }
 

@@ -1,8 +1,43 @@
 #include "accel_vulkan/command_batch.h"
 
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
 #include "accel_vulkan/vk_status.h"
 
 namespace dashi::vk {
+
+int64_t FenceSpinMicroseconds() {
+  static const int64_t spin = [] {
+    const char* v = std::getenv("DASHI_FENCE_SPIN_US");
+    if (v == nullptr || *v == '\0') return kDefaultFenceSpinMicroseconds;
+    char* end = nullptr;
+    const long long parsed = std::strtoll(v, &end, 10);
+    if (end == v || *end != '\0' || parsed < 0) return kDefaultFenceSpinMicroseconds;
+    return static_cast<int64_t>(parsed);
+  }();
+  return spin;
+}
+
+Status WaitForFence(VkDevice dev, VkFence fence, int64_t spin_us) {
+  // Poll first: a blocking wait is woken by an interrupt, which on some drivers costs tens of
+  // microseconds — more than a short submission's own device time.
+  if (spin_us > 0) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us);
+    while (true) {
+      const VkResult r = vkGetFenceStatus(dev, fence);
+      if (r == VK_SUCCESS) return OkStatus();
+      if (r != VK_NOT_READY) {
+        DASHI_VK_RETURN_IF_ERROR(r, "vkGetFenceStatus");
+      }
+      if (std::chrono::steady_clock::now() >= until) break;
+    }
+  }
+  DASHI_VK_RETURN_IF_ERROR(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_C(600'000'000'000)),
+                           "vkWaitForFences (600 s)");
+  return OkStatus();
+}
 
 StatusOr<std::unique_ptr<CommandBatch>> CommandBatch::Create(const VulkanContext& ctx,
                                                              uint32_t max_timestamps) {
@@ -120,9 +155,7 @@ Status CommandBatch::SubmitAndWait() {
   si.pCommandBuffers = &cb_;
   DASHI_VK_RETURN_IF_ERROR(vkResetFences(dev, 1, fence_.ptr()), "vkResetFences");
   DASHI_VK_RETURN_IF_ERROR(vkQueueSubmit(ctx_.queue(), 1, &si, fence_.get()), "vkQueueSubmit");
-  DASHI_VK_RETURN_IF_ERROR(
-      vkWaitForFences(dev, 1, fence_.ptr(), VK_TRUE, UINT64_C(600'000'000'000)),
-      "vkWaitForFences (600 s)");
+  DASHI_RETURN_IF_ERROR(WaitForFence(dev, fence_.get(), FenceSpinMicroseconds()));
   if (!labels_.empty()) {
     ticks_.assign(labels_.size(), 0);
     DASHI_VK_RETURN_IF_ERROR(

@@ -28,6 +28,15 @@
 
 namespace dashi::vk {
 
+// How long SubmitAndWait polls its fence (vkGetFenceStatus) before blocking in vkWaitForFences:
+// $DASHI_FENCE_SPIN_US when it is a non-negative integer (0: block at once), else this default.
+// Polling costs a host core while it lasts; it spares a short submission the blocking wait's
+// wake-up latency.
+inline constexpr int64_t kDefaultFenceSpinMicroseconds = 2000;
+int64_t FenceSpinMicroseconds();
+// Waits for `fence`: polls for up to spin_us microseconds, then blocks (600 s limit).
+Status WaitForFence(VkDevice dev, VkFence fence, int64_t spin_us);
+
 class CommandBatch {
  public:
   static StatusOr<std::unique_ptr<CommandBatch>> Create(const VulkanContext& ctx,

@@ -118,6 +118,45 @@ TEST_F(VulkanSmokeTest, ChainedDispatchesInOneSubmissionMatchTheCpu) {
   EXPECT_EQ(0, std::memcmp(got->data(), cpu.data(), n * 8));
 }
 
+TEST_F(VulkanSmokeTest, FenceWaitPollsThenBlocks) {
+  // A signalled fence returns at once with and without polling.
+  VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  fci.flags = VK_FENCE_CREATE_SIGNALED_BIT;
+  VkFence fence = VK_NULL_HANDLE;
+  ASSERT_EQ(vkCreateFence(ctx_->device(), &fci, nullptr, &fence), VK_SUCCESS);
+  EXPECT_TRUE(WaitForFence(ctx_->device(), fence, 0).ok());
+  EXPECT_TRUE(WaitForFence(ctx_->device(), fence, 1000).ok());
+  vkDestroyFence(ctx_->device(), fence, nullptr);
+  EXPECT_GE(FenceSpinMicroseconds(), 0);
+
+  // 200 dependent dispatches over 64 Ki values: on a CPU driver longer than the default spin, so
+  // the wait falls through to the blocking call; either way it must see every dispatch done.
+  const uint32_t n = 1u << 16, w = 64, steps = 200;
+  StatusOr<std::unique_ptr<ComputePipeline>> pipe = ComputePipeline::Create(
+      *ctx_, {spirv::kSmokeAffineF64, 2, sizeof(SmokeAffineParams), {w}, 4});
+  StatusOr<DeviceBuffer> b0 = DeviceBuffer::Create(*ctx_, n * 8), b1 = DeviceBuffer::Create(*ctx_, n * 8);
+  ASSERT_TRUE(pipe.ok() && b0.ok() && b1.ok());
+  std::vector<double> cpu(n, 1.0);
+  ASSERT_TRUE(b0->UploadValues<double>(*ctx_, cpu).ok());
+  const VkBuffer fwd[] = {b0->buffer(), b1->buffer()}, back[] = {b1->buffer(), b0->buffer()};
+  StatusOr<VkDescriptorSet> s01 = (*pipe)->Bindings(fwd), s10 = (*pipe)->Bindings(back);
+  ASSERT_TRUE(s01.ok() && s10.ok());
+  StatusOr<std::unique_ptr<CommandBatch>> batch = CommandBatch::Create(*ctx_);
+  ASSERT_TRUE(batch.ok());
+  const SmokeAffineParams params{1.0, 1.0, n};  // y ← y + 1, exact
+  ASSERT_TRUE((*batch)->Begin().ok());
+  for (uint32_t s = 0; s < steps; ++s) {
+    (*batch)->Dispatch(**pipe, s % 2 == 0 ? *s01 : *s10, &params, sizeof(params), (n + w - 1) / w);
+    (*batch)->Barrier();
+  }
+  ASSERT_TRUE((*batch)->SubmitAndWait().ok());
+  const DeviceBuffer& last = steps % 2 == 0 ? *b0 : *b1;
+  StatusOr<std::vector<double>> got = last.DownloadValues<double>(*ctx_, n);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)[0], 1.0 + steps);
+  EXPECT_EQ((*got)[n - 1], 1.0 + steps);
+}
+
 TEST(VulkanDeviceSelectionTest, UnknownSelectorIsAClearError) {
   ContextOptions opts;
   opts.device_selector = "no-such-device-xyz";

@@ -26,6 +26,7 @@
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_ARB_gpu_shader_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kWords = 1u;  // rows · cols / 32: the words of one plane
@@ -151,17 +152,23 @@ void MajorityWordRadius1(uint w) {
   m_neg[w] = neg & keep;
 }
 
-// Σ|field| over the support of s in row i, from 0.0 in increasing j.
+// Σ|field| over the support of s in row i, from 0.0 in increasing j. Each word's 32 values are
+// loaded together first (independent loads: one memory latency a word, not one a cell), then the
+// supported ones added in increasing j — the same additions in the same order as one at a time.
 void RowSum(uint i) {
   precise double sum = 0.0;
   for (uint wj = 0u; wj < p.words_per_row; ++wj) {
     const uint w = i * p.words_per_row + wj;
-    uint bits = s_pos[w] | s_neg[w];
-    while (bits != 0u) {
-      const uint b = uint(findLSB(bits));
-      bits &= bits - 1u;
-      precise double a = abs(field[i * p.cols + wj * 32u + b]);
-      sum = sum + a;
+    const uint bits = s_pos[w] | s_neg[w];
+    if (bits == 0u) continue;
+    const uint base = i * p.cols + wj * 32u;
+    double v[32];
+    [[unroll]] for (uint b = 0u; b < 32u; ++b) v[b] = field[base + b];
+    [[unroll]] for (uint b = 0u; b < 32u; ++b) {
+      if (((bits >> b) & 1u) != 0u) {
+        precise double a = abs(v[b]);
+        sum = sum + a;
+      }
     }
   }
   row_sum[i] = sum;
@@ -176,7 +183,14 @@ void RowSums() {
 void WriteLevel(uint slot, bool with_sum) {
   precise double sum = 0.0;
   if (with_sum && p.has_field != 0u) {
-    for (uint i = 0u; i < p.rows; ++i) sum = sum + row_sum[i];
+    // Eight row sums read at a time, then added in increasing i (the same chain of additions).
+    uint i = 0u;
+    for (; i + 8u <= p.rows; i += 8u) {
+      double r[8];
+      [[unroll]] for (uint k = 0u; k < 8u; ++k) r[k] = row_sum[i + k];
+      [[unroll]] for (uint k = 0u; k < 8u; ++k) sum = sum + r[k];
+    }
+    for (; i < p.rows; ++i) sum = sum + row_sum[i];
   }
   const uint64_t c0 = uint64_t(active_count);
   precise double mean = 0.0;

@@ -10,6 +10,7 @@
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_ARB_gpu_shader_int64 : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x_id = 0) in;
 
@@ -46,7 +47,14 @@ void main() {
     barrier();
     if (t == 0u) {
       const uint n = min(w, p.rows - i0);
-      for (uint k = 0u; k < n; ++k) sum = sum + chunk_sum[k];
+      // Eight partials read at a time, then added in increasing i (the same chain of additions).
+      uint k = 0u;
+      for (; k + 8u <= n; k += 8u) {
+        double r8[8];
+        [[unroll]] for (uint q = 0u; q < 8u; ++q) r8[q] = chunk_sum[k + q];
+        [[unroll]] for (uint q = 0u; q < 8u; ++q) sum = sum + r8[q];
+      }
+      for (; k < n; ++k) sum = sum + chunk_sum[k];
     }
     barrier();
   }

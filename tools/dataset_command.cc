@@ -82,10 +82,10 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
       "generate",
       "Generate (or resume) a dataset: DIR/spec.json, DIR/items/<id>/ (item.json with the "
       "BLAKE2b-128 of every array's data and every file, the LES parameters, reference version "
-      "and compiler; omega.npy, time/energy/enstrophy.npy, z.npy and proxy.json as the spec "
-      "keeps), DIR/dataset.json last. Each item appears whole or not at all; a re-run keeps the "
-      "items that verify and regenerates the rest. Bytes are the same for any --jobs and any "
-      "--shard split. Progress (items, rate, ETA) on stderr.");
+      "and compiler; omega.npy, time/energy/enstrophy.npy, z.npy and proxy.json, "
+      "omega_decoded.npy as the spec keeps), DIR/dataset.json last. Each item appears whole or "
+      "not at all; a re-run keeps the items that verify and regenerates the rest. Bytes are the "
+      "same for any --jobs and any --shard split. Progress (items, rate, ETA) on stderr.");
   gen->add_option(
          "--spec", o->spec,
          "The dataset spec, JSON: format \"dashi-dataset-spec/1\", n [sizes], seeds [list] or "

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `dashi dataset` through the real binary (README "Datasets"): generate a small dataset, kill -9
 # a second run midway and resume it, verify (with regeneration), shard 2-way and merge, and
-# compare every byte with the one-process run; bad input exits 1 naming the file.
+# compare every byte with the one-process run; the kept decodes equal `dashi decode` of the
+# item's z; bad input exits 1 naming the file.
 set -uo pipefail
 DASHI="$TEST_SRCDIR/$TEST_WORKSPACE/tools/dashi"
 [ -x "$DASHI" ] || DASHI="$(cd "$(dirname "$0")/.." && pwd)/dashi"
@@ -13,7 +14,8 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 cat >"$T/spec.json" <<'JSON'
 {"format": "dashi-dataset-spec/1", "n": [32], "seeds": {"first": 1, "count": 4},
  "les": [{"nu0": 1e-3}, {"nu0": 5e-4, "cs": 0.1}], "steps": 40, "save_every": 10,
- "keep": {"vorticity": true, "series": true, "proxy": {"k_lo": 4, "k_mid": 8, "anchors": 4}}}
+ "keep": {"vorticity": true, "series": true, "proxy": {"k_lo": 4, "k_mid": 8, "anchors": 4},
+          "decodes": true}}
 JSON
 # Enough steps that a run can be killed while it works.
 sed 's/"steps": 40/"steps": 4000/' "$T/spec.json" >"$T/long.json"
@@ -27,6 +29,17 @@ sed 's/"steps": 40/"steps": 4000/' "$T/spec.json" >"$T/long.json"
   || fail "verify failed: $(cat "$T/verify.txt")"
 grep -q "8 items checked, 3 regenerated identical, 0 problems" "$T/verify.txt" \
   || fail "verify output: $(cat "$T/verify.txt")"
+
+# keep.decodes: row F of omega_decoded.npy is `dashi decode --frame F` of the item's z (same bytes).
+I1="$T/one/items/n32_p1_s3"
+"$DASHI" decode --z "$I1/z.npy" --proxy "$I1/proxy.json" --frame 2 --no-png --out-dir "$T/dec2" \
+  >/dev/null || fail "dashi decode of a dataset item failed"
+cmp -s <(tail -c +129 "$T/dec2/omega.npy") \
+  <(tail -c +$((128 + 2 * 32 * 32 * 8 + 1)) "$I1/omega_decoded.npy" | head -c $((32 * 32 * 8))) \
+  || fail "omega_decoded.npy frame 2 != dashi decode --frame 2"
+cmp -s <(tail -c +129 "$T/dec2/omega.npy") \
+  <(tail -c +$((128 + 1 * 32 * 32 * 8 + 1)) "$I1/omega_decoded.npy" | head -c $((32 * 32 * 8))) \
+  && fail "omega_decoded.npy frames 1 and 2 are the same"
 
 # 2. kill -9 midway: nothing that looks complete is left, the resumed run completes.
 "$DASHI" dataset generate --spec "$T/long.json" --out "$T/killed" --quiet >/dev/null 2>&1 &
@@ -62,7 +75,8 @@ for i in 0 1; do
 done
 "$DASHI" dataset merge "$T/merged" "$T/shard1" "$T/shard0" >/dev/null || fail "merge failed"
 diff -r "$T/one" "$T/merged" >/dev/null || fail "merged shards differ from the one-process run"
-for f in dataset.json spec.json items/n32_p0_s1/omega.npy items/n32_p1_s4/z.npy; do
+for f in dataset.json spec.json items/n32_p0_s1/omega.npy items/n32_p1_s4/z.npy \
+         items/n32_p1_s4/omega_decoded.npy; do
   cmp -s "$T/one/$f" "$T/merged/$f" || fail "cmp $f"
 done
 

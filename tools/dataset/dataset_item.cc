@@ -9,6 +9,7 @@
 
 #include "backend/provenance.h"
 #include "core_ref/blake2b/blake2b.h"
+#include "core_ref/decode/decoder.h"
 #include "core_ref/fileio/atomic_file.h"
 #include "core_ref/fileio/file_digest.h"
 #include "core_ref/fileio/output_set.h"
@@ -16,6 +17,7 @@
 #include "core_ref/npy/npy_stream_writer.h"
 #include "core_ref/proxy/proxy_encoder.h"
 #include "json_input/json_input.h"
+#include "tools/decode_options.h"
 #include "tools/les_options.h"
 #include "tools/proxy_json.h"
 
@@ -101,6 +103,10 @@ nlohmann::json ItemHead(const DatasetSpec& spec, const DatasetItem& item) {
     keep["proxy"] = {
         {"k_lo", spec.proxy->k_lo}, {"k_mid", spec.proxy->k_mid}, {"anchors", spec.proxy->anchors}};
   }
+  // Only when on, so that item.json of a spec without decodes keeps its bytes.
+  if (spec.keep_decodes) {
+    keep["decodes"] = {{"params", DecodeParamsJson(DecodeParams{})}, {"t", "frame index"}};
+  }
   return {{"format", kDatasetItemFormat}, {"id", item.id},
           {"index", item.index},          {"params", LesParamsJson(item.les)},
           {"steps", spec.steps},          {"save_every", spec.save_every},
@@ -114,6 +120,7 @@ std::vector<std::string> ExpectedArrays(const DatasetSpec& spec) {
     for (const char* f : {"time.npy", "energy.npy", "enstrophy.npy"}) files.push_back(f);
   }
   if (spec.proxy) files.push_back("z.npy");
+  if (spec.keep_decodes) files.push_back("omega_decoded.npy");
   return files;
 }
 
@@ -127,13 +134,19 @@ StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& i
   DASHI_ASSIGN_OR_RETURN(OutputSet out, OutputSet::ForDirectory(final_dir, "dataset generate"));
   const std::string dir = out.staging();
   const int64_t n = item.les.n, frames = spec.frames();
-  std::optional<HashedNpyStream> omega, z;
+  std::optional<HashedNpyStream> omega, z, decoded;
   if (spec.keep_vorticity) {
     DASHI_ASSIGN_OR_RETURN(HashedNpyStream s,
                            HashedNpyStream::Create(dir, "omega.npy", {frames, n, n}));
     omega.emplace(std::move(s));
   }
   std::optional<ProxySpec> proxy;
+  std::optional<Decoder> decoder;
+  if (spec.keep_decodes) {
+    DASHI_ASSIGN_OR_RETURN(HashedNpyStream s,
+                           HashedNpyStream::Create(dir, "omega_decoded.npy", {frames, n, n}));
+    decoded.emplace(std::move(s));
+  }
   std::vector<double> times, energy, enstrophy;
   Status st = SimulateFrames(
       item.les, spec.steps, spec.save_every,
@@ -152,9 +165,19 @@ StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& i
             DASHI_ASSIGN_OR_RETURN(HashedNpyStream s,
                                    HashedNpyStream::Create(dir, "z.npy", {frames, proxy->dim()}));
             z.emplace(std::move(s));
+            if (decoded) {
+              DASHI_ASSIGN_OR_RETURN(Decoder d, Decoder::Create(*proxy, DecodeParams{}));
+              decoder.emplace(std::move(d));
+            }
           }
           DASHI_ASSIGN_OR_RETURN(std::vector<double> zf, Encode(*proxy, *f.omega));
           DASHI_RETURN_IF_ERROR(z->Append(zf));
+          if (decoder) {
+            // t = the frame index, as `dashi decode --z z.npy --frame F` decodes row F.
+            DASHI_ASSIGN_OR_RETURN(DecodedFrame df,
+                                   decoder->Decode(zf, static_cast<uint64_t>(f.index)));
+            DASHI_RETURN_IF_ERROR(decoded->Append(df.omega));
+          }
         }
         return OkStatus();
       },
@@ -177,6 +200,10 @@ StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& i
   if (z) {
     DASHI_ASSIGN_OR_RETURN(nlohmann::json e, z->Finish());
     arrays.push_back(std::move(e));
+    if (decoded) {
+      DASHI_ASSIGN_OR_RETURN(nlohmann::json d, decoded->Finish());
+      arrays.push_back(std::move(d));
+    }
     const std::string text = ProxySpecJson(*proxy).dump(2) + "\n";
     DASHI_RETURN_IF_ERROR(WriteFileAtomically(dir + "/proxy.json", text));
     files.push_back(

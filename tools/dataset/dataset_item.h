@@ -1,6 +1,7 @@
 // One item of a dataset on disk: DIR/items/<id>/ holding item.json (the item's manifest) and its
 // arrays as .npy — omega.npy [frames, N, N], time.npy / energy.npy / enstrophy.npy [frames],
-// z.npy [frames, D] with proxy.json — each as the spec's "keep" asks. The directory is an output
+// z.npy [frames, D] with proxy.json, omega_decoded.npy [frames, N, N] (each z decoded) — each as
+// the spec's "keep" asks. The directory is an output
 // set (core_ref/fileio/output_set.h): written in a staging sibling and renamed into place whole,
 // so a killed run leaves either a complete item or none. item.json records, for every array, the
 // BLAKE2b-128 of its data bytes and of the whole file, for every other file its BLAKE2b-128, the

@@ -3,19 +3,25 @@
 // or garbage item.json, a missing or extra file) is named by VerifyItem; generation gives the same
 // bytes for --jobs 1 and for 3 jobs of 2 LES threads, and for two shards merged; resume keeps what
 // verifies; a leftover staging directory, a missing manifest, a foreign or other-spec directory and
-// a disk limit are reported with the path or the estimate.
+// a disk limit are reported with the path or the estimate; kept decodes are the Decoder of each
+// frame's z.
 #include "tools/dataset/dataset_item.h"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "core_ref/decode/decoder.h"
 #include "core_ref/fileio/atomic_file.h"
+#include "core_ref/npy/npy.h"
 #include "core_ref/testing/scratch_dirs.h"
+#include "json_input/json_input.h"
 #include "tools/dataset/dataset_generate.h"
 #include "tools/dataset/dataset_manifest.h"
 #include "tools/dataset/dataset_verify.h"
+#include "tools/proxy_json.h"
 
 namespace dashi::tools {
 namespace {
@@ -88,6 +94,64 @@ TEST(DatasetItem, GeneratesVerifiesAndRegeneratesIdentically) {
   EXPECT_NE(manifest.find("\"data_blake2b128\""), std::string::npos);
   EXPECT_NE(manifest.find("\"compiler\""), std::string::npos);
   EXPECT_NE(manifest.find("\"reference_version\""), std::string::npos);
+}
+
+// keep.decodes: omega_decoded.npy row F is core_ref's Decoder (default parameters) applied to
+// z.npy row F with t = F, bit for bit; it is hashed, verified and regenerated like every array.
+TEST(DatasetItem, DecodesAreTheDecoderOfEachFrame) {
+  nlohmann::json j = nlohmann::json::parse(kSpec);
+  j["keep"]["decodes"] = true;
+  StatusOr<DatasetSpec> s = ParseDatasetSpec(j, "spec");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const DatasetItem& item = s->items[2];
+  const std::string a = FreshScratchDir("decodes_a"), b = FreshScratchDir("decodes_b");
+  StatusOr<std::string> ha = GenerateItem(*s, item, a);
+  ASSERT_TRUE(ha.ok()) << ha.status().ToString();
+  ASSERT_TRUE(GenerateItem(*s, item, b, /*threads=*/2).ok());
+  const std::string dir = a + "/" + item.id;
+  EXPECT_EQ(Tree(dir), Tree(b + "/" + item.id));
+  StatusOr<std::string> v = VerifyItem(*s, item, dir);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(*v, *ha);
+  const std::string manifest = FileText(dir + "/item.json");
+  EXPECT_NE(manifest.find("\"file\": \"omega_decoded.npy\""), std::string::npos) << manifest;
+  EXPECT_NE(manifest.find("\"phase_seed\": 1"), std::string::npos) << manifest;
+
+  StatusOr<nlohmann::json> pj = ReadJsonInput(dir + "/proxy.json");
+  ASSERT_TRUE(pj.ok());
+  StatusOr<ProxySpec> proxy = ProxySpecFromJson(*pj, "proxy.json");
+  ASSERT_TRUE(proxy.ok()) << proxy.status().ToString();
+  StatusOr<Decoder> dec = Decoder::Create(*proxy, DecodeParams{});
+  ASSERT_TRUE(dec.ok());
+  StatusOr<NpyArray> z = ReadNpy(dir + "/z.npy");
+  StatusOr<NpyArray> w = ReadNpy(dir + "/omega_decoded.npy");
+  ASSERT_TRUE(z.ok() && w.ok());
+  const int64_t frames = s->frames(), n = item.les.n, dim = proxy->dim();
+  ASSERT_EQ(w->shape, (std::vector<int64_t>{frames, n, n}));
+  ASSERT_EQ(z->shape, (std::vector<int64_t>{frames, dim}));
+  const std::vector<double> zs = *z->As<double>(), ws = *w->As<double>();
+  for (int64_t f = 0; f < frames; ++f) {
+    StatusOr<DecodedFrame> df =
+        dec->Decode(std::span<const double>(zs).subspan(f * dim, dim), static_cast<uint64_t>(f));
+    ASSERT_TRUE(df.ok());
+    EXPECT_EQ(0, std::memcmp(df->omega.data(), ws.data() + f * n * n, n * n * 8)) << "frame " << f;
+  }
+  // Frames differ from each other (the LES moves), and from the field itself (it is a decode).
+  EXPECT_NE(0, std::memcmp(ws.data(), ws.data() + n * n, n * n * 8));
+  EXPECT_NE(FileText(dir + "/omega.npy"), FileText(dir + "/omega_decoded.npy"));
+
+  // A flipped byte is named; an item without decodes does not verify under this spec.
+  Patch(dir + "/omega_decoded.npy", 300, 'q');
+  StatusOr<std::string> bad = VerifyItem(*s, item, dir);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("omega_decoded.npy: data BLAKE2b-128"), std::string::npos)
+      << bad.status().ToString();
+  const DatasetSpec plain = Spec();
+  ASSERT_TRUE(GenerateItem(plain, plain.items[2], b).ok());
+  StatusOr<std::string> other = VerifyItem(*s, item, b + "/" + item.id);
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.status().message().find("field \"keep\""), std::string::npos)
+      << other.status().ToString();
 }
 
 struct Corruption {

@@ -116,9 +116,10 @@ Status ParseKeep(const nlohmann::json& j, DatasetSpec& spec, const std::string& 
   if (!j.contains("keep")) return OkStatus();
   DASHI_ASSIGN_OR_RETURN(const nlohmann::json* keep, ObjectField(j, "keep", what));
   const std::string kw = what + ": keep";
-  DASHI_RETURN_IF_ERROR(OnlyKeys(*keep, {"vorticity", "series", "proxy"}, kw));
+  DASHI_RETURN_IF_ERROR(OnlyKeys(*keep, {"vorticity", "series", "proxy", "decodes"}, kw));
   DASHI_ASSIGN_OR_RETURN(spec.keep_vorticity, OptionalValue<bool>(*keep, "vorticity", true, kw));
   DASHI_ASSIGN_OR_RETURN(spec.keep_series, OptionalValue<bool>(*keep, "series", true, kw));
+  DASHI_ASSIGN_OR_RETURN(spec.keep_decodes, OptionalValue<bool>(*keep, "decodes", false, kw));
   if (keep->contains("proxy") && !keep->at("proxy").is_null()) {
     DASHI_ASSIGN_OR_RETURN(const nlohmann::json* px, ObjectField(*keep, "proxy", kw));
     const std::string pw = kw + ".proxy";
@@ -131,6 +132,10 @@ Status ParseKeep(const nlohmann::json& j, DatasetSpec& spec, const std::string& 
     p.k_mid = static_cast<int>(k_mid);
     p.anchors = static_cast<int>(anchors);
     spec.proxy = p;
+  }
+  if (spec.keep_decodes && !spec.proxy) {
+    return InvalidArgumentError(kw + ".decodes needs keep.proxy: the decoder's input is each "
+                                "frame's proxy state z");
   }
   if (!spec.keep_vorticity && !spec.keep_series && !spec.proxy) {
     return InvalidArgumentError(kw + ": keeps nothing (vorticity, series and proxy all off)");
@@ -264,6 +269,10 @@ StatusOr<int64_t> EstimateItemBytes(const DatasetSpec& spec, const DatasetItem& 
   if (spec.proxy) {
     DASHI_ASSIGN_OR_RETURN(int64_t b, CheckedMul(frames, ProxyDim(spec, n) * 8, "proxy frames"));
     total += b + kHeader + 32 * spec.proxy->anchors;
+  }
+  if (spec.keep_decodes) {
+    DASHI_ASSIGN_OR_RETURN(int64_t b, CheckedMul(frames, n * n * 8, "decoded frames"));
+    total += b + kHeader;
   }
   return total;
 }

@@ -1,10 +1,12 @@
 // A dataset's specification (spec.json) and the items it expands to: every grid size N × every
 // LES parameter set × every seed, in that nesting order, item k having index k. What each item
-// keeps (vorticity frames, E/Z series, proxy z series) is the same for all items.
+// keeps (vorticity frames, E/Z series, proxy z series, decodes of those z) is the same for all
+// items.
 //
 //   {"format": "dashi-dataset-spec/1", "n": [64, 128], "seeds": {"first": 1, "count": 16},
 //    "les": [{"nu0": 1e-3, "cs": 0.17}, {"nu0": 5e-4, "cs": 0.1}], "steps": 200, "save_every": 10,
-//    "keep": {"vorticity": true, "series": true, "proxy": {"k_lo": 4, "k_mid": 8, "anchors": 8}}}
+//    "keep": {"vorticity": true, "series": true, "proxy": {"k_lo": 4, "k_mid": 8, "anchors": 8},
+//             "decodes": true}}
 //
 //   DASHI_ASSIGN_OR_RETURN(DatasetSpec spec, ReadDatasetSpec("spec.json"));
 //   for (const DatasetItem& item : spec.items) ...   // item.id "n64_p1_s3"
@@ -42,6 +44,9 @@ struct DatasetSpec {
   bool keep_vorticity = true;
   bool keep_series = true;
   std::optional<DatasetProxyParams> proxy;
+  // Every frame's z decoded by core_ref's Decoder with the default DecodeParams, residual phases
+  // keyed by the frame index (what `dashi decode --frame F` does). Needs `proxy`.
+  bool keep_decodes = false;
   std::vector<DatasetItem> items;
   nlohmann::json canonical;  // the spec as parsed; its dump() is spec.json
   std::string blake2b128;    // hex BLAKE2b-128 of CanonicalSpecText()

@@ -55,6 +55,17 @@ TEST(DatasetSpec, EstimateCountsEveryKeptArray) {
   const int64_t omega = 5 * 32 * 32 * 8;
   EXPECT_GT(*b, omega + 3 * 5 * 8 + 5 * ProxyDim(*s, 32) * 8);
   EXPECT_LT(*b, omega + 64 * 1024);
+  // keep.decodes adds one [frames, N, N] array per item.
+  nlohmann::json j = Good();
+  j["keep"]["decodes"] = true;
+  StatusOr<DatasetSpec> d = ParseDatasetSpec(j, "spec.json");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_TRUE(d->keep_decodes);
+  EXPECT_FALSE(s->keep_decodes);
+  StatusOr<int64_t> bd = EstimateItemBytes(*d, d->items[0]);
+  ASSERT_TRUE(bd.ok());
+  EXPECT_GE(*bd - *b, omega);
+  EXPECT_LE(*bd - *b, omega + 128);
 }
 
 struct BadCase {
@@ -90,6 +101,10 @@ TEST(DatasetSpec, HostileSpecsNameTheField) {
       {"too many anchors", R"({"keep": {"proxy": {"k_lo": 3, "k_mid": 4, "anchors": 500}}})",
        "anchors = 500"},
       {"keep bool", R"({"keep": {"series": 1}})", "\"series\" is an integer"},
+      {"decodes without proxy", R"({"keep": {"proxy": null, "decodes": true}})",
+       "keep.decodes needs keep.proxy"},
+      {"decodes not bool", R"({"keep": {"decodes": "yes"}})", "\"decodes\" is a string"},
+      {"keep typo", R"({"keep": {"decode": true}})", "unknown key \"decode\""},
   };
   for (const BadCase& c : cases) {
     SCOPED_TRACE(c.name);

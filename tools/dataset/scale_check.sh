@@ -1,28 +1,29 @@
 #!/usr/bin/env bash
-# The issue-16 acceptance run, minus the cluster: a 64-item dataset (N = 64 and 128, 4 LES
-# parameter sets x 8 seeds, 200 steps, a frame every 10) is generated with a kill -9 halfway and
-# resumed, verified (4 items regenerated), generated again as 4 shards (LES on THREADS threads)
-# and merged, and the merged directory is compared byte for byte (diff -r) with the resumed one.
-# Prints the timings; exit 0 only if everything matches.
-#   tools/dataset/scale_check.sh DASHI WORKDIR [JOBS] [THREADS]
+# The issue-16 acceptance run, minus the cluster: the dataset of SPEC (default
+# tools/dataset/acceptance_spec.json: 64 items, N = 64 and 128 x 2 LES parameter sets — the 4
+# parameter sets — x 16 seeds, 200 steps, a frame every 10, vorticity, E/Z series, proxy z and
+# its decodes) is generated with a kill -9 halfway and resumed, verified (4 items regenerated),
+# generated again as 4 shards (LES on THREADS threads) and merged, and the merged directory is
+# compared byte for byte (diff -r) with the resumed one. Prints the timings; exit 0 only if
+# everything matches. The same spec on Slurm: tools/slurm/local_cluster_test.sh DASHI WORK SPEC.
+#   tools/dataset/scale_check.sh DASHI WORKDIR [JOBS] [THREADS] [SPEC]
 set -uo pipefail
-DASHI="${1:?usage: scale_check.sh DASHI WORKDIR [JOBS] [THREADS]}"
-W="${2:?usage: scale_check.sh DASHI WORKDIR [JOBS] [THREADS]}"
+usage="usage: scale_check.sh DASHI WORKDIR [JOBS] [THREADS] [SPEC]"
+DASHI="${1:?$usage}"
+W="${2:?$usage}"
 JOBS="${3:-2}"
 THREADS="${4:-2}"
+SPEC="${5:-$(cd "$(dirname "$0")" && pwd)/acceptance_spec.json}"
 rm -rf "$W"; mkdir -p "$W"
-cat >"$W/spec.json" <<'JSON'
-{"format": "dashi-dataset-spec/1", "n": [64, 128], "seeds": {"first": 1, "count": 8},
- "les": [{"nu0": 1e-3, "cs": 0.17}, {"nu0": 5e-4, "cs": 0.17}, {"nu0": 1e-3, "cs": 0.1},
-         {"nu0": 2e-3, "cs": 0.0, "k_peak": 6}],
- "steps": 200, "save_every": 10,
- "keep": {"vorticity": true, "series": true, "proxy": {"k_lo": 8, "k_mid": 16, "anchors": 16}}}
-JSON
+cp "$SPEC" "$W/spec.json" || exit 1
+total=$(python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); d = s["seeds"]
+print(len(s["n"]) * len(s["les"]) * (d["count"] if isinstance(d, dict) else len(d)))' "$W/spec.json")
+half=$((total / 2))
 now() { date +%s.%N; }
 t0=$(now)
 "$DASHI" dataset generate --spec "$W/spec.json" --out "$W/one" --jobs "$JOBS" --quiet &
 pid=$!
-while [ "$(ls "$W/one/items" 2>/dev/null | grep -vc dashi-partial)" -lt 32 ]; do
+while [ "$(ls "$W/one/items" 2>/dev/null | grep -vc dashi-partial)" -lt "$half" ]; do
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.05
 done

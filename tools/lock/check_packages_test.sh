@@ -157,6 +157,12 @@ cat >"$stubs/apt-get" <<'EOF'
 #!/usr/bin/env bash
 echo "apt-get $*" >>"$STUB_LOG"
 [[ $1 == update ]] && exit 0
+# What a maintainer script's invoke-rc.d would be told: 101 denies starting a service.
+if [[ -x $STUB_ROOT/usr/sbin/policy-rc.d ]]; then
+  "$STUB_ROOT/usr/sbin/policy-rc.d" munge start; echo "policy-rc.d munge start: $?" >>"$STUB_LOG"
+else
+  echo "policy-rc.d: none" >>"$STUB_LOG"
+fi
 for arg in "$@"; do
   [[ $arg == *=* ]] || continue
   awk -v p="${arg%%=*}" -v v="${arg#*=}" '
@@ -195,6 +201,19 @@ grep -q -- "--allow-downgrades libfoo-dev=1.2-3$" "$STUB_LOG" ||
   fail "install_locked did not ask apt-get for libfoo-dev=1.2-3 alone: $(cat "$STUB_LOG")"
 grep -q "the host matches" "$tmp/install.out" || fail "install_locked did not confirm: $(cat "$tmp/install.out")"
 expect_check "$root" "$lock" 0
+# Services: denied during the install by a policy-rc.d that is gone afterwards, where the host
+# had none; a host's own policy-rc.d is used and kept.
+grep -q "^policy-rc.d munge start: 101$" "$STUB_LOG" ||
+  fail "install_locked let maintainer scripts start services: $(cat "$STUB_LOG")"
+[[ ! -e $root/usr/sbin/policy-rc.d ]] || fail "install_locked left its policy-rc.d behind"
+mkdir -p "$root/usr/sbin"
+printf '#!/bin/sh\nexit 104\n' >"$root/usr/sbin/policy-rc.d"
+chmod +x "$root/usr/sbin/policy-rc.d"
+write_status "$root" 1.2-4 "install ok installed"
+install_locked || fail "install_locked failed beside a policy-rc.d: $(cat "$tmp/install.out")"
+grep -q "^policy-rc.d munge start: 104$" "$STUB_LOG" && grep -q 'exit 104' "$root/usr/sbin/policy-rc.d" ||
+  fail "install_locked replaced the host's policy-rc.d: $(cat "$STUB_LOG")"
+rm "$root/usr/sbin/policy-rc.d"
 
 write_status "$root" 1.2-4 "install ok installed"
 printf 'libfoo-dev=1.2-5\nlibbar=2.0-1\n' >"$STUB_SERVED"

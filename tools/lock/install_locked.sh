@@ -55,6 +55,19 @@ if [[ $unserved -gt 0 ]]; then
   exit 1
 fi
 
+# No package's maintainer script may start a service (munged, slurmctld, slurmd, ...): dashi needs
+# none running (tools/slurm/local_cluster_test.sh starts private ones), and in a container there
+# is no init to start them with. invoke-rc.d and deb-systemd-invoke ask /usr/sbin/policy-rc.d;
+# where the host has none (Debian's container images ship one that exits 101), one that denies
+# everything is put there for the install and removed afterwards. One that exists is left alone.
+policy="${root_args[1]:-}/usr/sbin/policy-rc.d"
+if [[ ! -e $policy ]]; then
+  policy_tmp=$(mktemp)
+  printf '#!/bin/sh\n# tools/lock/install_locked.sh: no service starts during the install.\nexit 101\n' \
+    >"$policy_tmp"
+  trap '"${sudo[@]}" rm -f "$policy"; rm -f "$policy_tmp"' EXIT
+  "${sudo[@]}" install -D -m 0755 "$policy_tmp" "$policy"
+fi
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
   apt-get install -y -q --no-install-recommends --allow-downgrades "${needed[@]}"
 

@@ -9,7 +9,7 @@ const char* ClosureDispatchName(ClosureDispatch d) {
 }
 
 // 12 bytes of counters, rounded up with room for the alignment of the fp64 row sums.
-uint64_t SharedClosureBytes(uint64_t words, uint64_t rows) { return 16 * words + 8 * rows + 32; }
+uint64_t SharedClosureBytes(uint64_t words, uint64_t rows) { return 16 * words + 8 * rows + 272; }
 
 ClosureDispatchPlan PlanClosureDispatch(GridShape shape, const ClosureParams& params,
                                         const ClosureDeviceLimits& limits, ClosurePlan plan) {

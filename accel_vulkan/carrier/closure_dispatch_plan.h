@@ -49,7 +49,7 @@ struct ClosureDispatchPlan {
 };
 
 // The shared memory the shader declares for `words` words per plane and `rows` rows: four bit
-// planes (s and M(s), + and −), one fp64 row sum per row, three counters.
+// planes (s and M(s), + and −), one fp64 row sum per row, 2 × 32 count slots and a flag (padded).
 uint64_t SharedClosureBytes(uint64_t words, uint64_t rows);
 
 ClosureDispatchPlan PlanClosureDispatch(GridShape shape, const ClosureParams& params,

@@ -58,8 +58,23 @@ shared uint s_neg[kWords];
 shared uint m_pos[kWords];  // M(s)
 shared uint m_neg[kWords];
 shared double row_sum[kRows];
-shared uint active_count;
-shared uint changed_count;
+// Cell counts, split over 32 slots (invocation t adds into slot t % 32): the invocations of a
+// subgroup never contend for one address; invocation 0 adds the slots (integers: any order).
+const uint kCountSlots = 32u;
+shared uint active_part[kCountSlots];
+shared uint changed_part[kCountSlots];
+
+uint ActiveTotal() {
+  uint n = 0u;
+  for (uint k = 0u; k < kCountSlots; ++k) n += active_part[k];
+  return n;
+}
+
+uint ChangedTotal() {
+  uint n = 0u;
+  for (uint k = 0u; k < kCountSlots; ++k) n += changed_part[k];
+  return n;
+}
 shared uint finished;
 
 uint WrapRow(int i) {  // radius ≤ rows: one correction
@@ -201,14 +216,14 @@ void WriteLevel(uint slot, bool with_sum) {
     }
     for (; i < p.rows; ++i) sum = sum + row_sum[i];
   }
-  const uint64_t c0 = uint64_t(active_count);
+  const uint64_t c0 = uint64_t(ActiveTotal());
   precise double mean = 0.0;
   if (with_sum && p.has_field != 0u && c0 > 0ul) mean = sum / double(c0);
   levels[slot].sum = sum;
   levels[slot].maxabs = 0.0;
   levels[slot].mean = mean;
   levels[slot].c0 = c0;
-  levels[slot].c1 = uint64_t(changed_count);
+  levels[slot].c1 = uint64_t(ChangedTotal());
 }
 
 void main() {
@@ -230,20 +245,22 @@ void main() {
     s_pos[w] = pos;
     s_neg[w] = neg;
   }
-  if (t == 0u) {
-    active_count = 0u;
-    changed_count = 0u;
-    finished = 0u;
+  if (t < kCountSlots) {
+    active_part[t] = 0u;
+    changed_part[t] = 0u;
   }
+  if (t == 0u) finished = 0u;
   barrier();
 
   // Level 0.
-  for (uint w = t; w < words; w += stride) atomicAdd(active_count, bitCount(s_pos[w] | s_neg[w]));
+  for (uint w = t; w < words; w += stride) {
+    atomicAdd(active_part[t % kCountSlots], bitCount(s_pos[w] | s_neg[w]));
+  }
   RowSums();
   barrier();
   if (t == 0u) {
     WriteLevel(0u, true);
-    active_count = 0u;
+    for (uint k = 0u; k < kCountSlots; ++k) active_part[k] = 0u;
   }
   barrier();
 
@@ -271,8 +288,8 @@ void main() {
       const uint op = m_pos[w] & ~kill;
       const uint on = m_neg[w] & ~kill;
       const uint changed = (op ^ s_pos[w]) | (on ^ s_neg[w]);
-      if (changed != 0u) atomicAdd(changed_count, bitCount(changed));
-      atomicAdd(active_count, bitCount(op | on));
+      if (changed != 0u) atomicAdd(changed_part[t % kCountSlots], bitCount(changed));
+      atomicAdd(active_part[t % kCountSlots], bitCount(op | on));
       if (adopt) {
         s_pos[w] = op;
         s_neg[w] = on;
@@ -284,14 +301,16 @@ void main() {
     barrier();
     if (t == 0u) {
       WriteLevel(step + 1u, adopt);
-      const bool changed = changed_count != 0u;
+      const bool changed = ChangedTotal() != 0u;
       if (changed && adopt) depth += 1u;
       ctl.steps = step + 1u;
       ctl.depth = depth;
       if (!changed) ctl.converged = 1u;
       finished = (!changed || !adopt) ? 1u : 0u;
-      active_count = 0u;
-      changed_count = 0u;
+      for (uint k = 0u; k < kCountSlots; ++k) {
+        active_part[k] = 0u;
+        changed_part[k] = 0u;
+      }
     }
     barrier();
     if (finished != 0u) break;

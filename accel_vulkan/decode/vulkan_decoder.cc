@@ -389,7 +389,9 @@ Status VulkanDecoder::Impl::RecordFields(uint64_t z_bytes, uint64_t t, const dou
   const VkCommandBuffer cb = batch->command_buffer();
   const double n2 = static_cast<double>(spec.n) * static_cast<double>(spec.n);
   batch->CopyBuffer(z_staging->buffer(), z_dev->buffer(), z_bytes);
+  // Both spectra cleared up front, behind one barrier (the residual's is untouched until synth).
   vkCmdFillBuffer(cb, spec_lp->buffer(), 0, half_complex * 16, 0);
+  vkCmdFillBuffer(cb, spec_resid->buffer(), 0, half_complex * 16, 0);
   batch->Barrier();
   const ScatterLowKParams sp{n2, lowk_count, 0};
   if (lowk_count > 0) batch->Dispatch(*scatter, set_scatter, &sp, sizeof(sp), Groups(lowk_count));
@@ -397,8 +399,6 @@ Status VulkanDecoder::Impl::RecordFields(uint64_t z_bytes, uint64_t t, const dou
   batch->Timestamp("scatter_lowk");
   DASHI_RETURN_IF_ERROR(RecordInverse(plan_lp.get(), set_lp_to_f32, set_f64_lp));
   batch->Timestamp("ifft_lp");
-  vkCmdFillBuffer(cb, spec_resid->buffer(), 0, half_complex * 16, 0);
-  batch->Barrier();
   const SynthResidualParams rp{params.seed, t, amps[0], amps[1], mid_count, resid_count};
   if (resid_count > 0) batch->Dispatch(*synth, set_synth, &rp, sizeof(rp), Groups(resid_count));
   batch->Barrier();

@@ -82,6 +82,17 @@ class Fft2d {
   // half.size() != rows·(cols/2+1)).
   std::vector<double> Irfft(std::span<const Complex> half) const;
 
+  // Several real transforms of this shape at once, for callers with many (an LES step has nine):
+  // each pass is one parallel section over all the arrays (fewer, better balanced sections than
+  // one transform at a time), and the outputs go to caller-owned storage (no allocation). Every
+  // array gets exactly the operations of Rfft / Irfft: the same bits. False, with nothing
+  // written, when the counts or a size do not match.
+  bool RfftMany(std::span<const std::span<const double>> in,
+                std::span<const std::span<Complex>> out) const;
+  // Irfft of in[a] into out[a]; in[a] is overwritten (it is the column pass's work array).
+  bool IrfftManyDestroying(std::span<const std::span<Complex>> in,
+                           std::span<const std::span<double>> out) const;
+
   // Runs the row and column passes on `pool` (null: on the calling thread). Each row or column
   // is transformed by exactly the same operations whichever thread takes it: the results are
   // bit-identical for any thread count. The pool must outlive its use here.

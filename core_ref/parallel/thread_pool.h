@@ -57,16 +57,17 @@ class ThreadPool {
   // after they see the new generation (acquire).
   mutable const std::function<void(size_t, size_t, int)>* body_ = nullptr;
   mutable size_t n_ = 0, grain_ = 1, units_ = 0;
-  // Bumped once per job (and once to stop); workers wait for it to change.
-  mutable std::atomic<uint32_t> generation_{0};
-  // Workers that have not finished the current job; the caller waits for 0.
-  mutable std::atomic<int> pending_{0};
+  std::chrono::nanoseconds spin_;  // how long a waiting thread spins before it blocks
+  // Bumped once per job (and once to stop); workers wait for it to change. On a cache line of
+  // its own, as is pending_: the workers' countdown must not disturb the line they spin on.
+  alignas(64) mutable std::atomic<uint32_t> generation_{0};
   // Workers blocked in generation_.wait(): the caller notifies only when there are some.
   mutable std::atomic<int> sleepers_{0};
+  std::atomic<bool> stop_{false};
+  // Workers that have not finished the current job; the caller waits for 0.
+  alignas(64) mutable std::atomic<int> pending_{0};
   // Whether the caller sleeps in pending_.wait(): the last worker to finish notifies it then.
   mutable std::atomic<bool> caller_sleeping_{false};
-  std::chrono::nanoseconds spin_;  // how long a waiting thread spins before it blocks
-  std::atomic<bool> stop_{false};
 };
 
 // body(begin, end, worker) over [0, n): through `pool` when it is non-null and has more than one

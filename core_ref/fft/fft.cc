@@ -752,6 +752,64 @@ bool Fft2d::IrfftManyDestroying(std::span<const std::span<Complex>> in,
   return true;
 }
 
+bool Fft2d::InverseRowsMapForwardRows(
+    std::span<const std::span<const Complex>> spec, std::span<const std::span<Complex>> out,
+    const std::function<void(size_t begin, size_t end, const double* const* real,
+                             double* const* products)>& body) const {
+  const size_t half = half_cols();
+  constexpr size_t kMaxArrays = 16;
+  if (spec.size() > kMaxArrays || out.size() > kMaxArrays) return false;
+  for (const auto& a : spec) {
+    if (a.size() != rows_ * half) return false;
+  }
+  for (const auto& a : out) {
+    if (a.size() != rows_ * half) return false;
+  }
+  const size_t block = 2 * kBlock;  // rows per unit: whole packed pairs and blocks
+  const size_t rows_per_array = block * cols_;
+  const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
+  ParallelFor(pool_, rows_, block, [&](size_t begin, size_t end, int) {
+    double* re = PassScratch(2 * kBlock * cols_ + (spec.size() + out.size()) * rows_per_array);
+    double* im = re + kBlock * cols_;
+    double* rows = re + 2 * kBlock * cols_;
+    const double* real[kMaxArrays];
+    double* products[kMaxArrays];
+    for (size_t a = 0; a < spec.size(); ++a) real[a] = rows + a * rows_per_array;
+    for (size_t p = 0; p < out.size(); ++p) {
+      products[p] = rows + (spec.size() + p) * rows_per_array;
+    }
+    for (size_t b = begin; b < end; b += block) {
+      const size_t e = std::min(end, b + block);
+      for (size_t a = 0; a < spec.size(); ++a) {
+        RealRowPassInverse(reinterpret_cast<const double*>(spec[a].data()) + 2 * b * half, e - b,
+                           cols_, row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(), scale,
+                           rows + a * rows_per_array, re, im);
+      }
+      body(b, e, real, products);
+      for (size_t p = 0; p < out.size(); ++p) {
+        RealRowPassForward(products[p], e - b, cols_, row_fft_.bit_reverse_.data(),
+                           row_fft_.twiddles_.data(),
+                           reinterpret_cast<double*>(out[p].data()) + 2 * b * half, re, im);
+      }
+    }
+  });
+  return true;
+}
+
+bool Fft2d::ColumnsMany(std::span<const std::span<Complex>> data, bool inverse) const {
+  const size_t half = half_cols();
+  for (const auto& a : data) {
+    if (a.size() != rows_ * half) return false;
+  }
+  RunPass(pool_, data.size(), half, kBlock, rows_,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            ComplexColumnPass(reinterpret_cast<double*>(data[a].data()) + 2 * b, rows_, half,
+                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+                              inverse, /*scaled=*/false, 1.0, re, im);
+          });
+  return true;
+}
+
 std::vector<Complex> Fft2d::Rfft(std::span<const double> real) const {
   if (real.size() != rows_ * cols_) return {};
   std::vector<Complex> out(rows_ * half_cols());

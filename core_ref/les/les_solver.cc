@@ -104,8 +104,11 @@ LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads)
   const size_t hs = static_cast<size_t>(grid_.half_size());
   const size_t cells = static_cast<size_t>(p.n) * static_cast<size_t>(p.n);
   for (auto& v : work_.spec) v.resize(hs);
-  for (auto& v : work_.real) v.resize(cells);
-  for (auto& v : work_.products) v.resize(cells);
+  if (static_cast<size_t>(p.n) / 16 < static_cast<size_t>(threads)) {
+    // The real fields are only kept in memory on the unfused path (see TransformedProducts).
+    for (auto& v : work_.real) v.resize(cells);
+    for (auto& v : work_.products) v.resize(cells);
+  }
   for (auto& v : work_.product_hat) v.resize(hs);
   for (auto& v : work_.stage) v.resize(hs);
   work_.next.resize(hs);
@@ -232,47 +235,81 @@ void LesSolver::ForwardDerivatives(int64_t i, int64_t j, Complex x) {
   }
 }
 
+namespace {
+
+// The products at grid cells [0, count) of the given arrays (u, v, ω_x, ω_y, u_x, u_y + v_x →
+// advection, ν_t ω_x, ν_t ω_y): one expression per cell, whichever pass calls it.
+void Products(const double* const* real, double* const* products, size_t count,
+              bool smagorinsky, double c2) {
+  const double* u = real[0];
+  const double* v = real[1];
+  const double* wx = real[2];
+  const double* wy = real[3];
+  double* adv = products[0];
+  for (size_t k = 0; k < count; ++k) {
+    const double pa = u[k] * wx[k];
+    const double pb = v[k] * wy[k];
+    adv[k] = -(pa + pb);
+  }
+  if (smagorinsky) {
+    const double* ux = real[4];
+    const double* shear = real[5];
+    double* fx = products[1];
+    double* fy = products[2];
+    for (size_t k = 0; k < count; ++k) {
+      const double a = 4.0 * ux[k] * ux[k];
+      const double sb = shear[k] * shear[k];
+      const double nu_t = c2 * std::sqrt(a + sb);
+      fx[k] = nu_t * wx[k];
+      fy[k] = nu_t * wy[k];
+    }
+  }
+}
+
+}  // namespace
+
 void LesSolver::TransformedProducts() {
   const ThreadPool* pool = pool_.get();
   const bool smagorinsky = params_.cs > 0;
   const size_t count = smagorinsky ? 6 : 4;
-  std::span<Complex> spec[6];
-  std::span<double> real[6];
-  for (size_t a = 0; a < count; ++a) spec[a] = work_.spec[a], real[a] = work_.real[a];
-  fft_.IrfftManyDestroying(std::span(spec, count), std::span(real, count));
-
-  const double* u = work_.real[0].data();
-  const double* v = work_.real[1].data();
-  const double* wx = work_.real[2].data();
-  const double* wy = work_.real[3].data();
-  const double* ux = work_.real[4].data();
-  const double* shear = work_.real[5].data();
-  double* adv = work_.products[0].data();
-  double* fx = work_.products[1].data();
-  double* fy = work_.products[2].data();
+  const size_t nproducts = smagorinsky ? 3 : 1;
   const double delta = 2.0 * std::numbers::pi / static_cast<double>(grid_.n());
   const double c2 = (params_.cs * delta) * (params_.cs * delta);
-  ParallelFor(pool, work_.products[0].size(), 1024, [&](size_t b, size_t e, int) {
-    for (size_t k = b; k < e; ++k) {
-      const double pa = u[k] * wx[k];
-      const double pb = v[k] * wy[k];
-      adv[k] = -(pa + pb);
-    }
-    if (smagorinsky) {
-      for (size_t k = b; k < e; ++k) {
-        const double a = 4.0 * ux[k] * ux[k];
-        const double sb = shear[k] * shear[k];
-        const double nu_t = c2 * std::sqrt(a + sb);
-        fx[k] = nu_t * wx[k];
-        fy[k] = nu_t * wy[k];
-      }
-    }
-  });
-  const size_t products = smagorinsky ? 3 : 1;
-  std::span<const double> in[3];
+  std::span<Complex> spec[6];
   std::span<Complex> out[3];
-  for (size_t a = 0; a < products; ++a) in[a] = work_.products[a], out[a] = work_.product_hat[a];
-  fft_.RfftMany(std::span(in, products), std::span(out, products));
+  for (size_t a = 0; a < count; ++a) spec[a] = work_.spec[a];
+  for (size_t p = 0; p < nproducts; ++p) out[p] = work_.product_hat[p];
+  const size_t n = static_cast<size_t>(grid_.n());
+  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->threads()) : 1;
+  if (n / 16 >= threads) {
+    // Enough blocks of 16 rows for every thread: the inverse row passes, the products and the
+    // forward row passes run as one section, block by block, the real fields only ever in the
+    // thread's cache. (With fewer blocks than threads, the separate passes below balance
+    // better: each of them has count or nproducts times as many units.)
+    std::span<const Complex> spec_in[6];
+    for (size_t a = 0; a < count; ++a) spec_in[a] = work_.spec[a];
+    fft_.ColumnsMany(std::span(spec, count), /*inverse=*/true);
+    fft_.InverseRowsMapForwardRows(
+        std::span(spec_in, count), std::span(out, nproducts),
+        [&](size_t b, size_t e, const double* const* real, double* const* products) {
+          Products(real, products, (e - b) * n, smagorinsky, c2);
+        });
+    fft_.ColumnsMany(std::span(out, nproducts), /*inverse=*/false);
+    return;
+  }
+  std::span<double> real[6];
+  for (size_t a = 0; a < count; ++a) real[a] = work_.real[a];
+  fft_.IrfftManyDestroying(std::span(spec, count), std::span(real, count));
+  ParallelFor(pool, n * n, 1024, [&](size_t b, size_t e, int) {
+    const double* in[6];
+    double* prod[3];
+    for (size_t a = 0; a < count; ++a) in[a] = work_.real[a].data() + b;
+    for (size_t p = 0; p < nproducts; ++p) prod[p] = work_.products[p].data() + b;
+    Products(in, prod, e - b, smagorinsky, c2);
+  });
+  std::span<const double> prod_in[3];
+  for (size_t p = 0; p < nproducts; ++p) prod_in[p] = work_.products[p];
+  fft_.RfftMany(std::span(prod_in, nproducts), std::span(out, nproducts));
 }
 
 Status LesSolver::Step() {

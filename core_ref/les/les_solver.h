@@ -90,8 +90,8 @@ class LesSolver {
   // The step's working arrays, allocated once (about 24 N² doubles with the state).
   struct Work {
     std::vector<Complex> spec[6];         // û, v̂, ω̂_x, ω̂_y, û_x, (u_y + v_x)^ (destroyed)
-    std::vector<double> real[6];          // their inverse transforms
-    std::vector<double> products[3];      // −(u ω_x + v ω_y), ν_t ω_x, ν_t ω_y
+    std::vector<double> real[6];          // their inverse transforms (N/16 < threads only)
+    std::vector<double> products[3];      // −(u ω_x + v ω_y), ν_t ω_x, ν_t ω_y (idem)
     std::vector<Complex> product_hat[3];  // their forward transforms
     std::vector<Complex> stage[3];        // the RK4 right-hand sides a, b, c
     std::vector<Complex> next;            // the new state

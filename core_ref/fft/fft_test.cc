@@ -590,8 +590,14 @@ TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
       std::vector<double> want_r[kArrays], want_p[2];
       const double* rp[kArrays];
       double* pp[2];
-      for (size_t a = 0; a < kArrays; ++a) want_r[a] = one->Irfft(want_hat[a]), rp[a] = want_r[a].data();
-      for (size_t q = 0; q < 2; ++q) want_p[q].assign(rows * cols, 0.0), pp[q] = want_p[q].data();
+      for (size_t a = 0; a < kArrays; ++a) {
+        want_r[a] = one->Irfft(want_hat[a]);
+        rp[a] = want_r[a].data();
+      }
+      for (size_t q = 0; q < 2; ++q) {
+        want_p[q].assign(rows * cols, 0.0);
+        pp[q] = want_p[q].data();
+      }
       map(rp, pp, rows * cols);
       std::vector<std::complex<double>> spec[kArrays], fused[2];
       std::span<std::complex<double>> spec_io[kArrays], fused_out[2];
@@ -601,7 +607,10 @@ TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
         spec_io[a] = spec[a];
         spec_in[a] = spec[a];
       }
-      for (size_t q = 0; q < 2; ++q) fused[q].assign(hs, std::complex<double>(7, 7)), fused_out[q] = fused[q];
+      for (size_t q = 0; q < 2; ++q) {
+        fused[q].assign(hs, std::complex<double>(7, 7));
+        fused_out[q] = fused[q];
+      }
       ASSERT_TRUE(many->ColumnsMany(spec_io, /*inverse=*/true));
       ASSERT_TRUE(many->InverseRowsMapForwardRows(
           spec_in, fused_out,

@@ -644,17 +644,34 @@ StatusOr<Fft2d> Fft2d::Create(size_t rows, size_t cols) {
 
 namespace {
 
-// pass(begin, end, re, im) over [0, n) in chunks starting at multiples of `grain`, one chunk per
-// thread of `pool`, each thread with its own split scratch of `len` elements × kBlock lanes.
-// A pass only reads and writes its own rows (columns), so the split cannot change a bit.
+// This thread's split scratch for the 2D passes, at least `doubles` long: allocated once per
+// thread and reused (its contents never matter: every pass writes a block before reading it).
+double* PassScratch(size_t doubles) {
+  thread_local std::vector<double> buf;
+  if (buf.size() < doubles) buf.resize(doubles);
+  return buf.data();
+}
+
+// One pass over `count` arrays of one shape as a single parallel section: each array has
+// `items` rows (or columns) cut into units of `grain` (the last one may be shorter), and the
+// count·⌈items/grain⌉ units are split over `pool` in contiguous chunks. pass(a, begin, end, re,
+// im) transforms items [begin, end) of array a with the calling thread's scratch (`len` elements
+// × kBlock lanes, split). A pass only reads and writes its own rows (columns) and every lane of a
+// block performs the same operations whatever its neighbours (see the top of this file), so
+// neither the split nor the batching can change a bit.
 template <typename Pass>
-void RunPass(const ThreadPool* pool, size_t n, size_t grain, size_t len, Pass&& pass) {
-  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->threads()) : 1;
-  const size_t per = 2 * kBlock * len;
-  std::vector<double> buf(per * threads);
-  ParallelFor(pool, n, grain, [&](size_t begin, size_t end, int worker) {
-    double* re = buf.data() + per * static_cast<size_t>(worker);
-    pass(begin, end, re, re + kBlock * len);
+void RunPass(const ThreadPool* pool, size_t count, size_t items, size_t grain, size_t len,
+             Pass&& pass) {
+  const size_t per = (items + grain - 1) / grain;
+  ParallelFor(pool, count * per, 1, [&](size_t ub, size_t ue, int) {
+    double* re = PassScratch(2 * kBlock * len);
+    double* im = re + kBlock * len;
+    for (size_t u = ub; u < ue;) {
+      const size_t a = u / per;
+      const size_t stop = std::min(ue, (a + 1) * per);
+      pass(a, (u - a * per) * grain, std::min(items, (stop - a * per) * grain), re, im);
+      u = stop;
+    }
   });
 }
 
@@ -663,11 +680,11 @@ void RunPass(const ThreadPool* pool, size_t n, size_t grain, size_t len, Pass&& 
 void Fft2d::Forward(std::span<Complex> data) const {
   if (data.size() != rows_ * cols_) return;
   double* d = reinterpret_cast<double*>(data.data());
-  RunPass(pool_, rows_, kBlock, cols_, [&](size_t b, size_t e, double* re, double* im) {
+  RunPass(pool_, 1, rows_, kBlock, cols_, [&](size_t, size_t b, size_t e, double* re, double* im) {
     ComplexRowPass(d + 2 * b * cols_, e - b, cols_, row_fft_.bit_reverse_.data(),
                    row_fft_.twiddles_.data(), /*inverse=*/false, re, im);
   });
-  RunPass(pool_, cols_, kBlock, rows_, [&](size_t b, size_t e, double* re, double* im) {
+  RunPass(pool_, 1, cols_, kBlock, rows_, [&](size_t, size_t b, size_t e, double* re, double* im) {
     ComplexColumnPass(d + 2 * b, rows_, cols_, e - b, col_fft_.bit_reverse_.data(),
                       col_fft_.twiddles_.data(), /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
   });
@@ -677,49 +694,138 @@ void Fft2d::Inverse(std::span<Complex> data) const {
   if (data.size() != rows_ * cols_) return;
   double* d = reinterpret_cast<double*>(data.data());
   const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
-  RunPass(pool_, rows_, kBlock, cols_, [&](size_t b, size_t e, double* re, double* im) {
+  RunPass(pool_, 1, rows_, kBlock, cols_, [&](size_t, size_t b, size_t e, double* re, double* im) {
     ComplexRowPass(d + 2 * b * cols_, e - b, cols_, row_fft_.bit_reverse_.data(),
                    row_fft_.twiddles_.data(), /*inverse=*/true, re, im);
   });
-  RunPass(pool_, cols_, kBlock, rows_, [&](size_t b, size_t e, double* re, double* im) {
+  RunPass(pool_, 1, cols_, kBlock, rows_, [&](size_t, size_t b, size_t e, double* re, double* im) {
     ComplexColumnPass(d + 2 * b, rows_, cols_, e - b, col_fft_.bit_reverse_.data(),
                       col_fft_.twiddles_.data(), /*inverse=*/true, /*scaled=*/true, scale, re, im);
   });
 }
 
+bool Fft2d::RfftMany(std::span<const std::span<const double>> in,
+                     std::span<const std::span<Complex>> out) const {
+  const size_t half = half_cols();
+  if (in.size() != out.size()) return false;
+  for (size_t a = 0; a < in.size(); ++a) {
+    if (in[a].size() != rows_ * cols_ || out[a].size() != rows_ * half) return false;
+  }
+  // Rows are packed in pairs (2p, 2p + 1): units of 2·kBlock rows keep every pair and block the
+  // one-thread pass's.
+  RunPass(pool_, in.size(), rows_, 2 * kBlock, cols_,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            RealRowPassForward(in[a].data() + b * cols_, e - b, cols_,
+                               row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(),
+                               reinterpret_cast<double*>(out[a].data()) + 2 * b * half, re, im);
+          });
+  RunPass(pool_, in.size(), half, kBlock, rows_,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            ComplexColumnPass(reinterpret_cast<double*>(out[a].data()) + 2 * b, rows_, half,
+                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+                              /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
+          });
+  return true;
+}
+
+bool Fft2d::IrfftManyDestroying(std::span<const std::span<Complex>> in,
+                                std::span<const std::span<double>> out) const {
+  const size_t half = half_cols();
+  if (in.size() != out.size()) return false;
+  for (size_t a = 0; a < in.size(); ++a) {
+    if (in[a].size() != rows_ * half || out[a].size() != rows_ * cols_) return false;
+  }
+  RunPass(pool_, in.size(), half, kBlock, rows_,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            ComplexColumnPass(reinterpret_cast<double*>(in[a].data()) + 2 * b, rows_, half,
+                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+                              /*inverse=*/true, /*scaled=*/false, 1.0, re, im);
+          });
+  const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
+  RunPass(pool_, in.size(), rows_, 2 * kBlock, cols_,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            RealRowPassInverse(reinterpret_cast<const double*>(in[a].data()) + 2 * b * half,
+                               e - b, cols_, row_fft_.bit_reverse_.data(),
+                               row_fft_.twiddles_.data(), scale, out[a].data() + b * cols_, re,
+                               im);
+          });
+  return true;
+}
+
+bool Fft2d::InverseRowsMapForwardRows(
+    std::span<const std::span<const Complex>> spec, std::span<const std::span<Complex>> out,
+    const std::function<void(size_t begin, size_t end, const double* const* real,
+                             double* const* products)>& body) const {
+  const size_t half = half_cols();
+  constexpr size_t kMaxArrays = 16;
+  if (spec.size() > kMaxArrays || out.size() > kMaxArrays) return false;
+  for (const auto& a : spec) {
+    if (a.size() != rows_ * half) return false;
+  }
+  for (const auto& a : out) {
+    if (a.size() != rows_ * half) return false;
+  }
+  const size_t block = 2 * kBlock;  // rows per unit: whole packed pairs and blocks
+  const size_t rows_per_array = block * cols_;
+  const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
+  ParallelFor(pool_, rows_, block, [&](size_t begin, size_t end, int) {
+    double* re = PassScratch(2 * kBlock * cols_ + (spec.size() + out.size()) * rows_per_array);
+    double* im = re + kBlock * cols_;
+    double* rows = re + 2 * kBlock * cols_;
+    const double* real[kMaxArrays];
+    double* products[kMaxArrays];
+    for (size_t a = 0; a < spec.size(); ++a) real[a] = rows + a * rows_per_array;
+    for (size_t p = 0; p < out.size(); ++p) {
+      products[p] = rows + (spec.size() + p) * rows_per_array;
+    }
+    for (size_t b = begin; b < end; b += block) {
+      const size_t e = std::min(end, b + block);
+      for (size_t a = 0; a < spec.size(); ++a) {
+        RealRowPassInverse(reinterpret_cast<const double*>(spec[a].data()) + 2 * b * half, e - b,
+                           cols_, row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(), scale,
+                           rows + a * rows_per_array, re, im);
+      }
+      body(b, e, real, products);
+      for (size_t p = 0; p < out.size(); ++p) {
+        RealRowPassForward(products[p], e - b, cols_, row_fft_.bit_reverse_.data(),
+                           row_fft_.twiddles_.data(),
+                           reinterpret_cast<double*>(out[p].data()) + 2 * b * half, re, im);
+      }
+    }
+  });
+  return true;
+}
+
+bool Fft2d::ColumnsMany(std::span<const std::span<Complex>> data, bool inverse) const {
+  const size_t half = half_cols();
+  for (const auto& a : data) {
+    if (a.size() != rows_ * half) return false;
+  }
+  RunPass(pool_, data.size(), half, kBlock, rows_,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            ComplexColumnPass(reinterpret_cast<double*>(data[a].data()) + 2 * b, rows_, half,
+                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+                              inverse, /*scaled=*/false, 1.0, re, im);
+          });
+  return true;
+}
+
 std::vector<Complex> Fft2d::Rfft(std::span<const double> real) const {
   if (real.size() != rows_ * cols_) return {};
-  const size_t half = half_cols();
-  std::vector<Complex> out(rows_ * half);
-  double* o = reinterpret_cast<double*>(out.data());
-  // Rows are packed in pairs (2p, 2p + 1): chunks start at multiples of 2·kBlock so that every
-  // pair and block is the one-thread pass's.
-  RunPass(pool_, rows_, 2 * kBlock, cols_, [&](size_t b, size_t e, double* re, double* im) {
-    RealRowPassForward(real.data() + b * cols_, e - b, cols_, row_fft_.bit_reverse_.data(),
-                       row_fft_.twiddles_.data(), o + 2 * b * half, re, im);
-  });
-  RunPass(pool_, half, kBlock, rows_, [&](size_t b, size_t e, double* re, double* im) {
-    ComplexColumnPass(o + 2 * b, rows_, half, e - b, col_fft_.bit_reverse_.data(),
-                      col_fft_.twiddles_.data(), /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
-  });
+  std::vector<Complex> out(rows_ * half_cols());
+  const std::span<const double> in[1] = {real};
+  const std::span<Complex> outs[1] = {out};
+  RfftMany(in, outs);
   return out;
 }
 
 std::vector<double> Fft2d::Irfft(std::span<const Complex> half_spectrum) const {
-  const size_t half = half_cols();
-  if (half_spectrum.size() != rows_ * half) return {};
+  if (half_spectrum.size() != rows_ * half_cols()) return {};
   std::vector<Complex> work(half_spectrum.begin(), half_spectrum.end());
-  double* w = reinterpret_cast<double*>(work.data());
-  RunPass(pool_, half, kBlock, rows_, [&](size_t b, size_t e, double* re, double* im) {
-    ComplexColumnPass(w + 2 * b, rows_, half, e - b, col_fft_.bit_reverse_.data(),
-                      col_fft_.twiddles_.data(), /*inverse=*/true, /*scaled=*/false, 1.0, re, im);
-  });
   std::vector<double> out(rows_ * cols_);
-  const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
-  RunPass(pool_, rows_, 2 * kBlock, cols_, [&](size_t b, size_t e, double* re, double* im) {
-    RealRowPassInverse(w + 2 * b * half, e - b, cols_, row_fft_.bit_reverse_.data(),
-                       row_fft_.twiddles_.data(), scale, out.data() + b * cols_, re, im);
-  });
+  const std::span<Complex> in[1] = {work};
+  const std::span<double> outs[1] = {out};
+  IrfftManyDestroying(in, outs);
   return out;
 }
 

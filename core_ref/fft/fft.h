@@ -18,6 +18,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -81,6 +82,34 @@ class Fft2d {
   // rows×(cols/2+1) complex → rows×cols reals (scaled by 1/(rows·cols); an empty vector if
   // half.size() != rows·(cols/2+1)).
   std::vector<double> Irfft(std::span<const Complex> half) const;
+
+  // Several real transforms of this shape at once, for callers with many (an LES step has nine):
+  // each pass is one parallel section over all the arrays (fewer, better balanced sections than
+  // one transform at a time), and the outputs go to caller-owned storage (no allocation). Every
+  // array gets exactly the operations of Rfft / Irfft: the same bits. False, with nothing
+  // written, when the counts or a size do not match.
+  bool RfftMany(std::span<const std::span<const double>> in,
+                std::span<const std::span<Complex>> out) const;
+  // Irfft of in[a] into out[a]; in[a] is overwritten (it is the column pass's work array).
+  bool IrfftManyDestroying(std::span<const std::span<Complex>> in,
+                           std::span<const std::span<double>> out) const;
+
+  // The halves of those transforms, for a caller that works row by row between an inverse and a
+  // forward transform (the LES's products): ColumnsMany is the column pass of every array, in
+  // place (inverse: IrfftManyDestroying's first pass; forward: RfftMany's second), and
+  // InverseRowsMapForwardRows is one parallel section over blocks of 16 rows that, per block,
+  // runs the inverse real row pass of every spec[a] (already through the inverse column pass)
+  // into real rows, calls body(begin, end, real, products) — real[a] and products[p] point at
+  // rows begin..end−1 of each array, row r at [(r − begin)·cols] — and runs the forward real row
+  // pass of every products[p] into out[p] (to be finished by ColumnsMany(out, false)). The real
+  // rows live in the thread's scratch, never in memory; `body` must write every products[p]
+  // element of its rows. Same operations per element as the unfused transforms: the same bits.
+  // False, with nothing written, when a size does not match or there are more than 16 arrays.
+  bool ColumnsMany(std::span<const std::span<Complex>> data, bool inverse) const;
+  bool InverseRowsMapForwardRows(
+      std::span<const std::span<const Complex>> spec, std::span<const std::span<Complex>> out,
+      const std::function<void(size_t begin, size_t end, const double* const* real,
+                               double* const* products)>& body) const;
 
   // Runs the row and column passes on `pool` (null: on the calling thread). Each row or column
   // is transformed by exactly the same operations whichever thread takes it: the results are

@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -529,6 +530,105 @@ TEST(FftDeterminismTest, AnyThreadCountGivesTheOneThreadBytes) {
       const std::vector<double> ra = one->Irfft(ha), rb = many->Irfft(ha);
       ASSERT_EQ(ra.size(), rb.size());
       EXPECT_EQ(0, std::memcmp(ra.data(), rb.data(), ra.size() * sizeof(ra[0]))) << "Irfft";
+    }
+  }
+}
+
+// The batched real transforms (RfftMany, IrfftManyDestroying) and the fused row section
+// (ColumnsMany + InverseRowsMapForwardRows) give, for every array, the bytes of the one-array
+// transforms on one thread, for 1..5 threads and shapes with fewer rows than a block pair, one
+// pair, several per thread and non-square ones; size mismatches write nothing.
+TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
+  const std::pair<size_t, size_t> shapes[] = {{1, 2},   {2, 2},  {4, 16},  {8, 8},
+                                              {16, 16}, {64, 8}, {32, 128}, {128, 64}};
+  constexpr size_t kArrays = 3;
+  for (int threads = 1; threads <= 5; ++threads) {
+    ThreadPool pool(threads);
+    for (const auto& [rows, cols] : shapes) {
+      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + ", " +
+                   std::to_string(threads) + " threads");
+      StatusOr<Fft2d> one = Fft2d::Create(rows, cols);
+      StatusOr<Fft2d> many = Fft2d::Create(rows, cols);
+      ASSERT_TRUE(one.ok() && many.ok());
+      many->set_thread_pool(&pool);
+      const size_t hs = rows * one->half_cols();
+      std::vector<double> real[kArrays];
+      std::vector<std::complex<double>> want_hat[kArrays], got_hat[kArrays];
+      std::span<const double> in[kArrays];
+      std::span<std::complex<double>> out[kArrays];
+      for (size_t a = 0; a < kArrays; ++a) {
+        real[a] = RandomReal(rows * cols, 40 + a);
+        want_hat[a] = one->Rfft(real[a]);
+        got_hat[a].assign(hs, std::complex<double>(7, 7));
+        in[a] = real[a];
+        out[a] = got_hat[a];
+      }
+      ASSERT_TRUE(many->RfftMany(in, out));
+      for (size_t a = 0; a < kArrays; ++a) {
+        EXPECT_EQ(0, std::memcmp(want_hat[a].data(), got_hat[a].data(), hs * 16)) << "RfftMany";
+      }
+      // Inverse: the spectra are destroyed, the outputs must equal Irfft's.
+      std::vector<double> got_real[kArrays];
+      std::span<double> real_out[kArrays];
+      for (size_t a = 0; a < kArrays; ++a) {
+        got_real[a].assign(rows * cols, 7.0);
+        real_out[a] = got_real[a];
+      }
+      ASSERT_TRUE(many->IrfftManyDestroying(out, real_out));
+      for (size_t a = 0; a < kArrays; ++a) {
+        const std::vector<double> want = one->Irfft(want_hat[a]);
+        EXPECT_EQ(0, std::memcmp(want.data(), got_real[a].data(), want.size() * 8))
+            << "IrfftManyDestroying";
+      }
+      // Fused: inverse, a row-wise map mixing the arrays, forward.
+      auto map = [&](const double* const* r, double* const* p, size_t count) {
+        for (size_t k = 0; k < count; ++k) {
+          p[0][k] = r[0][k] * r[1][k] - r[2][k];
+          p[1][k] = 1.5 * r[2][k] + r[0][k];
+        }
+      };
+      std::vector<double> want_r[kArrays], want_p[2];
+      const double* rp[kArrays];
+      double* pp[2];
+      for (size_t a = 0; a < kArrays; ++a) {
+        want_r[a] = one->Irfft(want_hat[a]);
+        rp[a] = want_r[a].data();
+      }
+      for (size_t q = 0; q < 2; ++q) {
+        want_p[q].assign(rows * cols, 0.0);
+        pp[q] = want_p[q].data();
+      }
+      map(rp, pp, rows * cols);
+      std::vector<std::complex<double>> spec[kArrays], fused[2];
+      std::span<std::complex<double>> spec_io[kArrays], fused_out[2];
+      std::span<const std::complex<double>> spec_in[kArrays];
+      for (size_t a = 0; a < kArrays; ++a) {
+        spec[a] = want_hat[a];
+        spec_io[a] = spec[a];
+        spec_in[a] = spec[a];
+      }
+      for (size_t q = 0; q < 2; ++q) {
+        fused[q].assign(hs, std::complex<double>(7, 7));
+        fused_out[q] = fused[q];
+      }
+      ASSERT_TRUE(many->ColumnsMany(spec_io, /*inverse=*/true));
+      ASSERT_TRUE(many->InverseRowsMapForwardRows(
+          spec_in, fused_out,
+          [&](size_t b, size_t e, const double* const* r, double* const* p) {
+            map(r, p, (e - b) * cols);
+          }));
+      ASSERT_TRUE(many->ColumnsMany(fused_out, /*inverse=*/false));
+      for (size_t q = 0; q < 2; ++q) {
+        const std::vector<std::complex<double>> want = one->Rfft(want_p[q]);
+        EXPECT_EQ(0, std::memcmp(want.data(), fused[q].data(), hs * 16)) << "fused " << q;
+      }
+      // Mismatches: nothing written.
+      std::vector<std::complex<double>> short_hat(hs - 1, std::complex<double>(3, 3));
+      std::span<std::complex<double>> bad_out[1] = {short_hat};
+      EXPECT_FALSE(many->RfftMany(std::span(in, 1), bad_out));
+      EXPECT_FALSE(many->RfftMany(std::span(in, 2), std::span(out, 1)));
+      EXPECT_FALSE(many->ColumnsMany(bad_out, true));
+      EXPECT_EQ(short_hat[0], std::complex<double>(3, 3));
     }
   }
 }

@@ -25,13 +25,6 @@ inline Complex Mul(Complex x, Complex y) {
   return Complex(ac - bd, ad + bc);
 }
 
-bool AllFinite(const std::vector<Complex>& v) {
-  for (const Complex& c : v) {
-    if (!std::isfinite(c.real()) || !std::isfinite(c.imag())) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 StatusOr<LesInit> ParseLesInit(const std::string& name) {
@@ -108,6 +101,17 @@ LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads)
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr),
       fft_(std::move(fft)) {
   fft_.set_thread_pool(pool_.get());
+  const size_t hs = static_cast<size_t>(grid_.half_size());
+  const size_t cells = static_cast<size_t>(p.n) * static_cast<size_t>(p.n);
+  for (auto& v : work_.spec) v.resize(hs);
+  if (static_cast<size_t>(p.n) / 16 < static_cast<size_t>(threads)) {
+    // The real fields are only kept in memory on the unfused path (see TransformedProducts).
+    for (auto& v : work_.real) v.resize(cells);
+    for (auto& v : work_.products) v.resize(cells);
+  }
+  for (auto& v : work_.product_hat) v.resize(hs);
+  for (auto& v : work_.stage) v.resize(hs);
+  work_.next.resize(hs);
 }
 
 StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads) {
@@ -181,123 +185,208 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads) {
   return s;
 }
 
-std::vector<Complex> LesSolver::Rhs(const std::vector<Complex>& w) const {
-  const SpectralGrid& g = grid_;
-  const int64_t n = g.n(), hc = g.half_cols(), hs = g.half_size();
-  const ThreadPool* pool = pool_.get();
-  // Rows of the spectrum (or cells of the grid) split over the pool: each output element is
-  // written by one thread with the one-thread operations.
-  auto for_rows = [&](auto&& row) {
-    ParallelFor(pool, static_cast<size_t>(n), 1, [&](size_t b, size_t e, int) {
-      for (int64_t i = static_cast<int64_t>(b); i < static_cast<int64_t>(e); ++i) row(i);
-    });
-  };
-  auto for_cells = [&](size_t count, auto&& cell) {
-    ParallelFor(pool, count, 1024, [&](size_t b, size_t e, int) {
-      for (size_t k = b; k < e; ++k) cell(k);
-    });
-  };
-  std::vector<Complex> u_hat(hs), v_hat(hs), wx_hat(hs), wy_hat(hs);
-  for_rows([&](int64_t i) {
-    const double ky = static_cast<double>(g.Ky(i));
-    for (int64_t j = 0; j < hc; ++j) {
-      const double kx = static_cast<double>(g.Kx(j));
-      const int64_t idx = i * hc + j;
-      const double k2 = g.K2(i, j);
-      const Complex psi = k2 > 0 ? w[idx] / k2 : Complex(0, 0);
-      u_hat[idx] = Mul(kI * ky, psi);    // u = ∂ψ/∂y
-      v_hat[idx] = Mul(-kI * kx, psi);   // v = −∂ψ/∂x
-      wx_hat[idx] = Mul(kI * kx, w[idx]);
-      wy_hat[idx] = Mul(kI * ky, w[idx]);
-    }
-  });
-  const std::vector<double> u = fft_.Irfft(u_hat), v = fft_.Irfft(v_hat);
-  const std::vector<double> wx = fft_.Irfft(wx_hat), wy = fft_.Irfft(wy_hat);
-  std::vector<double> adv(u.size());
-  for_cells(adv.size(), [&](size_t k) {
-    const double a = u[k] * wx[k];
-    const double b = v[k] * wy[k];
-    adv[k] = -(a + b);
-  });
-  std::vector<Complex> rhs = fft_.Rfft(adv);
+// One step is four right-hand-side evaluations, each of them
+//   A  (rows of the spectrum) finish the previous stage's right-hand side from the transformed
+//      products, form this stage's input x (ŵ or an RK4 combination) and the six spectra of
+//      the derivatives of x: u, v, ω_x, ω_y, and with the Smagorinsky term u_x and u_y + v_x;
+//   B  the inverse real FFTs of those spectra (two parallel sections for all of them);
+//   C  (grid cells) the products: advection −(u ω_x + v ω_y), and ν_t ω_x, ν_t ω_y;
+//   D  the forward real FFTs of the products (two parallel sections);
+// and a last pass finishes the fourth stage and forms the new state. Every element is computed
+// by one thread with exactly the operations, in the same order, of the plain formulation
+// (right-hand side → stored → RK4 combination → stored → derivative spectra): fusing the passes
+// keeps each intermediate in a register instead of memory, never changes a rounding.
+namespace {
 
+// The right-hand side at one spectral element from its transformed products (phase D):
+// dt · (−(u·∇)ω + ∇·(ν_t ∇ω)), zero outside the 2/3-rule region.
+inline Complex FinishRhs(const SpectralGrid& g, int64_t i, int64_t j, int64_t idx, double kx,
+                         double ky, bool smagorinsky, double dt, const Complex* adv_hat,
+                         const Complex* fx_hat, const Complex* fy_hat) {
+  Complex r = adv_hat[idx];
+  if (smagorinsky) {
+    const Complex div = Mul(kI * kx, fx_hat[idx]) + Mul(kI * ky, fy_hat[idx]);
+    r += div;
+  }
+  return g.Dealiased(i, j) ? r * dt : Complex(0, 0);
+}
+
+}  // namespace
+
+void LesSolver::ForwardDerivatives(int64_t i, int64_t j, Complex x) {
+  const SpectralGrid& g = grid_;
+  const double ky = static_cast<double>(g.Ky(i));
+  const double kx = static_cast<double>(g.Kx(j));
+  const int64_t idx = i * g.half_cols() + j;
+  const double k2 = g.K2(i, j);
+  const Complex psi = k2 > 0 ? x / k2 : Complex(0, 0);
+  const Complex u_hat = Mul(kI * ky, psi);    // u = ∂ψ/∂y
+  const Complex v_hat = Mul(-kI * kx, psi);   // v = −∂ψ/∂x
+  work_.spec[0][idx] = u_hat;
+  work_.spec[1][idx] = v_hat;
+  work_.spec[2][idx] = Mul(kI * kx, x);
+  work_.spec[3][idx] = Mul(kI * ky, x);
   if (params_.cs > 0) {
     // |S| = sqrt(2 S_ij S_ij) = sqrt(4 u_x² + (u_y + v_x)²) for divergence-free (u, v).
-    std::vector<Complex> ux_hat(hs), shear_hat(hs);
-    for_rows([&](int64_t i) {
-      const double ky = static_cast<double>(g.Ky(i));
-      for (int64_t j = 0; j < hc; ++j) {
-        const double kx = static_cast<double>(g.Kx(j));
-        const int64_t idx = i * hc + j;
-        ux_hat[idx] = Mul(kI * kx, u_hat[idx]);
-        const Complex uy = Mul(kI * ky, u_hat[idx]);
-        const Complex vx = Mul(kI * kx, v_hat[idx]);
-        shear_hat[idx] = uy + vx;
-      }
-    });
-    const std::vector<double> ux = fft_.Irfft(ux_hat), shear = fft_.Irfft(shear_hat);
-    const double delta = 2.0 * std::numbers::pi / static_cast<double>(n);
-    const double c2 = (params_.cs * delta) * (params_.cs * delta);
-    std::vector<double> fx(u.size()), fy(u.size());
-    for_cells(fx.size(), [&](size_t k) {
+    work_.spec[4][idx] = Mul(kI * kx, u_hat);
+    const Complex uy = Mul(kI * ky, u_hat);
+    const Complex vx = Mul(kI * kx, v_hat);
+    work_.spec[5][idx] = uy + vx;
+  }
+}
+
+namespace {
+
+// The products at grid cells [0, count) of the given arrays (u, v, ω_x, ω_y, u_x, u_y + v_x →
+// advection, ν_t ω_x, ν_t ω_y): one expression per cell, whichever pass calls it.
+void Products(const double* const* real, double* const* products, size_t count,
+              bool smagorinsky, double c2) {
+  const double* u = real[0];
+  const double* v = real[1];
+  const double* wx = real[2];
+  const double* wy = real[3];
+  double* adv = products[0];
+  for (size_t k = 0; k < count; ++k) {
+    const double pa = u[k] * wx[k];
+    const double pb = v[k] * wy[k];
+    adv[k] = -(pa + pb);
+  }
+  if (smagorinsky) {
+    const double* ux = real[4];
+    const double* shear = real[5];
+    double* fx = products[1];
+    double* fy = products[2];
+    for (size_t k = 0; k < count; ++k) {
       const double a = 4.0 * ux[k] * ux[k];
-      const double b = shear[k] * shear[k];
-      const double nu_t = c2 * std::sqrt(a + b);
+      const double sb = shear[k] * shear[k];
+      const double nu_t = c2 * std::sqrt(a + sb);
       fx[k] = nu_t * wx[k];
       fy[k] = nu_t * wy[k];
-    });
-    const std::vector<Complex> fx_hat = fft_.Rfft(fx), fy_hat = fft_.Rfft(fy);
-    for_rows([&](int64_t i) {
-      const double ky = static_cast<double>(g.Ky(i));
-      for (int64_t j = 0; j < hc; ++j) {
-        const double kx = static_cast<double>(g.Kx(j));
-        const int64_t idx = i * hc + j;
-        const Complex div = Mul(kI * kx, fx_hat[idx]) + Mul(kI * ky, fy_hat[idx]);
-        rhs[idx] += div;
-      }
-    });
-  }
-  for_rows([&](int64_t i) {
-    for (int64_t j = 0; j < hc; ++j) {
-      const int64_t idx = i * hc + j;
-      rhs[idx] = g.Dealiased(i, j) ? rhs[idx] * params_.dt : Complex(0, 0);
     }
+  }
+}
+
+}  // namespace
+
+void LesSolver::TransformedProducts() {
+  const ThreadPool* pool = pool_.get();
+  const bool smagorinsky = params_.cs > 0;
+  const size_t count = smagorinsky ? 6 : 4;
+  const size_t nproducts = smagorinsky ? 3 : 1;
+  const double delta = 2.0 * std::numbers::pi / static_cast<double>(grid_.n());
+  const double c2 = (params_.cs * delta) * (params_.cs * delta);
+  std::span<Complex> spec[6];
+  std::span<Complex> out[3];
+  for (size_t a = 0; a < count; ++a) spec[a] = work_.spec[a];
+  for (size_t p = 0; p < nproducts; ++p) out[p] = work_.product_hat[p];
+  const size_t n = static_cast<size_t>(grid_.n());
+  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->threads()) : 1;
+  if (n / 16 >= threads) {
+    // Enough blocks of 16 rows for every thread: the inverse row passes, the products and the
+    // forward row passes run as one section, block by block, the real fields only ever in the
+    // thread's cache. (With fewer blocks than threads, the separate passes below balance
+    // better: each of them has count or nproducts times as many units.)
+    std::span<const Complex> spec_in[6];
+    for (size_t a = 0; a < count; ++a) spec_in[a] = work_.spec[a];
+    fft_.ColumnsMany(std::span(spec, count), /*inverse=*/true);
+    fft_.InverseRowsMapForwardRows(
+        std::span(spec_in, count), std::span(out, nproducts),
+        [&](size_t b, size_t e, const double* const* real, double* const* products) {
+          Products(real, products, (e - b) * n, smagorinsky, c2);
+        });
+    fft_.ColumnsMany(std::span(out, nproducts), /*inverse=*/false);
+    return;
+  }
+  std::span<double> real[6];
+  for (size_t a = 0; a < count; ++a) real[a] = work_.real[a];
+  fft_.IrfftManyDestroying(std::span(spec, count), std::span(real, count));
+  ParallelFor(pool, n * n, 1024, [&](size_t b, size_t e, int) {
+    const double* in[6];
+    double* prod[3];
+    for (size_t a = 0; a < count; ++a) in[a] = work_.real[a].data() + b;
+    for (size_t p = 0; p < nproducts; ++p) prod[p] = work_.products[p].data() + b;
+    Products(in, prod, e - b, smagorinsky, c2);
   });
-  return rhs;
+  std::span<const double> prod_in[3];
+  for (size_t p = 0; p < nproducts; ++p) prod_in[p] = work_.products[p];
+  fft_.RfftMany(std::span(prod_in, nproducts), std::span(out, nproducts));
 }
 
 Status LesSolver::Step() {
-  const size_t hs = w_hat_.size();
-  const std::vector<Complex>& w = w_hat_;
-  const std::vector<double>& eh = decay_half_;
-  const std::vector<double>& ef = decay_full_;
-  std::vector<Complex> tmp(hs);
-
-  auto for_cells = [&](auto&& cell) {
-    ParallelFor(pool_.get(), hs, 1024, [&](size_t b, size_t e, int) {
-      for (size_t k = b; k < e; ++k) cell(k);
+  const SpectralGrid& g = grid_;
+  const int64_t hc = g.half_cols();
+  const ThreadPool* pool = pool_.get();
+  const bool smagorinsky = params_.cs > 0;
+  const double dt = params_.dt;
+  const Complex* w = w_hat_.data();
+  const double* eh = decay_half_.data();
+  const double* ef = decay_full_.data();
+  Complex* ka = work_.stage[0].data();
+  Complex* kb = work_.stage[1].data();
+  Complex* kc = work_.stage[2].data();
+  const Complex* adv_hat = work_.product_hat[0].data();
+  const Complex* fx_hat = work_.product_hat[1].data();
+  const Complex* fy_hat = work_.product_hat[2].data();
+  auto for_rows = [&](auto&& element) {
+    ParallelFor(pool, static_cast<size_t>(g.n()), 1, [&](size_t b, size_t e, int worker) {
+      for (int64_t i = static_cast<int64_t>(b); i < static_cast<int64_t>(e); ++i) {
+        const double ky = static_cast<double>(g.Ky(i));
+        for (int64_t j = 0; j < hc; ++j) {
+          element(i, j, i * hc + j, static_cast<double>(g.Kx(j)), ky, worker);
+        }
+      }
     });
   };
+  auto rhs = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky) {
+    return FinishRhs(g, i, j, idx, kx, ky, smagorinsky, dt, adv_hat, fx_hat, fy_hat);
+  };
 
-  const std::vector<Complex> a = Rhs(w);
-  for_cells([&](size_t k) { tmp[k] = eh[k] * (w[k] + 0.5 * a[k]); });
-  const std::vector<Complex> b = Rhs(tmp);
-  for_cells([&](size_t k) { tmp[k] = eh[k] * w[k] + 0.5 * b[k]; });
-  const std::vector<Complex> c = Rhs(tmp);
-  for_cells([&](size_t k) { tmp[k] = ef[k] * w[k] + eh[k] * c[k]; });
-  const std::vector<Complex> d = Rhs(tmp);
-  std::vector<Complex> next(hs);
-  for_cells([&](size_t k) {
-    const Complex bc = b[k] + c[k];
-    const Complex incr = ef[k] * a[k] + 2.0 * eh[k] * bc + d[k];
-    next[k] = ef[k] * w[k] + incr / 6.0;
+  // Stage 1: a = R(ŵ).
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double, double, int) {
+    ForwardDerivatives(i, j, w[idx]);
   });
-  if (!AllFinite(next)) {
-    return FailedPreconditionError("LES diverged at step " + std::to_string(step_ + 1) +
-                                   " (t = " + std::to_string(time() + params_.dt) +
-                                   "): the vorticity is no longer finite; reduce dt");
+  TransformedProducts();
+  // Stage 2: b = R(E_h (ŵ + a/2)).
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
+    const Complex a = rhs(i, j, idx, kx, ky);
+    ka[idx] = a;
+    ForwardDerivatives(i, j, eh[idx] * (w[idx] + 0.5 * a));
+  });
+  TransformedProducts();
+  // Stage 3: c = R(E_h ŵ + b/2).
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
+    const Complex b = rhs(i, j, idx, kx, ky);
+    kb[idx] = b;
+    ForwardDerivatives(i, j, eh[idx] * w[idx] + 0.5 * b);
+  });
+  TransformedProducts();
+  // Stage 4: d = R(E ŵ + E_h c).
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
+    const Complex c = rhs(i, j, idx, kx, ky);
+    kc[idx] = c;
+    ForwardDerivatives(i, j, ef[idx] * w[idx] + eh[idx] * c);
+  });
+  TransformedProducts();
+  // ŵ ← E ŵ + (E a + 2 E_h (b + c) + d)/6, and whether every value is finite (one flag per
+  // worker, combined after the join: AND does not depend on the order).
+  Complex* next = work_.next.data();
+  std::vector<char> finite(static_cast<size_t>(pool != nullptr ? pool->threads() : 1), 1);
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int worker) {
+    const Complex d = rhs(i, j, idx, kx, ky);
+    const Complex bc = kb[idx] + kc[idx];
+    const Complex incr = ef[idx] * ka[idx] + 2.0 * eh[idx] * bc + d;
+    const Complex x = ef[idx] * w[idx] + incr / 6.0;
+    next[idx] = x;
+    if (!std::isfinite(x.real()) || !std::isfinite(x.imag())) finite[worker] = 0;
+  });
+  for (char f : finite) {
+    if (!f) {
+      return FailedPreconditionError("LES diverged at step " + std::to_string(step_ + 1) +
+                                     " (t = " + std::to_string(time() + params_.dt) +
+                                     "): the vorticity is no longer finite; reduce dt");
+    }
   }
-  w_hat_ = std::move(next);
+  w_hat_.swap(work_.next);
   ++step_;
   return OkStatus();
 }

@@ -72,8 +72,12 @@ class LesSolver {
 
  private:
   LesSolver(const LesParams& p, Fft2d fft, int threads);
-  // dt · (advection + eddy diffusion) of ŵ, dealiased.
-  std::vector<Complex> Rhs(const std::vector<Complex>& w_hat) const;
+  // The six derivative spectra of x at element (i, j) into work_.spec (four without the
+  // Smagorinsky term).
+  void ForwardDerivatives(int64_t i, int64_t j, Complex x);
+  // work_.spec → (inverse FFTs) → products → (forward FFTs) → work_.product_hat; the
+  // right-hand side dt · (advection + eddy diffusion), dealiased, is finished from these.
+  void TransformedProducts();
 
   LesParams params_;
   SpectralGrid grid_;
@@ -83,6 +87,15 @@ class LesSolver {
   std::vector<double> decay_half_;  // exp(−ν0 k² dt/2) per half-spectrum cell
   std::vector<double> decay_full_;  // exp(−ν0 k² dt)
   int64_t step_ = 0;
+  // The step's working arrays, allocated once (about 24 N² doubles with the state).
+  struct Work {
+    std::vector<Complex> spec[6];         // û, v̂, ω̂_x, ω̂_y, û_x, (u_y + v_x)^ (destroyed)
+    std::vector<double> real[6];          // their inverse transforms (N/16 < threads only)
+    std::vector<double> products[3];      // −(u ω_x + v ω_y), ν_t ω_x, ν_t ω_y (idem)
+    std::vector<Complex> product_hat[3];  // their forward transforms
+    std::vector<Complex> stage[3];        // the RK4 right-hand sides a, b, c
+    std::vector<Complex> next;            // the new state
+  } work_;
 };
 
 // Spectral diagnostics of any ω̂ in Rfft layout on an N×N grid: ½⟨|u|²⟩ and ½⟨ω²⟩, summed over

@@ -2,19 +2,27 @@
 // thread and waits for all of them (a barrier per call). Used by the 2D FFT passes and the LES's
 // pointwise loops, where every index writes its own outputs: results are bit-identical for any
 // thread count because no value ever depends on which thread computed it (reductions stay
-// serial, in their fixed order, with the caller).
+// serial, or are combined by the caller in a fixed order).
 //
 //   ThreadPool pool(4);
 //   pool.ParallelFor(rows, /*grain=*/16, [&](size_t begin, size_t end, int worker) {
 //     for (size_t r = begin; r < end; ++r) ...;   // worker in [0, pool.threads())
 //   });
+//
+// A call costs about a microsecond, not a wake-up through the kernel: idle workers spin on an
+// atomic generation counter for up to 100 µs before they block (std::atomic::wait), and the
+// caller waits for the join on an atomic countdown the same way. A run of short ParallelFor calls
+// (an LES step is a few dozen) therefore never goes through the kernel. A pool with more threads
+// than the machine has hardware threads never spins (it would take the core from the thread it
+// waits for); neither does anything else than the spin depend on timing.
 #ifndef DASHI_CORE_REF_PARALLEL_THREAD_POOL_H_
 #define DASHI_CORE_REF_PARALLEL_THREAD_POOL_H_
 
-#include <condition_variable>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -31,24 +39,35 @@ class ThreadPool {
   int threads() const { return threads_; }
 
   // Calls body(begin, end, worker) on contiguous chunks covering [0, n), chunk boundaries at
-  // multiples of `grain` (>= 1), at most one chunk per thread, and returns when all are done.
-  // The caller runs chunk 0. Not reentrant: one ParallelFor at a time per pool. `body` must not
-  // throw.
+  // multiples of `grain` (>= 1), at most one chunk per thread (chunk w, on worker w, holds units
+  // [w·u/T, (w+1)·u/T) of the u = ⌈n/grain⌉ units: a function of n, grain and T only), and
+  // returns when all are done. The caller runs chunk 0. Not reentrant: one ParallelFor at a time
+  // per pool, from one thread. `body` must not throw.
   void ParallelFor(size_t n, size_t grain,
                    const std::function<void(size_t begin, size_t end, int worker)>& body) const;
 
  private:
   void WorkerLoop(int worker);
+  // [begin, end) of worker w's chunk for the current job.
+  void Chunk(size_t w, size_t* begin, size_t* end) const;
 
   int threads_;
   std::vector<std::thread> workers_;
-  mutable std::mutex mu_;
-  mutable std::condition_variable start_cv_, done_cv_;
+  // The job, written by the caller before it bumps generation_ (release) and read by the workers
+  // after they see the new generation (acquire).
   mutable const std::function<void(size_t, size_t, int)>* body_ = nullptr;
-  mutable std::vector<std::pair<size_t, size_t>> chunks_;  // per worker; empty range: idle
-  mutable size_t generation_ = 0;
-  mutable int pending_ = 0;
-  bool stop_ = false;
+  mutable size_t n_ = 0, grain_ = 1, units_ = 0;
+  std::chrono::nanoseconds spin_;  // how long a waiting thread spins before it blocks
+  // Bumped once per job (and once to stop); workers wait for it to change. On a cache line of
+  // its own, as is pending_: the workers' countdown must not disturb the line they spin on.
+  alignas(64) mutable std::atomic<uint32_t> generation_{0};
+  // Workers blocked in generation_.wait(): the caller notifies only when there are some.
+  mutable std::atomic<int> sleepers_{0};
+  std::atomic<bool> stop_{false};
+  // Workers that have not finished the current job; the caller waits for 0.
+  alignas(64) mutable std::atomic<int> pending_{0};
+  // Whether the caller sleeps in pending_.wait(): the last worker to finish notifies it then.
+  mutable std::atomic<bool> caller_sleeping_{false};
 };
 
 // body(begin, end, worker) over [0, n): through `pool` when it is non-null and has more than one

@@ -10,8 +10,10 @@
 //       check step (step = max_iterations), whose output is never adopted;
 //   stats  level statistics of the new s into levels[step + 1], exactly carrier_level_rows +
 //       carrier_reduce_rows: active cells and cells changed (exact integer counts), Σ|field| over
-//       the support — each row from 0.0 in increasing j (one invocation per row), the rows then
-//       from 0.0 in increasing i (invocation 0), `precise`, mean = Σ / active (docs/MATH.md §1.2);
+//       the support — each row from 0.0 in increasing j (one invocation per row, or, where every
+//       invocation owns one word, the row's chain passed from word owner to word owner with the
+//       values held in registers), the rows then from 0.0 in increasing i (invocation 0),
+//       `precise`, mean = Σ / active (docs/MATH.md §1.2);
 //   control  as carrier_closure_control: a step that changed nothing converges, a changing step
 //       below the cap deepens, the check step ends it.
 // Level 0 (s_0 itself, nothing changed) goes to levels[0] first. The check step's slot holds its
@@ -66,13 +68,13 @@ shared uint changed_part[kCountSlots];
 
 uint ActiveTotal() {
   uint n = 0u;
-  for (uint k = 0u; k < kCountSlots; ++k) n += active_part[k];
+  [[unroll]] for (uint k = 0u; k < kCountSlots; ++k) n += active_part[k];
   return n;
 }
 
 uint ChangedTotal() {
   uint n = 0u;
-  for (uint k = 0u; k < kCountSlots; ++k) n += changed_part[k];
+  [[unroll]] for (uint k = 0u; k < kCountSlots; ++k) n += changed_part[k];
   return n;
 }
 shared uint finished;
@@ -198,13 +200,36 @@ void RowSum(uint i) {
   row_sum[i] = sum;
 }
 
+// The same sums where every invocation owns at most one word (words ≤ the workgroup): invocation
+// t keeps word t's 32 |field| values in registers for the whole closure (loaded once, `owned`),
+// and a row's chain runs through its words' owners in increasing j — owner of word 0 adds its
+// supported cells to row_sum[i] (from 0.0), then, after a barrier, the owner of word 1, and so on.
+// The same additions in the same order as RowSum, with no field load per step.
+void RowSumsOwned(uint t, uint words, in double owned[32]) {
+  if (p.has_field == 0u) return;
+  for (uint i = t; i < p.rows; i += gl_WorkGroupSize.x) row_sum[i] = 0.0;
+  barrier();
+  for (uint k = 0u; k < p.words_per_row; ++k) {
+    if (t < words && t % p.words_per_row == k) {
+      const uint row = t / p.words_per_row;
+      const uint bits = s_pos[t] | s_neg[t];
+      precise double sum = row_sum[row];
+      [[unroll]] for (uint b = 0u; b < 32u; ++b) {
+        if (((bits >> b) & 1u) != 0u) sum = sum + owned[b];
+      }
+      row_sum[row] = sum;
+    }
+    barrier();
+  }
+}
+
 void RowSums() {
   if (p.has_field == 0u) return;
   for (uint i = gl_LocalInvocationID.x; i < p.rows; i += gl_WorkGroupSize.x) RowSum(i);
 }
 
 // Invocation 0, after RowSums: the rows in increasing i, the record of `slot`.
-void WriteLevel(uint slot, bool with_sum) {
+void WriteLevel(uint slot, bool with_sum, uint active_cells, uint changed_cells) {
   precise double sum = 0.0;
   if (with_sum && p.has_field != 0u) {
     // Eight row sums read at a time, then added in increasing i (the same chain of additions).
@@ -216,14 +241,14 @@ void WriteLevel(uint slot, bool with_sum) {
     }
     for (; i < p.rows; ++i) sum = sum + row_sum[i];
   }
-  const uint64_t c0 = uint64_t(ActiveTotal());
+  const uint64_t c0 = uint64_t(active_cells);
   precise double mean = 0.0;
   if (with_sum && p.has_field != 0u && c0 > 0ul) mean = sum / double(c0);
   levels[slot].sum = sum;
   levels[slot].maxabs = 0.0;
   levels[slot].mean = mean;
   levels[slot].c0 = c0;
-  levels[slot].c1 = uint64_t(ChangedTotal());
+  levels[slot].c1 = uint64_t(changed_cells);
 }
 
 void main() {
@@ -245,6 +270,22 @@ void main() {
     s_pos[w] = pos;
     s_neg[w] = neg;
   }
+  // One word per invocation: its |field| values held in registers (RowSumsOwned).
+  const bool owns = words <= stride;
+  double owned[32];
+  [[unroll]] for (uint b = 0u; b < 32u; ++b) owned[b] = 0.0;
+  if (owns && p.has_field != 0u && t < words) {
+    const uint row = t / p.words_per_row;
+    const uint base = row * p.cols + (t - row * p.words_per_row) * 32u;
+    [[unroll]] for (uint q = 0u; q < 8u; ++q) {
+      const dvec4 f = field4[base / 4u + q];
+      precise double a0 = abs(f.x), a1 = abs(f.y), a2 = abs(f.z), a3 = abs(f.w);
+      owned[4u * q] = a0;
+      owned[4u * q + 1u] = a1;
+      owned[4u * q + 2u] = a2;
+      owned[4u * q + 3u] = a3;
+    }
+  }
   if (t < kCountSlots) {
     active_part[t] = 0u;
     changed_part[t] = 0u;
@@ -256,10 +297,14 @@ void main() {
   for (uint w = t; w < words; w += stride) {
     atomicAdd(active_part[t % kCountSlots], bitCount(s_pos[w] | s_neg[w]));
   }
-  RowSums();
+  if (owns) {
+    RowSumsOwned(t, words, owned);
+  } else {
+    RowSums();
+  }
   barrier();
   if (t == 0u) {
-    WriteLevel(0u, true);
+    WriteLevel(0u, true, ActiveTotal(), 0u);
     for (uint k = 0u; k < kCountSlots; ++k) active_part[k] = 0u;
   }
   barrier();
@@ -297,11 +342,18 @@ void main() {
     }
     barrier();
 
-    if (adopt) RowSums();
+    if (adopt) {
+      if (owns) {
+        RowSumsOwned(t, words, owned);
+      } else {
+        RowSums();
+      }
+    }
     barrier();
     if (t == 0u) {
-      WriteLevel(step + 1u, adopt);
-      const bool changed = ChangedTotal() != 0u;
+      const uint changed_cells = ChangedTotal();
+      WriteLevel(step + 1u, adopt, ActiveTotal(), changed_cells);
+      const bool changed = changed_cells != 0u;
       if (changed && adopt) depth += 1u;
       ctl.steps = step + 1u;
       ctl.depth = depth;

@@ -4,10 +4,8 @@
 // workgroup, which walks every (chunk, tile) unit; D ≤ W gives the register-resident A path).
 // Shapes: B = 1, 2, 3, 5, 17, 64 (one row, partial and several row groups and passes) over the
 // contraction sweep of conformance/framework (chunk counts 1..17 with partial last chunks); the
-// options (workgroup size, rows per pass, steps per dispatch, history ring smaller than the
-// observed stretch); the kernel choice; core_ref's error for a blow-up.
-#include <cstdio>
-#include <cstdlib>
+// options (workgroup size, rows per pass, submissions, history ring smaller than the observed
+// stretch); the kernel choice; core_ref's error for a blow-up.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -115,8 +113,8 @@ TEST_F(SmallBatchRolloutTest, EveryStateObservedAtTheRunsShape) {
 }
 
 // Options: workgroups of 16 and 32 (D ≤ W: A register-resident), 4 and 8 rows per pass (B = 17:
-// five and three passes), one step per dispatch, a history ring of 3 slots under a stretch of
-// observed steps (dispatches end early), and all of them together.
+// five and three passes), one step per dispatch, three staging slots (and history slots) per
+// submission under every state observed, and several of them together.
 TEST_F(SmallBatchRolloutTest, OptionsAgree) {
   const RolloutParams every{.steps = 11, .hash_every = 4, .observe_every = 1};
   const RolloutParams sparse{.steps = 13, .hash_every = 5, .observe_every = 3};
@@ -133,14 +131,14 @@ TEST_F(SmallBatchRolloutTest, OptionsAgree) {
       6, 200, sparse,
       SmallBatch({.small_batch_workgroup = 16,
                   .small_batch_pass_rows = 4,
-                  .small_batch_max_steps_per_dispatch = 3,
                   .max_steps_per_submit = 7,
                   .max_snapshots_per_submit = 2}),
       7);
 }
 
-// One dispatch covers many steps: fewer dispatches than steps (the point of the kernel).
-TEST_F(SmallBatchRolloutTest, ManyStepsPerDispatch) {
+// One dispatch covers many steps where the device reports its SM count (the point of the
+// kernel); elsewhere (lavapipe) one step per dispatch (see vulkan_batched_rollout.cc).
+TEST_F(SmallBatchRolloutTest, StepsPerDispatch) {
   const int64_t dim = 65, batch = 3;
   const std::vector<double> a = DecayingMatrix(dim, 9);
   const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 10, 1.0);
@@ -151,8 +149,11 @@ TEST_F(SmallBatchRolloutTest, ManyStepsPerDispatch) {
   const BatchedRolloutTimings& t = (*r)->last_timings();
   EXPECT_EQ(t.kernel, BatchedKernel::kSmallBatch);
   EXPECT_EQ(t.steps, 50);
-  EXPECT_LT(t.dispatches, 50);
-  EXPECT_GE(t.dispatches, 1);
+  if (QuerySmInfo(ctx()).has_value()) {
+    EXPECT_EQ(t.dispatches, 1);
+  } else {
+    EXPECT_EQ(t.dispatches, 50);
+  }
 }
 
 // kAuto: the tiled kernel on a device without the SM count (lavapipe) or for B > 64; a forced
@@ -214,40 +215,3 @@ TEST_F(SmallBatchRolloutTest, NonFiniteStateGivesCoreRefsError) {
 }  // namespace
 }  // namespace dashi::vk
 
-namespace dashi::vk {
-namespace {
-TEST_F(SmallBatchRolloutTest, DISABLED_Debug) {
-  const int64_t batch = std::atoi(std::getenv("DBG_B")), dim = std::atoi(std::getenv("DBG_D"));
-  const int64_t steps = std::atoi(std::getenv("DBG_S"));
-  const int64_t per = std::atoi(std::getenv("DBG_P"));
-  const std::vector<double> a = DecayingMatrix(dim, 5);
-  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 6, 1.0);
-  const int64_t he = std::atoi(std::getenv("DBG_H"));
-  const RolloutParams p{.steps = steps, .hash_every = he};
-  StatusOr<std::vector<RolloutResult>> want = RolloutBatch(z0, batch, a, p);
-  StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
-      ctx(), dim, a, SmallBatch({.small_batch_max_steps_per_dispatch = per}));
-  ASSERT_TRUE(r.ok());
-  StatusOr<BatchedRolloutResult> got = (*r)->Run(z0, batch, p);
-  for (int64_t b = 0; b < batch; ++b) {
-    for (size_t k = 0; k < got->chains[b].size(); ++k) {
-      if (got->chains[b][k].state_hash != (*want)[b].chain[k].state_hash) {
-        std::printf("row %lld: checkpoint %lld differs\n", (long long)b,
-                    (long long)got->chains[b][k].step);
-      }
-    }
-  }
-  ASSERT_TRUE(got.ok()) << got.status().ToString();
-  for (int64_t b = 0; b < batch; ++b) {
-    int bad = 0, first = -1;
-    for (int64_t i = 0; i < dim; ++i) {
-      if (got->final_state(b)[i] != (*want)[b].final_state[i]) { ++bad; if (first < 0) first = i; }
-    }
-    std::printf("row %lld: %d bad, first %d got %g want %g; dispatches %lld\n", (long long)b, bad,
-                first, first >= 0 ? got->final_state(b)[first] : 0.0,
-                first >= 0 ? (*want)[b].final_state[first] : 0.0,
-                (long long)(*r)->last_timings().dispatches);
-  }
-}
-}  // namespace
-}  // namespace dashi::vk

@@ -45,10 +45,8 @@ constexpr int64_t kSmallBatchMaxChunks = 32;
 constexpr uint64_t kSmallBatchMinWorkgroup = 16;
 // Rows per pass at most (shared memory 512 bytes a row).
 constexpr uint64_t kSmallBatchMaxPassRows = 32;
-// Steps per dispatch where the SM count is reported; elsewhere barrier() calls per workgroup and
-// dispatch (lavapipe, Mesa 22.3.6: wrong states past about 10^4; docs/PERF.md).
+// Steps per dispatch where the SM count is reported (elsewhere 1: AdvanceSmallBatch).
 constexpr int64_t kSmallBatchStepsPerDispatch = 4096;
-constexpr int64_t kBarrierBudgetPerDispatch = 4096;
 // Arrival counters: one per dispatch until the host zeroes them again.
 constexpr uint32_t kSyncCounters = 1024;
 
@@ -134,7 +132,8 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   uint64_t wg = options_.small_batch_workgroup;
   if (wg == 0) {
     // 64-column tiles while their units fit in the resident workgroups (more SMs busy), else 128.
-    wg = (groups == 1 || m * CeilDiv(dim_, 64) <= groups) ? 64 : 128;
+    // One workgroup (lavapipe): 256, the fewest barrier() calls per step (see AdvanceSmallBatch).
+    wg = groups == 1 ? 256 : m * CeilDiv(dim_, 64) <= groups ? 64 : 128;
     wg = std::min(wg, max_wg);
   }
   if (wg < kSmallBatchMinWorkgroup || wg > max_wg) {
@@ -339,13 +338,16 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
   // workgroup makes 2 barrier() calls per row pass of each of its units, plus the grid barrier's 2).
   int64_t per_dispatch = small_steps_per_dispatch_;
   if (per_dispatch == 0) {
-    per_dispatch = kSmallBatchStepsPerDispatch;
-    if (!sm_info_.has_value()) {
-      const int64_t units = chunks_ * static_cast<int64_t>(small_tiles_);
-      const int64_t per_group = (units + small_groups_ - 1) / small_groups_;
-      const int64_t passes = (batch_ + small_pass_rows_ - 1) / small_pass_rows_;
-      per_dispatch = std::max<int64_t>(1, kBarrierBudgetPerDispatch / (per_group * passes * 2 + 2));
-    }
+    // One step per dispatch where the SM count is not reported (lavapipe). There (Mesa 22.3.6)
+    // the one workgroup walking every unit gave wrong states once a dispatch held many barrier()
+    // calls, far fewer than the ~10^4 the single-trajectory kernel tolerates: several steps per
+    // dispatch went wrong after a few steps (B = 1, D = 506, W = 16: z_4 came back equal to z_2;
+    // B = 3, D = 506, W = 64: from step 7; B = 64, D = 1000, W = 128 or 256: at once), and so did
+    // single steps of ~700–1000 barriers (B = 64, D = 769 and 1000, W = 64), while single steps
+    // of W = 128 or 256 were right in every shape tried. The logic is the single-trajectory
+    // persistent kernel's; the cause was not found in the driver. The multi-step path is checked
+    // on GPUs by the conformance cases (docs/CONFORMANCE.md).
+    per_dispatch = sm_info_.has_value() ? kSmallBatchStepsPerDispatch : 1;
   }
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
   CommandBatch& cmd = *batch_cmd_;

@@ -86,15 +86,15 @@ struct VulkanBatchedRolloutOptions {
   // small_batch_allow_unverified_groups, for tests of the bounded spin); clamped to the units.
   uint32_t small_batch_groups = 0;
   bool small_batch_allow_unverified_groups = false;
-  // Workgroup size W (≥ 16): 0 = automatic, 64 when the m·ceil(D/64) units fit in G (or G = 1),
-  // else 128.
+  // Workgroup size W (≥ 16): 0 = automatic, 64 when the m·ceil(D/64) units fit in G, else 128;
+  // 256 when G = 1 (lavapipe: fewer barrier() calls per dispatch, see the .cc).
   uint32_t small_batch_workgroup = 0;
   // Rows staged per pass (multiple of 4; shared memory 512·P bytes): 0 = automatic, 32 or less
   // to fit maxComputeSharedMemorySize.
   uint32_t small_batch_pass_rows = 0;
   uint32_t small_batch_spin_limit = 1u << 22;  // polls before a device-wide barrier gives up
-  // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else as many
-  // as keep a workgroup's barrier() calls per dispatch within 4096 (lavapipe: docs/PERF.md).
+  // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else 1
+  // (lavapipe computed wrong states with several: accel_vulkan/batched/vulkan_batched_rollout.cc).
   int64_t small_batch_max_steps_per_dispatch = 0;
   int64_t max_steps_per_submit = 1024;    // steps recorded into one command buffer (≥ 1)
   int64_t max_snapshots_per_submit = 64;  // staging slots: checkpoints per submission (≥ 1) ...

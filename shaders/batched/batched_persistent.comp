@@ -119,7 +119,12 @@ void main() {
   const uint plane = rows * row_stride;  // partials of one parity
   const uint state_size = rows * dim;
 
-  double ar[kChunk];  // this invocation's column of the unit's A block
+  // kResident: this invocation's column of its unit's A block, loaded once. Otherwise A is read
+  // from memory at each use: an array of 64 doubles live across the barriers of a workgroup that
+  // walks several units gave wrong states on lavapipe (Mesa 22.3.6; the single-trajectory
+  // persistent kernel likewise reads A from memory on that path).
+  double ar[kChunk];
+#define A_ENTRY(k) (kResident != 0u ? ar[k] : a[(i0 + (k)) * dim + jl])
   if (kResident != 0u && g < units) {
     const uint c = g / tiles;
     const uint i0 = c * kChunk;
@@ -139,12 +144,7 @@ void main() {
       const uint i0 = c * kChunk;
       const uint n = min(kChunk, dim - i0);  // rows of A in this chunk
       const uint j = t * wg + l;
-      if (kResident == 0u) {
-        const uint jl = min(j, dim - 1u);
-        [[unroll]] for (uint k = 0u; k < kChunk; ++k) {
-          ar[k] = (k < n) ? a[(i0 + k) * dim + jl] : 0.0LF;
-        }
-      }
+      const uint jl = min(j, dim - 1u);  // clamped loads; the stores are guarded
       for (uint p0 = 0u; p0 < rows; p0 += kPassRows) {
         // Rows staged in this pass: up to P, rounded up to whole groups of four.
         const uint staged = min(kPassRows, (rows - p0 + kGroupRows - 1u) / kGroupRows * kGroupRows);
@@ -173,14 +173,16 @@ void main() {
         barrier();
         for (uint r0 = 0u; r0 < staged; r0 += kGroupRows) {
           double acc[kGroupRows];
+          const double a0 = A_ENTRY(0u);
           [[unroll]] for (uint e = 0u; e < kGroupRows; ++e) {
-            CONTRACT_PRODUCT(product, part[(r0 + e) * kChunk], ar[0]);
+            CONTRACT_PRODUCT(product, part[(r0 + e) * kChunk], a0);
             acc[e] = product;
           }
           [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
             if (k < n) {  // the contract's loop stops at the end of the chunk
+              const double ak = A_ENTRY(k);
               [[unroll]] for (uint e = 0u; e < kGroupRows; ++e) {
-                CONTRACT_TERM(acc[e], part[(r0 + e) * kChunk + k], ar[k]);
+                CONTRACT_TERM(acc[e], part[(r0 + e) * kChunk + k], ak);
               }
             }
           }

@@ -377,7 +377,7 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
         small_tiles_,
         sync_slot++,
         options_.small_batch_spin_limit,
-        observed ? 1u : 0u,
+        observed ? static_cast<uint32_t>(snapshot_steps[next] - step) : 0u,
         static_cast<uint32_t>((step + 1) % history),
         static_cast<uint32_t>(history)};
     cmd.Dispatch(*small_pipe_, small_sets_[p], &push, sizeof(push), small_groups_);

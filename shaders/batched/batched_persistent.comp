@@ -22,10 +22,10 @@
 // the last step workgroup g rebuilds the chunks c ≡ g (mod G) of every row and writes them to the
 // output states.
 //
-// History ring (push constant `history` ≠ 0): the state after every step of the dispatch is also
-// written to history[slot][b][i], slot = (history_base + s − 1) mod history_slots for local step
-// s = 1..K, by the units with t = 0 (the state they rebuild anyway), so the host can copy observed
-// states back without ending the dispatch at each of them.
+// History ring (push constant history_from ≠ 0): the state after each local step s =
+// history_from..K of the dispatch is also written to history[slot][b][i], slot = (history_base +
+// s − 1) mod history_slots, by the units with t = 0 (the state they rebuild anyway), so the host
+// can copy observed states back without ending the dispatch at each of them.
 //
 // Rows b ≥ B of the last pass are staged as zeros, their products computed and never stored.
 // Every barrier() is reached in uniform control flow (the loops depend only on push constants,
@@ -137,7 +137,7 @@ void main() {
   for (uint step = 0u; step < params.steps; ++step) {
     const uint in_base = ((step - 1u) & 1u) * plane;  // step ≥ 1 only
     const uint out_base = (step & 1u) * plane;
-    const bool write_history = params.history != 0u && step > 0u;
+    const bool write_history = params.history_from != 0u && step >= params.history_from;
     for (uint u = g; u < units; u += groups) {
       const uint c = u / tiles;
       const uint t = u - c * tiles;
@@ -208,7 +208,7 @@ void main() {
       if (b < rows && k < n) {
         const double v = RebuildEntry(last_base + b * row_stride, i0 + k);
         z_out[b * dim + i0 + k] = v;
-        if (params.history != 0u) {
+        if (params.history_from != 0u) {
           history[HistorySlot(params.steps) * state_size + b * dim + i0 + k] = v;
         }
       }

@@ -24,8 +24,8 @@ struct DeviceObjects {
   std::unique_ptr<vk::VulkanScaleTower> tower;  // of the decoded ω
 };
 
-// The batched rollout for `batch` rows. For B ≤ 64 on a device that reports its SM count it runs
-// the small-batch persistent kernel (A kept on chip across the steps, many steps per dispatch,
+// The batched rollout for `batch` rows. For B ≤ 8 on a device that reports its SM count (with A
+// held in registers, D ≤ 1024 there) it runs the small-batch persistent kernel (A kept on chip across the steps, many steps per dispatch,
 // observed states copied from a device-side history ring: docs/ARCHITECTURE.md); otherwise the
 // tiled kernel with the tile SuggestBatchedTile picks for this device's SM count (the default
 // 64×64 tile gives a batch of 3 only ceil(D/64) workgroups: 330 µs a step at D = 506 in a run on
@@ -35,6 +35,11 @@ Status CreateRollout(VulkanSession& session, DeviceObjects& objects, int64_t dim
   const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(*session.ctx);
   vk::VulkanBatchedRolloutOptions options;
   options.tile = vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0);
+  // The eval observes every step: room for 256 observed states per submission (within the
+  // staging budget), so the default 200-step eval is one submission (and, with the small-batch
+  // kernel, one dispatch) instead of four.
+  options.max_steps_per_submit = 4096;
+  options.max_snapshots_per_submit = 256;
   DASHI_ASSIGN_OR_RETURN(objects.rollout,
                          vk::VulkanBatchedRollout::Create(*session.ctx, dim, a, options));
   objects.rollout_batch = batch;

@@ -225,8 +225,9 @@ StatusOr<BatchedKernel> VulkanBatchedRollout::KernelFor(int64_t batch) const {
     case BatchedKernel::kAuto:
       break;
   }
-  return batch <= kSmallBatchMaxRows && SmallBatchFits(batch).ok() ? BatchedKernel::kSmallBatch
-                                                                   : BatchedKernel::kTiled;
+  return batch <= kSmallBatchAutoMaxRows && small_resident_ && SmallBatchFits(batch).ok()
+             ? BatchedKernel::kSmallBatch
+             : BatchedKernel::kTiled;
 }
 
 Status VulkanBatchedRollout::Reserve(int64_t batch) {

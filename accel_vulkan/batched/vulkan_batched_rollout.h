@@ -22,10 +22,11 @@
 //    all B rows; a device-wide barrier separates the steps. The state after every step of a
 //    dispatch that contains an observed step also goes into a device-side history ring
 //    (staging_slots() states), from which the observed states are copied, so a dispatch does not
-//    end at every observed step. kAuto picks it for B ≤ kSmallBatchMaxRows (64) on a device that
-//    reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident together)
-//    when D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers) and its buffers fit
-//    maxStorageBufferRange; kTiled otherwise. A bounded spin turns non-resident workgroups into
+//    end at every observed step. kAuto picks it for B ≤ kSmallBatchAutoMaxRows (8) on a device
+//    that reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident
+//    together) when A stays in registers (every workgroup has at most one unit: D ≤ 1024 on a
+//    132-SM GPU) and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
+//    (kSmallBatch) it runs any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident workgroups into
 //    UNAVAILABLE instead of a hang.
 // Only checkpoint states (and the final one) are copied, inside the same submission, into a
 // host-visible staging ring; the device never waits for the host between checkpoints.
@@ -71,7 +72,7 @@ namespace dashi::vk {
 
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
-  kAuto,        // kSmallBatch where it applies (B ≤ 64, SM count reported, D ≤ 2048), else kTiled
+  kAuto,        // kSmallBatch where it is faster (B ≤ 8, SM count reported, A in registers)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
 };
@@ -143,8 +144,10 @@ struct BatchedRolloutTimings {
 class VulkanBatchedRollout {
  public:
   static constexpr int64_t kMaxDim = 16384;
-  // The largest B for which kAuto picks the small-batch kernel.
-  static constexpr int64_t kSmallBatchMaxRows = 64;
+  // The largest B for which kAuto picks the small-batch kernel (where A stays in registers: the
+  // measured crossover with the tiled kernel on an H200, docs/PERF.md; beyond it, or with A read
+  // per step, the tiled kernel was as fast or faster).
+  static constexpr int64_t kSmallBatchAutoMaxRows = 8;
 
   // Uploads A (dim×dim, row-major) and builds the pipeline.
   // INVALID_ARGUMENT: dim < 1, a.size() ≠ dim², a NaN/±Inf in A (naming the entry), bad options.

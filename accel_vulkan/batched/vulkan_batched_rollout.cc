@@ -266,7 +266,11 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     staging_.emplace(std::move(s));
   }
   batch_ = batch;
-  for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
+  if (regrown || batch != guards_batch_) {
+    guards_batch_ = 0;
+    for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
+    guards_batch_ = batch;
+  }
   if (kernel_ == BatchedKernel::kSmallBatch &&
       (regrown || !small_partials_.has_value() || batch > small_capacity_ ||
        slots_ > history_slots_)) {
@@ -554,23 +558,65 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
   return result;
 }
 
+Status VulkanBatchedRollout::Prepare(int64_t batch) {
+  if (batch < 1) {
+    return InvalidArgumentError("batched rollout: B = " + std::to_string(batch) +
+                                " must be >= 1");
+  }
+  return Reserve(batch);
+}
+
 Status VulkanBatchedRollout::CheckGuardWords() const {
+  struct Region {
+    const DeviceBuffer* buffer;
+    uint64_t payload;
+    std::string what;
+  };
+  std::vector<Region> regions;
   const uint64_t payload = static_cast<uint64_t>(batch_ * dim_) * sizeof(double);
   for (int k = 0; k < 2; ++k) {
-    if (!z_[k].has_value()) continue;
-    DASHI_RETURN_IF_ERROR(vk::CheckGuardWords(ctx_, *z_[k], payload,
-                                              "batched rollout state buffer " +
-                                                  std::to_string(k)));
+    if (z_[k].has_value()) {
+      regions.push_back({&*z_[k], payload, "batched rollout state buffer " + std::to_string(k)});
+    }
   }
   // The small-batch kernel's buffers end with their guards (CreateGuardedBuffer).
   if (small_partials_.has_value()) {
-    DASHI_RETURN_IF_ERROR(vk::CheckGuardWords(ctx_, *small_partials_,
-                                              small_partials_->size() - kGuardBytes,
-                                              "batched rollout chunk partials"));
+    regions.push_back({&*small_partials_, small_partials_->size() - kGuardBytes,
+                       "batched rollout chunk partials"});
   }
   if (history_.has_value()) {
-    DASHI_RETURN_IF_ERROR(vk::CheckGuardWords(ctx_, *history_, history_->size() - kGuardBytes,
-                                              "batched rollout history ring"));
+    regions.push_back(
+        {&*history_, history_->size() - kGuardBytes, "batched rollout history ring"});
+  }
+  if (regions.empty()) return OkStatus();
+  for (const Region& r : regions) {
+    if (r.payload + kGuardBytes > r.buffer->size()) {
+      return FailedPreconditionError("the " + r.what + " has no guard region");
+    }
+  }
+  // One submission copies every guard region into a host-visible buffer.
+  const VkDeviceSize bytes = static_cast<VkDeviceSize>(regions.size()) * kGuardBytes;
+  if (!guard_host_.has_value() || guard_host_->size() < bytes) {
+    guard_host_.reset();
+    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer h, HostVisibleBuffer::Create(ctx_, bytes));
+    guard_host_.emplace(std::move(h));
+  }
+  DASHI_RETURN_IF_ERROR(batch_cmd_->Begin());
+  for (size_t k = 0; k < regions.size(); ++k) {
+    batch_cmd_->CopyBuffer(regions[k].buffer->buffer(), guard_host_->buffer(), kGuardBytes,
+                           regions[k].payload, static_cast<VkDeviceSize>(k) * kGuardBytes);
+  }
+  batch_cmd_->HostReadBarrier();
+  DASHI_RETURN_IF_ERROR(batch_cmd_->SubmitAndWait());
+  const std::span<const uint32_t> words = guard_host_->as<const uint32_t>();
+  const size_t per_region = kGuardBytes / sizeof(uint32_t);
+  for (size_t k = 0; k < regions.size(); ++k) {
+    for (size_t i = 0; i < per_region; ++i) {
+      if (words[k * per_region + i] != kGuardWord) {
+        return DataLossError("guard word " + std::to_string(i) + " after the " + regions[k].what +
+                             " was overwritten (out-of-bounds write)");
+      }
+    }
   }
   return OkStatus();
 }

@@ -172,6 +172,11 @@ class VulkanBatchedRollout {
                                      const RolloutParams& params,
                                      const BatchedStateSink& sink = nullptr);
 
+  // Makes the device buffers, descriptor sets and staging ring for `batch` rows and writes their
+  // guard words now (a later Run() of at most that many rows then allocates nothing), so a caller
+  // can count it as set-up. INVALID_ARGUMENT for batch < 1; the limits of Run().
+  Status Prepare(int64_t batch);
+
   int64_t dim() const { return dim_; }
   int64_t chunks() const { return chunks_; }
   const BatchedTile& tile() const { return tile_; }  // slice_k resolved
@@ -190,8 +195,9 @@ class VulkanBatchedRollout {
   int64_t staging_slots() const { return slots_; }
 
   // Guard words (accel_vulkan/guard_words.h) after the last Run()'s B×D states in both state
-  // buffers are written before it. OK while they are intact; DATA_LOSS naming the first
-  // overwritten word.
+  // buffers (and, for the small-batch kernel, after its partials and history ring) are written
+  // whenever the buffers or B change. OK while they are intact; DATA_LOSS naming the first
+  // overwritten word. All regions are read back in one submission.
   Status CheckGuardWords() const;
 
  private:
@@ -260,6 +266,8 @@ class VulkanBatchedRollout {
   uint32_t small_tiles_ = 0;
   bool small_resident_ = false;
   int64_t small_steps_per_dispatch_ = 0;
+  int64_t guards_batch_ = 0;  // B whose guard words the state buffers hold (0: none written)
+  mutable std::optional<HostVisibleBuffer> guard_host_;  // CheckGuardWords' readback
   std::string small_unavailable_;  // why kSmallBatch cannot run at all here ("" when it can)
   int64_t dispatches_ = 0;
 };

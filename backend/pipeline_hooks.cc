@@ -24,20 +24,38 @@ struct DeviceObjects {
   std::unique_ptr<vk::VulkanScaleTower> tower;  // of the decoded ω
 };
 
-// The batched kernel with the tile SuggestBatchedTile picks for `batch` rows on this device's SM
-// count: the default 64×64 tile gives a batch of 3 only ceil(D/64) workgroups (330 µs a step at
-// D = 506 in a run on an H200; 75 µs with the 8×8 tile this picks, docs/PERF.md).
+// The batched rollout for `batch` rows. For B ≤ 8 on a device that reports its SM count (with A
+// held in registers, D ≤ 1024 there) it runs the small-batch persistent kernel (A kept on chip across the steps, many steps per dispatch,
+// observed states copied from a device-side history ring: docs/ARCHITECTURE.md); otherwise the
+// tiled kernel with the tile SuggestBatchedTile picks for this device's SM count (the default
+// 64×64 tile gives a batch of 3 only ceil(D/64) workgroups: 330 µs a step at D = 506 in a run on
+// an H200; 75 µs with the 8×8 tile this picks, docs/PERF.md).
 Status CreateRollout(VulkanSession& session, DeviceObjects& objects, int64_t dim,
                      std::span<const double> a, int64_t batch) {
   const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(*session.ctx);
   vk::VulkanBatchedRolloutOptions options;
   options.tile = vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0);
+  // The eval observes every step: room for 256 observed states per submission (within the
+  // staging budget), so the default 200-step eval is one submission (and, with the small-batch
+  // kernel, one dispatch) instead of four.
+  options.max_steps_per_submit = 4096;
+  options.max_snapshots_per_submit = 256;
   DASHI_ASSIGN_OR_RETURN(objects.rollout,
                          vk::VulkanBatchedRollout::Create(*session.ctx, dim, a, options));
   objects.rollout_batch = batch;
+  // Buffers, staging ring and guard words now, in the set-up, not in the timed rollout.
+  DASHI_RETURN_IF_ERROR(objects.rollout->Prepare(batch));
+  DASHI_ASSIGN_OR_RETURN(const vk::BatchedKernel kernel, objects.rollout->KernelFor(batch));
+  const vk::VulkanBatchedRollout& r = *objects.rollout;
   session.rollout_kernel_used =
-      "batched (VulkanBatchedRollout, tile " + objects.rollout->tile().ToString() +
-      ", observed states copied in bulk inside the submissions)";
+      kernel == vk::BatchedKernel::kSmallBatch
+          ? "batched (VulkanBatchedRollout, small-batch persistent kernel: " +
+                std::to_string(r.small_batch_groups()) + " workgroups of " +
+                std::to_string(r.small_batch_workgroup()) +
+                (r.small_batch_resident_a() ? ", A in registers" : ", A read per step") +
+                ", observed states copied in bulk from a device-side ring)"
+          : "batched (VulkanBatchedRollout, tile " + r.tile().ToString() +
+                ", observed states copied in bulk inside the submissions)";
   return OkStatus();
 }
 
@@ -184,7 +202,8 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
   // cache (DASHI_CACHE_DIR, else ~/.cache/dashi) or "compiled, saved" for the next run.
   if (!stats.fft_plans.empty()) j["setup_fft_plans"] = stats.fft_plans;
   if (stats.rollout_ran) {
-    j["rollout"] = {{"kernel", "batched"},
+    j["rollout"] = {{"kernel", std::string("batched ") + vk::BatchedKernelName(r.kernel)},
+                    {"dispatches", r.dispatches},
                     {"batch", r.batch},
                     {"steps", r.steps},
                     {"submissions", r.submissions},

@@ -9,6 +9,8 @@
 #include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/rollout_driver.h"
 #include "core_ref/rollout/vecmat.h"
+#include "shaders/batched/batched_persistent.h"
+#include "shaders/batched/batched_persistent_params.h"
 #include "shaders/batched/batched_rollout.h"
 #include "shaders/batched/batched_rollout_params.h"
 
@@ -35,7 +37,29 @@ Status FirstTrajectoryError(std::span<const double> states, int64_t dim,
 
 uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
+// The small-batch kernel rebuilds the state in registers from at most this many chunk partials
+// (its kMaxChunks): D ≤ 2048.
+constexpr int64_t kSmallBatchMaxChunks = 32;
+// Its smallest workgroup: the single-trajectory persistent kernel's (lavapipe gave wrong states
+// with workgroups of ≤ 8 invocations there; accel_vulkan/rollout/vulkan_rollout.cc).
+constexpr uint64_t kSmallBatchMinWorkgroup = 16;
+// Rows per pass at most (shared memory 512 bytes a row).
+constexpr uint64_t kSmallBatchMaxPassRows = 32;
+// Steps per dispatch where the SM count is reported (elsewhere 1: AdvanceSmallBatch).
+constexpr int64_t kSmallBatchStepsPerDispatch = 4096;
+// Arrival counters: one per dispatch until the host zeroes them again.
+constexpr uint32_t kSyncCounters = 1024;
+
 }  // namespace
+
+const char* BatchedKernelName(BatchedKernel kernel) {
+  switch (kernel) {
+    case BatchedKernel::kAuto: return "auto";
+    case BatchedKernel::kTiled: return "tiled";
+    case BatchedKernel::kSmallBatch: return "small-batch";
+  }
+  return "?";
+}
 
 VulkanBatchedRollout::VulkanBatchedRollout(VulkanContext& ctx, int64_t dim,
                                            const VulkanBatchedRolloutOptions& o)
@@ -74,14 +98,148 @@ Status VulkanBatchedRollout::Init(std::span<const double> a) {
                                             BatchedSpecialization(tile_, chunks_),
                                             kMaxBindingSets}));
   DASHI_ASSIGN_OR_RETURN(batch_cmd_, CommandBatch::Create(ctx_, 4));
+  sm_info_ = QuerySmInfo(ctx_);
+  return InitSmallBatch();
+}
+
+Status VulkanBatchedRollout::InitSmallBatch() {
+  const VkPhysicalDeviceLimits& lim = limits_;
+  if (options_.kernel == BatchedKernel::kTiled) {
+    small_unavailable_ = "the tiled kernel was requested";
+    return OkStatus();
+  }
+  if (chunks_ > kSmallBatchMaxChunks) {
+    small_unavailable_ = "D = " + std::to_string(dim_) + " has " + std::to_string(chunks_) +
+                         " chunks of 64 rows; the small-batch kernel rebuilds the state from at "
+                         "most " + std::to_string(kSmallBatchMaxChunks) + " (D <= 2048)";
+    return OkStatus();
+  }
+  if (options_.kernel == BatchedKernel::kAuto && !sm_info_.has_value()) {
+    small_unavailable_ = "device '" + ctx_.info().name +
+                         "' does not report its SM count (VK_NV_shader_sm_builtins)";
+    return OkStatus();
+  }
+  if (options_.small_batch_spin_limit == 0 || options_.small_batch_max_steps_per_dispatch < 0) {
+    return InvalidArgumentError(
+        "batched rollout (small batch): small_batch_spin_limit must be >= 1 and "
+        "small_batch_max_steps_per_dispatch >= 0 (0 = automatic)");
+  }
+  uint64_t groups = options_.small_batch_groups;
+  if (groups == 0) groups = sm_info_.has_value() ? sm_info_->sm_count : 1;
+  const uint64_t m = static_cast<uint64_t>(chunks_);
+  const uint64_t max_wg =
+      std::min(lim.maxComputeWorkGroupSize[0], lim.maxComputeWorkGroupInvocations);
+  uint64_t wg = options_.small_batch_workgroup;
+  if (wg == 0) {
+    // 64-column tiles while their units fit in the resident workgroups (more SMs busy), else 128.
+    // One workgroup (lavapipe): 256, the fewest barrier() calls per step (see AdvanceSmallBatch).
+    wg = groups == 1 ? 256 : m * CeilDiv(dim_, 64) <= groups ? 64 : 128;
+    wg = std::min(wg, max_wg);
+  }
+  if (wg < kSmallBatchMinWorkgroup || wg > max_wg) {
+    return InvalidArgumentError("batched rollout (small batch): workgroup size " +
+                                std::to_string(wg) + " is outside [" +
+                                std::to_string(kSmallBatchMinWorkgroup) + ", " +
+                                std::to_string(max_wg) + "]");
+  }
+  const uint64_t tiles = CeilDiv(dim_, static_cast<int64_t>(wg));
+  groups = std::min<uint64_t>(groups, m * tiles);
+  if (groups > lim.maxComputeWorkGroupCount[0]) {
+    return UnimplementedError("batched rollout (small batch): " + std::to_string(groups) +
+                              " workgroups exceed maxComputeWorkGroupCount[0] = " +
+                              std::to_string(lim.maxComputeWorkGroupCount[0]));
+  }
+  if (groups > 1 && !sm_info_.has_value() && !options_.small_batch_allow_unverified_groups) {
+    return InvalidArgumentError(
+        "batched rollout (small batch): " + std::to_string(groups) +
+        " workgroups need a device that reports its SM count (VK_NV_shader_sm_builtins), so "
+        "that they can be sized to be resident together; device '" + ctx_.info().name +
+        "' does not. Use small_batch_groups = 1 or the tiled kernel");
+  }
+  // Shared memory: P rows of 64 doubles plus the flag.
+  auto fits = [&](uint64_t p) {
+    return p * 64 * sizeof(double) + sizeof(uint32_t) <= lim.maxComputeSharedMemorySize;
+  };
+  uint64_t pass_rows = options_.small_batch_pass_rows;
+  if (pass_rows == 0) {
+    pass_rows = kSmallBatchMaxPassRows;
+    while (pass_rows > 4 && !fits(pass_rows)) pass_rows -= 4;
+  }
+  if (pass_rows % 4 != 0 || pass_rows > 1024 || !fits(pass_rows)) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_pass_rows " +
+                                std::to_string(pass_rows) +
+                                " is not a multiple of 4 whose 512·P bytes fit "
+                                "maxComputeSharedMemorySize = " +
+                                std::to_string(lim.maxComputeSharedMemorySize));
+  }
+  small_groups_ = static_cast<uint32_t>(groups);
+  small_wg_ = static_cast<uint32_t>(wg);
+  small_pass_rows_ = static_cast<uint32_t>(pass_rows);
+  small_tiles_ = static_cast<uint32_t>(tiles);
+  small_resident_ = m * tiles <= groups;
+  small_steps_per_dispatch_ = options_.small_batch_max_steps_per_dispatch;
+  DASHI_ASSIGN_OR_RETURN(
+      small_pipe_,
+      ComputePipeline::Create(ctx_, {spirv::kBatchedPersistentVariants[variant_], 6,
+                                     sizeof(BatchedPersistentPushConstants),
+                                     {small_wg_, small_pass_rows_, static_cast<uint32_t>(m),
+                                      small_resident_ ? 1u : 0u},
+                                     kMaxBindingSets}));
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer sync,
+                         DeviceBuffer::Create(ctx_, (1 + kSyncCounters) * sizeof(uint32_t)));
+  DASHI_RETURN_IF_ERROR(sync.Fill(ctx_, 0));
+  sync_.emplace(std::move(sync));
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer sync_host,
+                         HostVisibleBuffer::Create(ctx_, sizeof(uint32_t)));
+  sync_host_.emplace(std::move(sync_host));
   return OkStatus();
+}
+
+Status VulkanBatchedRollout::SmallBatchFits(int64_t batch) const {
+  if (!small_unavailable_.empty() || small_pipe_ == nullptr) {
+    return UnimplementedError("batched rollout (small batch): " +
+                              (small_unavailable_.empty() ? std::string("not built")
+                                                          : small_unavailable_));
+  }
+  // The partials (2·B·m·D doubles) in one storage buffer, with 32-bit indices in the shader.
+  const uint64_t doubles = 2ull * static_cast<uint64_t>(batch) *
+                           static_cast<uint64_t>(chunks_) * static_cast<uint64_t>(dim_);
+  const uint64_t bytes = doubles * sizeof(double) + kGuardBytes;
+  if (doubles >= (1ull << 32) || bytes > limits_.maxStorageBufferRange) {
+    return UnimplementedError("batched rollout (small batch): B = " + std::to_string(batch) +
+                              " needs " + std::to_string(bytes) +
+                              " bytes of chunk partials in one storage buffer; the device "
+                              "allows maxStorageBufferRange = " +
+                              std::to_string(limits_.maxStorageBufferRange));
+  }
+  return OkStatus();
+}
+
+StatusOr<BatchedKernel> VulkanBatchedRollout::KernelFor(int64_t batch) const {
+  switch (options_.kernel) {
+    case BatchedKernel::kTiled:
+      return BatchedKernel::kTiled;
+    case BatchedKernel::kSmallBatch:
+      DASHI_RETURN_IF_ERROR(SmallBatchFits(batch));
+      return BatchedKernel::kSmallBatch;
+    case BatchedKernel::kAuto:
+      break;
+  }
+  return batch <= kSmallBatchAutoMaxRows && small_resident_ && SmallBatchFits(batch).ok()
+             ? BatchedKernel::kSmallBatch
+             : BatchedKernel::kTiled;
 }
 
 Status VulkanBatchedRollout::Reserve(int64_t batch) {
   const uint64_t row_bytes = static_cast<uint64_t>(dim_) * sizeof(double);
   const uint64_t state_bytes = static_cast<uint64_t>(batch) * row_bytes;
-  DASHI_RETURN_IF_ERROR(CheckBatchedLimits(batch, dim_, tile_, kGuardBytes, limits_));
+  DASHI_ASSIGN_OR_RETURN(kernel_, KernelFor(batch));
+  if (kernel_ == BatchedKernel::kTiled) {
+    DASHI_RETURN_IF_ERROR(CheckBatchedLimits(batch, dim_, tile_, kGuardBytes, limits_));
+  }
+  bool regrown = false;
   if (batch > capacity_) {
+    regrown = true;
     // Doubling keeps the number of regrowths (each spends two descriptor sets) logarithmic.
     const int64_t max_rows =
         static_cast<int64_t>((limits_.maxStorageBufferRange - kGuardBytes) / row_bytes);
@@ -108,7 +266,40 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     staging_.emplace(std::move(s));
   }
   batch_ = batch;
-  for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
+  if (regrown || batch != guards_batch_) {
+    guards_batch_ = 0;
+    for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
+    guards_batch_ = batch;
+  }
+  if (kernel_ == BatchedKernel::kSmallBatch &&
+      (regrown || !small_partials_.has_value() || batch > small_capacity_ ||
+       slots_ > history_slots_)) {
+    // Sized for the state buffers' capacity, so they regrow (and spend descriptor sets) with them.
+    const int64_t rows = std::max(capacity_, batch);
+    const int64_t partial_rows = SmallBatchFits(rows).ok() ? rows : batch;
+    small_capacity_ = 0;
+    small_partials_.reset();
+    history_.reset();
+    DASHI_ASSIGN_OR_RETURN(
+        DeviceBuffer partials,
+        CreateGuardedBuffer(ctx_, 2 * static_cast<uint64_t>(partial_rows * chunks_) * row_bytes));
+    small_partials_.emplace(std::move(partials));
+    // The history ring: one slot per staging slot, fewer if its bytes exceed a storage buffer.
+    const uint64_t ring_state_bytes = static_cast<uint64_t>(partial_rows) * row_bytes;
+    const int64_t by_range = static_cast<int64_t>(
+        (limits_.maxStorageBufferRange - kGuardBytes) / ring_state_bytes);
+    history_slots_ = std::clamp<int64_t>(by_range, 1, slots_);
+    DASHI_ASSIGN_OR_RETURN(DeviceBuffer history,
+                           CreateGuardedBuffer(ctx_, static_cast<uint64_t>(history_slots_) *
+                                                         ring_state_bytes));
+    history_.emplace(std::move(history));
+    for (int src = 0; src < 2; ++src) {
+      const VkBuffer bufs[] = {a_->buffer(),           z_[src]->buffer(), z_[1 - src]->buffer(),
+                               small_partials_->buffer(), sync_->buffer(), history_->buffer()};
+      DASHI_ASSIGN_OR_RETURN(small_sets_[src], small_pipe_->Bindings(bufs));
+    }
+    small_capacity_ = partial_rows;
+  }
   return OkStatus();
 }
 
@@ -122,6 +313,10 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
   if (static_cast<int64_t>(snapshot_steps.size()) > slots_) {
     return InternalError("batched rollout: more snapshots than staging slots");
   }
+  if (kernel_ == BatchedKernel::kSmallBatch) {
+    return AdvanceSmallBatch(first_step, last_step, snapshot_steps, parity);
+  }
+  dispatches_ += last_step - first_step;
   const BatchedRolloutPushConstants push{static_cast<uint32_t>(dim_),
                                          static_cast<uint32_t>(chunks_),
                                          static_cast<uint32_t>(batch_)};
@@ -138,6 +333,103 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
                                static_cast<VkDeviceSize>(slot) * state_bytes);
       },
       parity, &tally_);
+}
+
+Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_step,
+                                                std::span<const int64_t> snapshot_steps,
+                                                int* parity) {
+  const int64_t history = history_slots_;
+  // Steps per dispatch: on a device without the SM count, within the barrier budget (per step a
+  // workgroup makes 2 barrier() calls per row pass of each of its units, plus the grid barrier's 2).
+  int64_t per_dispatch = small_steps_per_dispatch_;
+  if (per_dispatch == 0) {
+    // One step per dispatch where the SM count is not reported (lavapipe). There (Mesa 22.3.6)
+    // the one workgroup walking every unit gave wrong states once a dispatch held many barrier()
+    // calls, far fewer than the ~10^4 the single-trajectory kernel tolerates: several steps per
+    // dispatch went wrong after a few steps (B = 1, D = 506, W = 16: z_4 came back equal to z_2;
+    // B = 3, D = 506, W = 64: from step 7; B = 64, D = 1000, W = 128 or 256: at once), and so did
+    // single steps of ~700–1000 barriers (B = 64, D = 769 and 1000, W = 64), while single steps
+    // of W = 128 or 256 were right in every shape tried. The logic is the single-trajectory
+    // persistent kernel's; the cause was not found in the driver. The multi-step path is checked
+    // on GPUs by the conformance cases (docs/CONFORMANCE.md).
+    per_dispatch = sm_info_.has_value() ? kSmallBatchStepsPerDispatch : 1;
+  }
+  const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
+  CommandBatch& cmd = *batch_cmd_;
+  DASHI_RETURN_IF_ERROR(cmd.Begin());
+  cmd.Timestamp("start");
+  cmd.FillBuffer(sync_->buffer(), 0, VK_WHOLE_SIZE, 0);  // fresh counters and error flag
+  cmd.Barrier();
+  size_t next = 0;
+  int p = *parity;
+  uint32_t sync_slot = 0;
+  std::vector<VkBufferCopy> regions;
+  for (int64_t step = first_step; step < last_step;) {
+    int64_t end = std::min(last_step, step + per_dispatch);
+    const bool observed = next < snapshot_steps.size() && snapshot_steps[next] <= end;
+    // A snapshot's ring slot must not be written again before the copy after the dispatch.
+    if (observed) end = std::min(end, snapshot_steps[next] + history - 1);
+    if (sync_slot == kSyncCounters) {  // reuse the counters (the error flag stays)
+      cmd.FillBuffer(sync_->buffer(), sizeof(uint32_t), kSyncCounters * sizeof(uint32_t), 0);
+      cmd.Barrier();
+      sync_slot = 0;
+    }
+    const BatchedPersistentPushConstants push{
+        static_cast<uint32_t>(dim_),
+        static_cast<uint32_t>(chunks_),
+        static_cast<uint32_t>(batch_),
+        static_cast<uint32_t>(end - step),
+        small_tiles_,
+        sync_slot++,
+        options_.small_batch_spin_limit,
+        observed ? static_cast<uint32_t>(snapshot_steps[next] - step) : 0u,
+        static_cast<uint32_t>((step + 1) % history),
+        static_cast<uint32_t>(history)};
+    cmd.Dispatch(*small_pipe_, small_sets_[p], &push, sizeof(push), small_groups_);
+    ++dispatches_;
+    cmd.Barrier();  // orders the next dispatch and the copies after this one
+    p = 1 - p;
+    if (end == last_step) cmd.Timestamp("steps");
+    regions.clear();
+    for (; next < snapshot_steps.size() && snapshot_steps[next] <= end; ++next) {
+      if (snapshot_steps[next] <= step) {
+        return InternalError("batched rollout (small batch): snapshot steps out of order");
+      }
+      regions.push_back({static_cast<VkDeviceSize>(snapshot_steps[next] % history) * state_bytes,
+                         static_cast<VkDeviceSize>(next) * state_bytes, state_bytes});
+    }
+    if (!regions.empty()) {
+      vkCmdCopyBuffer(cmd.command_buffer(), history_->buffer(), staging_->buffer(),
+                      static_cast<uint32_t>(regions.size()), regions.data());
+      cmd.Barrier();  // the next dispatch writes the ring after these reads
+    }
+    step = end;
+  }
+  if (next != snapshot_steps.size()) {
+    return InternalError("batched rollout (small batch): a snapshot step lies outside the steps");
+  }
+  cmd.Timestamp("last copy");
+  cmd.CopyBuffer(sync_->buffer(), sync_host_->buffer(), sizeof(uint32_t));
+  cmd.HostReadBarrier();
+  DASHI_RETURN_IF_ERROR(cmd.SubmitAndWait());
+  *parity = p;
+  tally_.steps += last_step - first_step;
+  tally_.submissions += 1;
+  tally_.snapshots += static_cast<int64_t>(snapshot_steps.size());
+  for (const auto& [label, ms] : cmd.StageMilliseconds()) {
+    tally_.timestamps = true;
+    tally_.device_ms += ms;
+    if (label == "steps") tally_.steps_ms += ms;
+  }
+  if (sync_host_->as<const uint32_t>()[0] != 0) {
+    return UnavailableError(
+        "batched rollout (small batch): the " + std::to_string(small_groups_) +
+        " workgroups were not all resident at once on device '" + ctx_.info().name +
+        "' (a device-wide barrier timed out after " +
+        std::to_string(options_.small_batch_spin_limit) +
+        " polls); use fewer workgroups (small_batch_groups) or the tiled kernel");
+  }
+  return OkStatus();
 }
 
 Status VulkanBatchedRollout::LocateNonFinite(int64_t from_step,
@@ -164,6 +456,7 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::Run(std::span<const double>
                                                          const BatchedStateSink& sink) {
   const auto start = std::chrono::steady_clock::now();
   tally_ = {};
+  dispatches_ = 0;
   StatusOr<BatchedRolloutResult> out = CatchRolloutExceptions<BatchedRolloutResult>(
       "batched rollout", [&] { return RunImpl(z0, batch, params, sink); });
   timings_ = {.batch = batch,
@@ -172,7 +465,9 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::Run(std::span<const double>
               .snapshots = tally_.snapshots,
               .timestamps = tally_.timestamps,
               .device_ms = tally_.device_ms,
-              .steps_ms = tally_.steps_ms};
+              .steps_ms = tally_.steps_ms,
+              .kernel = kernel_,
+              .dispatches = dispatches_};
   timings_.host_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (timings_.steps_ms > 0 && timings_.steps > 0) {
@@ -263,13 +558,65 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
   return result;
 }
 
+Status VulkanBatchedRollout::Prepare(int64_t batch) {
+  if (batch < 1) {
+    return InvalidArgumentError("batched rollout: B = " + std::to_string(batch) +
+                                " must be >= 1");
+  }
+  return Reserve(batch);
+}
+
 Status VulkanBatchedRollout::CheckGuardWords() const {
+  struct Region {
+    const DeviceBuffer* buffer;
+    uint64_t payload;
+    std::string what;
+  };
+  std::vector<Region> regions;
   const uint64_t payload = static_cast<uint64_t>(batch_ * dim_) * sizeof(double);
   for (int k = 0; k < 2; ++k) {
-    if (!z_[k].has_value()) continue;
-    DASHI_RETURN_IF_ERROR(vk::CheckGuardWords(ctx_, *z_[k], payload,
-                                              "batched rollout state buffer " +
-                                                  std::to_string(k)));
+    if (z_[k].has_value()) {
+      regions.push_back({&*z_[k], payload, "batched rollout state buffer " + std::to_string(k)});
+    }
+  }
+  // The small-batch kernel's buffers end with their guards (CreateGuardedBuffer).
+  if (small_partials_.has_value()) {
+    regions.push_back({&*small_partials_, small_partials_->size() - kGuardBytes,
+                       "batched rollout chunk partials"});
+  }
+  if (history_.has_value()) {
+    regions.push_back(
+        {&*history_, history_->size() - kGuardBytes, "batched rollout history ring"});
+  }
+  if (regions.empty()) return OkStatus();
+  for (const Region& r : regions) {
+    if (r.payload + kGuardBytes > r.buffer->size()) {
+      return FailedPreconditionError("the " + r.what + " has no guard region");
+    }
+  }
+  // One submission copies every guard region into a host-visible buffer.
+  const VkDeviceSize bytes = static_cast<VkDeviceSize>(regions.size()) * kGuardBytes;
+  if (!guard_host_.has_value() || guard_host_->size() < bytes) {
+    guard_host_.reset();
+    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer h, HostVisibleBuffer::Create(ctx_, bytes));
+    guard_host_.emplace(std::move(h));
+  }
+  DASHI_RETURN_IF_ERROR(batch_cmd_->Begin());
+  for (size_t k = 0; k < regions.size(); ++k) {
+    batch_cmd_->CopyBuffer(regions[k].buffer->buffer(), guard_host_->buffer(), kGuardBytes,
+                           regions[k].payload, static_cast<VkDeviceSize>(k) * kGuardBytes);
+  }
+  batch_cmd_->HostReadBarrier();
+  DASHI_RETURN_IF_ERROR(batch_cmd_->SubmitAndWait());
+  const std::span<const uint32_t> words = guard_host_->as<const uint32_t>();
+  const size_t per_region = kGuardBytes / sizeof(uint32_t);
+  for (size_t k = 0; k < regions.size(); ++k) {
+    for (size_t i = 0; i < per_region; ++i) {
+      if (words[k * per_region + i] != kGuardWord) {
+        return DataLossError("guard word " + std::to_string(i) + " after the " + regions[k].what +
+                             " was overwritten (out-of-bounds write)");
+      }
+    }
   }
   return OkStatus();
 }

@@ -11,11 +11,25 @@
 //   r->last_timings().gflops;        // device timestamps
 //
 // Device work. A (D×D) and the states Z (B×D, row-major, ping-ponged between two buffers) stay in
-// device-local memory. Each step is ONE dispatch of shaders/batched/batched_rollout.comp, a tiled
-// GEMM whose workgroups own (rows × cols) tiles of the output (BatchedTile), followed by one
-// buffer barrier; up to `max_steps_per_submit` steps go into one command buffer. Only checkpoint
-// states (and the final one) are copied, inside the same submission, into a host-visible staging
-// ring; the device never waits for the host between checkpoints.
+// device-local memory. Two kernels, both bit-exact per row (options.kernel, chosen per Run()):
+//  - kTiled: each step is ONE dispatch of shaders/batched/batched_rollout.comp, a tiled GEMM whose
+//    workgroups own (rows × cols) tiles of the output (BatchedTile), followed by one buffer
+//    barrier; up to `max_steps_per_submit` steps go into one command buffer.
+//  - kSmallBatch: shaders/batched/batched_persistent.comp, the B-row form of the single-trajectory
+//    persistent kernel: ONE dispatch runs many steps, G resident workgroups (one per SM) share
+//    the (64-row chunk, W-column tile) units, each keeps its unit's column block of A in
+//    registers across the steps (when every workgroup has at most one unit) and computes it for
+//    all B rows; a device-wide barrier separates the steps. The state after every step of a
+//    dispatch that contains an observed step also goes into a device-side history ring
+//    (staging_slots() states), from which the observed states are copied, so a dispatch does not
+//    end at every observed step. kAuto picks it for B ≤ kSmallBatchAutoMaxRows (8) on a device
+//    that reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident
+//    together) when A stays in registers (every workgroup has at most one unit: D ≤ 1024 on a
+//    132-SM GPU) and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
+//    (kSmallBatch) it runs any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident workgroups into
+//    UNAVAILABLE instead of a hang.
+// Only checkpoint states (and the final one) are copied, inside the same submission, into a
+// host-visible staging ring; the device never waits for the host between checkpoints.
 //
 // Errors, per trajectory as core_ref reports them, prefixed "trajectory b: ". A non-finite state
 // can only stay non-finite under z·A, so when a checkpoint holds one, the stretch since the last
@@ -40,6 +54,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "accel_vulkan/batched/batched_tile.h"
@@ -55,8 +70,33 @@
 
 namespace dashi::vk {
 
+// The kernel of the batched steps (see the file comment).
+enum class BatchedKernel {
+  kAuto,        // kSmallBatch where it is faster (B ≤ 8, SM count reported, A in registers)
+  kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
+  kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
+};
+// "auto", "tiled", "small-batch".
+const char* BatchedKernelName(BatchedKernel kernel);
+
 struct VulkanBatchedRolloutOptions {
-  BatchedTile tile;                       // the kernel's tile shape (specialization constants)
+  BatchedTile tile;                       // the kTiled kernel's tile (specialization constants)
+  BatchedKernel kernel = BatchedKernel::kAuto;
+  // kSmallBatch only. Workgroups G (all must be resident at once): 0 = automatic, the SM count,
+  // or 1 on a device that does not report it (more is INVALID_ARGUMENT there unless
+  // small_batch_allow_unverified_groups, for tests of the bounded spin); clamped to the units.
+  uint32_t small_batch_groups = 0;
+  bool small_batch_allow_unverified_groups = false;
+  // Workgroup size W (≥ 16): 0 = automatic, 64 when the m·ceil(D/64) units fit in G, else 128;
+  // 256 when G = 1 (lavapipe: fewer barrier() calls per dispatch, see the .cc).
+  uint32_t small_batch_workgroup = 0;
+  // Rows staged per pass (multiple of 4; shared memory 512·P bytes): 0 = automatic, 32 or less
+  // to fit maxComputeSharedMemorySize.
+  uint32_t small_batch_pass_rows = 0;
+  uint32_t small_batch_spin_limit = 1u << 22;  // polls before a device-wide barrier gives up
+  // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else 1
+  // (lavapipe computed wrong states with several: accel_vulkan/batched/vulkan_batched_rollout.cc).
+  int64_t small_batch_max_steps_per_dispatch = 0;
   int64_t max_steps_per_submit = 1024;    // steps recorded into one command buffer (≥ 1)
   int64_t max_snapshots_per_submit = 64;  // staging slots: checkpoints per submission (≥ 1) ...
   uint64_t max_staging_bytes = 256ull << 20;  // ... fewer where B·D·8 per slot exceeds this
@@ -97,11 +137,17 @@ struct BatchedRolloutTimings {
   double device_us_per_step = 0;           // steps_ms / steps
   double trajectory_steps_per_second = 0;  // batch · steps / steps_ms
   double gflops = 0;                       // 2·B·D² · steps / steps_ms, in 1e9 per second
+  BatchedKernel kernel = BatchedKernel::kTiled;  // the kernel that ran
+  int64_t dispatches = 0;                  // kernel dispatches recorded
 };
 
 class VulkanBatchedRollout {
  public:
   static constexpr int64_t kMaxDim = 16384;
+  // The largest B for which kAuto picks the small-batch kernel (where A stays in registers: the
+  // measured crossover with the tiled kernel on an H200, docs/PERF.md; beyond it, or with A read
+  // per step, the tiled kernel was as fast or faster).
+  static constexpr int64_t kSmallBatchAutoMaxRows = 8;
 
   // Uploads A (dim×dim, row-major) and builds the pipeline.
   // INVALID_ARGUMENT: dim < 1, a.size() ≠ dim², a NaN/±Inf in A (naming the entry), bad options.
@@ -126,9 +172,22 @@ class VulkanBatchedRollout {
                                      const RolloutParams& params,
                                      const BatchedStateSink& sink = nullptr);
 
+  // Makes the device buffers, descriptor sets and staging ring for `batch` rows and writes their
+  // guard words now (a later Run() of at most that many rows then allocates nothing), so a caller
+  // can count it as set-up. INVALID_ARGUMENT for batch < 1; the limits of Run().
+  Status Prepare(int64_t batch);
+
   int64_t dim() const { return dim_; }
   int64_t chunks() const { return chunks_; }
   const BatchedTile& tile() const { return tile_; }  // slice_k resolved
+  // The kernel a Run() of `batch` rows would use (kTiled or kSmallBatch), or the error a forced
+  // kSmallBatch gives for it.
+  StatusOr<BatchedKernel> KernelFor(int64_t batch) const;
+  // kSmallBatch's resolved settings (0 when it cannot run on this D / device).
+  uint32_t small_batch_groups() const { return small_groups_; }
+  uint32_t small_batch_workgroup() const { return small_wg_; }
+  uint32_t small_batch_pass_rows() const { return small_pass_rows_; }
+  bool small_batch_resident_a() const { return small_resident_; }
   const BatchedRolloutTimings& last_timings() const { return timings_; }
   const Float64Controls& device_float_controls() const { return float_controls_; }
   uint32_t shader_variant() const { return variant_; }
@@ -136,8 +195,9 @@ class VulkanBatchedRollout {
   int64_t staging_slots() const { return slots_; }
 
   // Guard words (accel_vulkan/guard_words.h) after the last Run()'s B×D states in both state
-  // buffers are written before it. OK while they are intact; DATA_LOSS naming the first
-  // overwritten word.
+  // buffers (and, for the small-batch kernel, after its partials and history ring) are written
+  // whenever the buffers or B change. OK while they are intact; DATA_LOSS naming the first
+  // overwritten word. All regions are read back in one submission.
   Status CheckGuardWords() const;
 
  private:
@@ -152,6 +212,13 @@ class VulkanBatchedRollout {
   // steps in `snapshot_steps` (increasing, at most slots_) into staging slots 0, 1, …
   Status Advance(int64_t first_step, int64_t last_step, std::span<const int64_t> snapshot_steps,
                  int* parity);
+  // The same with the small-batch kernel.
+  Status AdvanceSmallBatch(int64_t first_step, int64_t last_step,
+                           std::span<const int64_t> snapshot_steps, int* parity);
+  // Resolves the small-batch settings and builds its pipeline (no-op when it cannot apply).
+  Status InitSmallBatch();
+  // Why the small-batch kernel cannot run `batch` rows here (OK when it can).
+  Status SmallBatchFits(int64_t batch) const;
   std::span<const double> StagingSlot(size_t slot) const;
   // Replays from the finite states at `from_step` to `bad_step` (whose states were not all
   // finite) one step at a time; returns the first trajectory's core_ref OUT_OF_RANGE error.
@@ -178,6 +245,31 @@ class VulkanBatchedRollout {
   std::unique_ptr<ComputePipeline> pipe_;
   std::array<VkDescriptorSet, 2> sets_{};  // [src]: (A, z[src], z[1−src])
   std::unique_ptr<CommandBatch> batch_cmd_;
+
+  // kSmallBatch: pipeline, per-batch partials (2·B·m·D doubles + guard), history ring
+  // (slots_·B·D doubles + guard), sync words (error flag + arrival counters) and the flag's host
+  // copy; descriptor sets [src]: (A, z[src], z[1−src], partials, sync, history), remade by
+  // Reserve() whenever a buffer is.
+  std::optional<SmInfo> sm_info_;
+  BatchedKernel kernel_ = BatchedKernel::kTiled;  // of the current / last Run()
+  std::unique_ptr<ComputePipeline> small_pipe_;
+  std::optional<DeviceBuffer> small_partials_;
+  std::optional<DeviceBuffer> history_;
+  std::optional<DeviceBuffer> sync_;
+  std::optional<HostVisibleBuffer> sync_host_;
+  std::array<VkDescriptorSet, 2> small_sets_{};
+  int64_t small_capacity_ = 0;  // rows the partials and history were made for
+  int64_t history_slots_ = 0;
+  uint32_t small_groups_ = 0;
+  uint32_t small_wg_ = 0;
+  uint32_t small_pass_rows_ = 0;
+  uint32_t small_tiles_ = 0;
+  bool small_resident_ = false;
+  int64_t small_steps_per_dispatch_ = 0;
+  int64_t guards_batch_ = 0;  // B whose guard words the state buffers hold (0: none written)
+  mutable std::optional<HostVisibleBuffer> guard_host_;  // CheckGuardWords' readback
+  std::string small_unavailable_;  // why kSmallBatch cannot run at all here ("" when it can)
+  int64_t dispatches_ = 0;
 };
 
 }  // namespace dashi::vk

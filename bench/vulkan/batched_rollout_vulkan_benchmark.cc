@@ -3,8 +3,15 @@
 //
 //   bazel run -c opt //bench/vulkan:batched_rollout_vulkan_benchmark --
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
-//       [--warmup 2] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3] [--no-verify]
-//       [--validation]
+//       [--warmup 2] [--warmup-seconds 0] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3]
+//       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,single]
+//
+// --kernels: the batched kernel of each row (BatchedKernel: auto, tiled, small-batch), and
+// `single`: the single-trajectory VulkanRollout (its automatic kernel, persistent on a GPU) run B
+// times one after the other is not measured; its row gives the time of ONE trajectory's step at
+// that D (the baseline of issue 13's "within 3x of the single-trajectory step"), B ignored.
+// --warmup-seconds: untimed runs go on until this much wall time has passed (after --warmup
+// runs), so the GPU clock is up when timing starts.
 //
 // Inputs: A = DecayingMatrix(D, seed 1) and Z0 = NonZeroUniform(B·D, seed 2, 1.0)
 // (core_ref/testing/random_inputs.h: never zero; states shrink by about 0.69 per step and stay
@@ -22,6 +29,7 @@
 // automatic). Without --tiles each (D, B) row uses SuggestBatchedTile (batched_tile.h): the
 // largest tile that still gives every SM a workgroup.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,12 +60,15 @@ struct Flags {
   int64_t warmup = 2;
   int64_t verify_rows = 3;  // 0 = --no-verify
   bool validation = false;
+  std::vector<std::string> kernels = {"auto"};
+  double warmup_seconds = 0;
 };
 
 constexpr const char* kUsage =
     "usage: batched_rollout_vulkan_benchmark [--device SEL] [--dims 512,1024]\n"
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
-    "         [--tiles TYxTXxRMxRN[xK],...] [--verify-rows 3] [--no-verify] [--validation]\n";
+    "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK],...] [--verify-rows 3] [--no-verify]\n"
+    "         [--validation] [--kernels auto,tiled,small-batch,single]\n";
 
 // Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
 bool ParseIntegers(const std::string& text, char sep, int64_t min_value,
@@ -130,6 +141,19 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       ok = ParseIntegers(value, ',', 1, &f->batches);
     } else if (arg == "--tiles") {
       ok = ParseTiles(value, &f->tiles);
+    } else if (arg == "--warmup-seconds") {
+      char* end = nullptr;
+      f->warmup_seconds = std::strtod(value.c_str(), &end);
+      ok = !value.empty() && *end == '\0' && f->warmup_seconds >= 0;
+    } else if (arg == "--kernels") {
+      f->kernels.clear();
+      std::stringstream in(value);
+      std::string k;
+      while (std::getline(in, k, ',')) {
+        ok = ok && (k == "auto" || k == "tiled" || k == "small-batch" || k == "single");
+        f->kernels.push_back(k);
+      }
+      ok = ok && !f->kernels.empty();
     } else {
       std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
       return false;
@@ -187,33 +211,97 @@ struct Row {
   std::string error;  // Create() or Run() failed
   std::string verified = "skipped";
   BatchedTile tile;
+  std::string kernel;  // what ran: the tile, or the small-batch kernel's settings
   Spread us_per_step;
   Spread host_ms;
 };
 
+// Untimed runs while rep < warmup or less than `seconds` have passed since `start`.
+bool WarmingUp(int64_t rep, const Flags& f, std::chrono::steady_clock::time_point start,
+               int64_t* timed_from) {
+  if (*timed_from >= 0) return rep < *timed_from;
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (rep < f.warmup || elapsed < f.warmup_seconds) return true;
+  *timed_from = rep;
+  return false;
+}
+
+// The single-trajectory VulkanRollout (automatic kernel) on row 0: device µs per step.
+Row MeasureSingle(dashi::vk::VulkanContext& ctx, int64_t dim, std::span<const double> a,
+                  std::span<const double> z0, const Flags& f) {
+  Row row;
+  const dashi::RolloutParams params{.steps = f.steps, .hash_every = f.steps};
+  StatusOr<std::unique_ptr<dashi::vk::VulkanRollout>> r = dashi::vk::VulkanRollout::Create(
+      ctx, dim, a, {.max_steps_per_submit = f.steps, .max_snapshots_per_submit = 1});
+  if (!r.ok()) {
+    row.error = r.status().ToString();
+    return row;
+  }
+  row.kernel = std::string("single trajectory, ") + dashi::vk::RolloutKernelName((*r)->kernel());
+  const std::span<const double> z = z0.subspan(0, static_cast<size_t>(dim));
+  std::vector<double> per_step_us, host_ms;
+  const auto start = std::chrono::steady_clock::now();
+  int64_t timed_from = -1;
+  for (int64_t rep = 0; timed_from < 0 || rep < timed_from + f.reps; ++rep) {
+    StatusOr<dashi::RolloutResult> got = (*r)->Run(z, params);
+    if (!got.ok()) {
+      row.error = got.status().ToString();
+      return row;
+    }
+    if (rep == 0 && f.verify_rows > 0) {
+      StatusOr<dashi::RolloutResult> want = dashi::Rollout(z, a, params);
+      row.verified = want.ok() && want->chain == got->chain ? "bit-exact (row 0)" : "MISMATCH row 0";
+    }
+    if (!WarmingUp(rep, f, start, &timed_from)) {
+      per_step_us.push_back((*r)->last_timings().device_us_per_step);
+      host_ms.push_back((*r)->last_timings().host_ms);
+    }
+  }
+  row.us_per_step = SpreadOf(per_step_us);
+  row.host_ms = SpreadOf(host_ms);
+  return row;
+}
+
 Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const BatchedTile& tile,
-            std::span<const double> a, std::span<const double> z0, const Flags& f) {
+            dashi::vk::BatchedKernel kernel, std::span<const double> a,
+            std::span<const double> z0, const Flags& f) {
   Row row;
   const dashi::RolloutParams params{.steps = f.steps, .hash_every = f.steps};
   StatusOr<std::unique_ptr<dashi::vk::VulkanBatchedRollout>> r =
       dashi::vk::VulkanBatchedRollout::Create(
           ctx, dim, a,
           // One submission of all steps, one staging slot (its only snapshot is the final state).
-          {.tile = tile, .max_steps_per_submit = f.steps, .max_snapshots_per_submit = 1});
+          {.tile = tile,
+           .kernel = kernel,
+           .max_steps_per_submit = f.steps,
+           .max_snapshots_per_submit = 1});
   if (!r.ok()) {
     row.error = r.status().ToString();
     return row;
   }
   row.tile = (*r)->tile();
   std::vector<double> per_step_us, host_ms;
-  for (int64_t rep = 0; rep < f.warmup + f.reps; ++rep) {
+  const auto start = std::chrono::steady_clock::now();
+  int64_t timed_from = -1;
+  for (int64_t rep = 0; timed_from < 0 || rep < timed_from + f.reps; ++rep) {
     StatusOr<dashi::vk::BatchedRolloutResult> got = (*r)->Run(z0, batch, params);
     if (!got.ok()) {
       row.error = got.status().ToString();
       return row;
     }
+    if (rep == 0) {
+      const dashi::vk::BatchedRolloutTimings& t = (*r)->last_timings();
+      row.kernel = t.kernel == dashi::vk::BatchedKernel::kSmallBatch
+                       ? "small-batch G=" + std::to_string((*r)->small_batch_groups()) +
+                             " W=" + std::to_string((*r)->small_batch_workgroup()) +
+                             " P=" + std::to_string((*r)->small_batch_pass_rows()) +
+                             ((*r)->small_batch_resident_a() ? " A in registers" : " A from L2") +
+                             ", " + std::to_string(t.dispatches) + " dispatch(es)"
+                       : "tiled " + row.tile.ToString();
+    }
     if (rep == 0 && f.verify_rows > 0) row.verified = Verify(*got, z0, a, params, f.verify_rows);
-    if (rep >= f.warmup) {
+    if (!WarmingUp(rep, f, start, &timed_from)) {
       per_step_us.push_back((*r)->last_timings().device_us_per_step);
       host_ms.push_back((*r)->last_timings().host_ms);
     }
@@ -251,7 +339,7 @@ int main(int argc, char** argv) {
               "2*B*D^2 per step (a multiply and an add, never fused)\n\n",
               static_cast<long long>(f.steps), static_cast<long long>(f.warmup),
               static_cast<long long>(f.reps));
-  std::printf("%6s %6s  %-56s | %11s %11s | %14s %9s | %9s  %s\n", "D", "B", "tile", "us/step",
+  std::printf("%6s %6s  %-56s | %11s %11s | %14s %9s | %9s  %s\n", "D", "B", "kernel", "us/step",
               "min us", "traj-steps/s", "GFLOP/s", "host ms", "verified");
 
   int failures = 0;
@@ -265,22 +353,32 @@ int main(int argc, char** argv) {
         const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx);
         tiles.push_back(dashi::vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0));
       }
+      for (const std::string& kernel_name : f.kernels)
       for (const BatchedTile& tile : tiles) {
-        const Row row = Measure(**ctx, dim, batch, tile, a, z0, f);
+        if (kernel_name == "single" && (batch != f.batches.front() || &tile != &tiles.front())) {
+          continue;  // one baseline row per D
+        }
+        const dashi::vk::BatchedKernel kernel =
+            kernel_name == "tiled"         ? dashi::vk::BatchedKernel::kTiled
+            : kernel_name == "small-batch" ? dashi::vk::BatchedKernel::kSmallBatch
+                                           : dashi::vk::BatchedKernel::kAuto;
+        const Row row = kernel_name == "single" ? MeasureSingle(**ctx, dim, a, z0, f)
+                                                : Measure(**ctx, dim, batch, tile, kernel, a, z0, f);
         if (!row.error.empty()) {
           std::printf("%6lld %6lld  %-56s | error: %s\n", static_cast<long long>(dim),
-                      static_cast<long long>(batch), tile.ToString().c_str(), row.error.c_str());
+                      static_cast<long long>(batch), kernel_name.c_str(), row.error.c_str());
           ++failures;
           continue;
         }
+        const int64_t rows_run = kernel_name == "single" ? 1 : batch;
         if (row.verified.rfind("bit-exact", 0) != 0 && row.verified != "skipped") ++failures;
-        const double b = static_cast<double>(batch), dd = static_cast<double>(dim);
+        const double b = static_cast<double>(rows_run), dd = static_cast<double>(dim);
         const double med = row.us_per_step.median;
         const double per_second = med > 0 ? b * 1e6 / med : 0.0;
         const double gflops = med > 0 ? 2.0 * b * dd * dd / (med * 1e3) : 0.0;
         std::printf("%6lld %6lld  %-56s | %11.2f %11.2f | %14.4g %9.1f | %9.1f  %s\n",
-                    static_cast<long long>(dim), static_cast<long long>(batch),
-                    row.tile.ToString().c_str(), med, row.us_per_step.min, per_second, gflops,
+                    static_cast<long long>(dim), static_cast<long long>(rows_run),
+                    row.kernel.c_str(), med, row.us_per_step.min, per_second, gflops,
                     row.host_ms.median, row.verified.c_str());
         std::fflush(stdout);
       }

@@ -14,6 +14,17 @@
 //   batched_rollout.rejects_nonfinite_input  NaN/±Inf in A or Z0 accepted (must be an error)
 //   batched_rollout.nonfinite_state_error    a blow-up's error ≠ core_ref's for the first
 //                                            trajectory to blow up ("trajectory b: " prefixed)
+// The cases above run the tiled kernel (BatchedKernel::kTiled); the small-batch persistent
+// kernel (kSmallBatch, shaders/batched/batched_persistent.comp) has its own:
+//   batched_rollout.small_batch.parity.b<B>_d<D>  as parity, B ∈ {1, 2, 3, 5, 17, 64}, each with
+//                                      two or three D at and around the chunk edges (1 … 1000),
+//                                      and B = 3 over the contraction sweep up to D = 1088
+//   batched_rollout.small_batch.observed   every state observed (history ring), B = 3, D = 506,
+//                                          40 steps: observed states, chains and final states
+//   batched_rollout.small_batch.subnormal / .signed_zero   the two cases above with this kernel
+//   batched_rollout.small_batch.guard_words   guards after the states, partials and history ring
+// On a GPU that reports its SM count the small-batch kernel runs many steps per dispatch (its
+// device-wide barriers and the in-dispatch state rebuild are checked there); on lavapipe one.
 //
 // Inputs: core_ref/testing/random_inputs.h (A = DecayingMatrix(D, seed),
 // Z0 = NonZeroUniform(B·D, seed, 1)), seeds in each case's detail.
@@ -45,6 +56,7 @@
 namespace dashi::conformance {
 namespace {
 
+using vk::BatchedKernel;
 using vk::BatchedRolloutResult;
 using vk::BatchedTile;
 using vk::VulkanBatchedRollout;
@@ -108,26 +120,36 @@ std::pair<int64_t, int64_t> DifferingTrajectories(const BatchedRolloutResult& go
 StatusOr<std::pair<int64_t, std::string>> DeviceVersusReference(
     VulkanContext& ctx, int64_t batch, int64_t dim, std::span<const double> a,
     std::span<const double> z0, const RolloutParams& p, const Reference& want,
-    const vk::VulkanBatchedRolloutOptions& options = {}) {
+    const vk::VulkanBatchedRolloutOptions& options = {.kernel = BatchedKernel::kTiled}) {
   DASHI_ASSIGN_OR_RETURN(std::unique_ptr<VulkanBatchedRollout> r,
                          VulkanBatchedRollout::Create(ctx, dim, a, options));
   DASHI_ASSIGN_OR_RETURN(BatchedRolloutResult got, r->Run(z0, batch, p));
   const auto [differ, first] = DifferingTrajectories(got, want);
-  std::string detail = "tile " + r->tile().ToString() + ", shaders " +
-                       vk::FloatControlsVariantName(r->shader_variant());
+  const vk::BatchedRolloutTimings& t = r->last_timings();
+  std::string detail =
+      (t.kernel == BatchedKernel::kSmallBatch
+           ? "small-batch kernel (" + std::to_string(r->small_batch_groups()) + " workgroups of " +
+                 std::to_string(r->small_batch_workgroup()) + ", " +
+                 std::to_string(t.dispatches) + " dispatches for " + std::to_string(t.steps) +
+                 " steps)"
+           : "tile " + r->tile().ToString()) +
+      ", shaders " + vk::FloatControlsVariantName(r->shader_variant());
   if (first >= 0) detail += ", first differing trajectory " + std::to_string(first);
   return std::make_pair(differ, detail);
 }
 
-CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim) {
+vk::VulkanBatchedRolloutOptions KernelOptions(BatchedKernel kernel) { return {.kernel = kernel}; }
+
+CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim,
+                  BatchedKernel kernel = BatchedKernel::kTiled) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
   const std::vector<double> z0 =
       testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
   const Reference want = RunCoreRef(z0, a, dim, kParityParams);
   if (!want.status.ok()) return FailFromStatus(want.status);
-  CASE_ASSIGN(const auto compared,
-              DeviceVersusReference(ctx, batch, dim, a, z0, kParityParams, want));
+  CASE_ASSIGN(const auto compared, DeviceVersusReference(ctx, batch, dim, a, z0, kParityParams,
+                                                        want, KernelOptions(kernel)));
   return Judge(static_cast<double>(compared.first), 0,
                "B=" + std::to_string(batch) + ", D=" + std::to_string(dim) + ", " +
                    SeedText(batch, dim) + ", 20 steps, hash_every 7, " + compared.second +
@@ -153,6 +175,76 @@ const bool kParityRegistered = [] {
   return true;
 }();
 
+const bool kSmallBatchParityRegistered = [] {
+  // Every B with D at and around the chunk edges (each D compiles its own pipeline, ~10 s on
+  // lavapipe, so the grid is not a full product), then B = 3 over the contraction sweep.
+  std::vector<std::pair<int64_t, int64_t>> shapes = {
+      {1, 1},   {1, 449},  {1, 1000}, {2, 63},  {2, 506},  {5, 65},   {5, 200},
+      {17, 130}, {17, 1000}, {64, 65}, {64, 200}, {64, 506}, {3, 1},   {3, 130}};
+  for (int64_t dim : ContractionSweepDims(1088)) {
+    if (dim > 200) shapes.push_back({3, dim});
+  }
+  for (const auto& shape : shapes) {
+    const int64_t batch = shape.first, dim = shape.second;
+    RegisterCase({"batched_rollout.small_batch.parity.b" + std::to_string(batch) + "_d" +
+                      std::to_string(dim),
+                  "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [batch, dim](VulkanContext& ctx) {
+                    return Parity(ctx, batch, dim, BatchedKernel::kSmallBatch);
+                  }});
+  }
+  return true;
+}();
+
+// Every state observed, as the pipeline's eval rollout asks for it (B = 3, D = 506): the states
+// come back through the small-batch kernel's history ring, several per dispatch on a GPU.
+CaseResult SmallBatchObserved(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t batch = 3, dim = 506;
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> z0 =
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+  const RolloutParams p{.steps = 40, .hash_every = 10, .observe_every = 1};
+  std::vector<Hash128> want_states;  // StateHash of every row's state, step by step
+  const size_t width = static_cast<size_t>(dim);
+  std::vector<std::vector<double>> rows(static_cast<size_t>(batch));
+  for (int64_t b = 0; b < batch; ++b) {
+    StatusOr<RolloutResult> r =
+        Rollout(std::span<const double>(z0).subspan(b * width, width), a, p,
+                [&](int64_t, std::span<const double> s) {
+                  rows[b].insert(rows[b].end(), s.begin(), s.end());
+                  return OkStatus();
+                });
+    if (!r.ok()) return FailFromStatus(r.status());
+  }
+  CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
+              VulkanBatchedRollout::Create(ctx, dim, a, KernelOptions(BatchedKernel::kSmallBatch)));
+  int64_t differing = 0, observed = 0;
+  CASE_ASSIGN(BatchedRolloutResult got,
+              r->Run(z0, batch, p, [&](int64_t step, std::span<const double> states) {
+                ++observed;
+                for (int64_t b = 0; b < batch; ++b) {
+                  const std::span<const double> want =
+                      std::span<const double>(rows[b]).subspan(step * width, width);
+                  differing += std::memcmp(states.data() + b * width, want.data(),
+                                           width * sizeof(double)) != 0;
+                }
+                return OkStatus();
+              }));
+  const vk::BatchedRolloutTimings& t = r->last_timings();
+  const std::string detail =
+      "B=3, D=506, " + SeedText(batch, dim) + ", 40 steps, observe_every 1, hash_every 10; " +
+      std::to_string(observed) + " observed steps, " + std::to_string(t.dispatches) +
+      " dispatches, " + std::to_string(t.submissions) + " submissions";
+  if (observed != p.steps + 1) return Fail(NAN, "observed steps missing; " + detail);
+  return Judge(static_cast<double>(differing), 0, detail);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.observed", "batched_rollout",
+                       "(step, trajectory) observed states differing from core_ref", 0.0,
+                       SmallBatchObserved);
+
 CaseResult Tiles(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t batch = 9, dim = 193;  // 4 chunks, the last of one row
@@ -173,7 +265,8 @@ CaseResult Tiles(VulkanContext& ctx) {
   std::string detail = "B=9, D=193, " + SeedText(batch, dim) + ", 8 steps, hash_every 3";
   for (const BatchedTile& tile : tiles) {
     CASE_ASSIGN(const auto compared,
-                DeviceVersusReference(ctx, batch, dim, a, z0, p, want, {.tile = tile}));
+                DeviceVersusReference(ctx, batch, dim, a, z0, p, want,
+                                      {.tile = tile, .kernel = BatchedKernel::kTiled}));
     differ += compared.first;
     detail += "; " + compared.second + ": " + std::to_string(compared.first) + " differ";
   }
@@ -188,7 +281,7 @@ DASHI_CONFORMANCE_CASE("batched_rollout.tiles", "batched_rollout",
 // z0[s] ~ 2^-1040 (subnormal), z0[n] ~ 1e-160; A[n][s] ~ 1e-160 (normal × normal = subnormal
 // products), the other entries ~ sqrt(3/65). Row b is scaled by 2^-b, so the rows differ while
 // staying in range. Checkpoints at every step compare every state by its hash.
-CaseResult Subnormal(VulkanContext& ctx) {
+CaseResult Subnormal(VulkanContext& ctx, BatchedKernel kernel) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t dim = 130, batch = 4;
   Xoshiro256ss rng(0x5AB0A12u);
@@ -211,7 +304,8 @@ CaseResult Subnormal(VulkanContext& ctx) {
     return OkStatus();
   });
   if (!want.status.ok()) return FailFromStatus(want.status);
-  CASE_ASSIGN(const auto compared, DeviceVersusReference(ctx, batch, dim, a, z0, p, want));
+  CASE_ASSIGN(const auto compared,
+              DeviceVersusReference(ctx, batch, dim, a, z0, p, want, KernelOptions(kernel)));
   const vk::Float64Controls fc = vk::QueryFloat64Controls(ctx);
   const std::string detail = "D=130, B=4, seed 0x5ab0a12, 16 steps, every state hashed; "
                              "reference states hold " + std::to_string(subnormals) +
@@ -222,13 +316,19 @@ CaseResult Subnormal(VulkanContext& ctx) {
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.subnormal", "batched_rollout",
-                       "trajectories differing from core_ref (subnormal range)", 0.0, Subnormal);
+                       "trajectories differing from core_ref (subnormal range)", 0.0,
+                       [](VulkanContext& ctx) { return Subnormal(ctx, BatchedKernel::kTiled); });
+DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.subnormal", "batched_rollout",
+                       "trajectories differing from core_ref (subnormal range)", 0.0,
+                       [](VulkanContext& ctx) {
+                         return Subnormal(ctx, BatchedKernel::kSmallBatch);
+                       });
 
 // States of signed zeros only: column j ≡ 0 (mod 3) of A all negative, j ≡ 1 all positive, the
 // rest mixed; row 0 of Z0 is all +0, row 1 all −0, the others random signs. The sign of every
 // output depends on the chunk partial starting from its first product (not from +0), on the tree,
 // and on nothing being added past D.
-CaseResult SignedZero(VulkanContext& ctx) {
+CaseResult SignedZero(VulkanContext& ctx, BatchedKernel kernel) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t dim = 200, batch = 6;
   Xoshiro256ss rng(0x2E206u);
@@ -250,7 +350,8 @@ CaseResult SignedZero(VulkanContext& ctx) {
     return OkStatus();
   });
   if (!want.status.ok()) return FailFromStatus(want.status);
-  CASE_ASSIGN(const auto compared, DeviceVersusReference(ctx, batch, dim, a, z0, p, want));
+  CASE_ASSIGN(const auto compared,
+              DeviceVersusReference(ctx, batch, dim, a, z0, p, want, KernelOptions(kernel)));
   const std::string detail = "D=200, B=6, seed 0x2e206, 8 steps, every state hashed; reference "
                              "states hold " + std::to_string(negative) + " -0 and " +
                              std::to_string(positive) + " +0 entries; " + compared.second;
@@ -261,9 +362,15 @@ CaseResult SignedZero(VulkanContext& ctx) {
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.signed_zero", "batched_rollout",
-                       "trajectories differing from core_ref (signed zeros)", 0.0, SignedZero);
+                       "trajectories differing from core_ref (signed zeros)", 0.0,
+                       [](VulkanContext& ctx) { return SignedZero(ctx, BatchedKernel::kTiled); });
+DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.signed_zero", "batched_rollout",
+                       "trajectories differing from core_ref (signed zeros)", 0.0,
+                       [](VulkanContext& ctx) {
+                         return SignedZero(ctx, BatchedKernel::kSmallBatch);
+                       });
 
-CaseResult GuardWords(VulkanContext& ctx) {
+CaseResult GuardWords(VulkanContext& ctx, BatchedKernel kernel) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   int64_t damaged = 0;
   std::string detail = std::to_string(vk::kGuardBytes) +
@@ -278,8 +385,10 @@ CaseResult GuardWords(VulkanContext& ctx) {
     const std::vector<double> z0 =
         testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
     CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
-                VulkanBatchedRollout::Create(ctx, dim, a, {.tile = tile}));
-    CASE_ASSIGN(BatchedRolloutResult got, r->Run(z0, batch, {.steps = 5, .hash_every = 2}));
+                VulkanBatchedRollout::Create(ctx, dim, a, {.tile = tile, .kernel = kernel}));
+    CASE_ASSIGN(BatchedRolloutResult got,
+                r->Run(z0, batch, {.steps = 5, .hash_every = 2, .observe_every = 1},
+                       [](int64_t, std::span<const double>) { return OkStatus(); }));
     const Status guards = r->CheckGuardWords();
     detail += " (" + std::to_string(batch) + ", " + std::to_string(dim) + ", " +
               r->tile().ToString() + ")" + (guards.ok() ? "" : " " + guards.ToString());
@@ -293,7 +402,15 @@ CaseResult GuardWords(VulkanContext& ctx) {
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.guard_words", "batched_rollout",
-                       "configurations with an overwritten guard word", 0.0, GuardWords);
+                       "configurations with an overwritten guard word", 0.0,
+                       [](VulkanContext& ctx) { return GuardWords(ctx, BatchedKernel::kTiled); });
+// The same shapes with the small-batch kernel: guards after the states, the chunk partials and
+// the history ring (VulkanBatchedRollout::CheckGuardWords checks all of them).
+DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.guard_words", "batched_rollout",
+                       "configurations with an overwritten guard word", 0.0,
+                       [](VulkanContext& ctx) {
+                         return GuardWords(ctx, BatchedKernel::kSmallBatch);
+                       });
 
 CaseResult RejectsNonFiniteInput(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;

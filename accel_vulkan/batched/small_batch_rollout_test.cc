@@ -1,0 +1,217 @@
+// The small-batch persistent kernel of VulkanBatchedRollout (BatchedKernel::kSmallBatch,
+// shaders/batched/batched_persistent.comp) against core_ref's RolloutBatch, bit for bit per row:
+// chains, final states and every observed state, on the default device (lavapipe in CI: one
+// workgroup, which walks every (chunk, tile) unit; D ≤ W gives the register-resident A path).
+// Shapes: B = 1, 2, 3, 5, 17, 64 (one row, partial and several row groups and passes) over the
+// contraction sweep of conformance/framework (chunk counts 1..17 with partial last chunks); the
+// options (workgroup size, rows per pass, submissions, history ring smaller than the observed
+// stretch); the kernel choice; core_ref's error for a blow-up.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "accel_vulkan/batched/vulkan_batched_rollout.h"
+#include "accel_vulkan/testing/vulkan_test.h"
+#include "conformance/framework/sweep_shapes.h"
+#include "core_ref/rollout/rollout.h"
+#include "core_ref/rollout/rollout_batch.h"
+#include "core_ref/testing/random_inputs.h"
+
+namespace dashi::vk {
+namespace {
+
+using dashi::testing::DecayingMatrix;
+using dashi::testing::NonZeroUniform;
+
+bool SameBits(std::span<const double> a, std::span<const double> b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+VulkanBatchedRolloutOptions SmallBatch(VulkanBatchedRolloutOptions o = {}) {
+  o.kernel = BatchedKernel::kSmallBatch;
+  return o;
+}
+
+class SmallBatchRolloutTest : public testing::VulkanTest {
+ protected:
+  // Runs B rows with the small-batch kernel and compares every row's chain, final state and
+  // observed states (observe_every of p, through the sink) with core_ref's RolloutBatch.
+  void ExpectMatchesRolloutBatch(int64_t batch, int64_t dim, const RolloutParams& p,
+                                 const VulkanBatchedRolloutOptions& options, uint64_t seed) {
+    SCOPED_TRACE("B=" + std::to_string(batch) + " D=" + std::to_string(dim) + " seeds A=" +
+                 std::to_string(seed) + " Z0=" + std::to_string(seed + 1));
+    const std::vector<double> a = DecayingMatrix(dim, seed);
+    const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), seed + 1, 1.0);
+    std::vector<std::vector<double>> want_observed;  // [k]: B×D states of the k-th observed step
+    std::vector<int64_t> want_steps;
+    StatusOr<std::vector<RolloutResult>> want = RolloutBatch(
+        z0, batch, a, p, [&](int64_t b, int64_t t, std::span<const double> z) {
+          if (b == 0) {
+            want_steps.push_back(t);
+            want_observed.emplace_back();
+          }
+          want_observed.back().insert(want_observed.back().end(), z.begin(), z.end());
+          return OkStatus();
+        });
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
+        VulkanBatchedRollout::Create(ctx(), dim, a, options);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<int64_t> got_steps;
+    std::vector<std::vector<double>> got_observed;
+    StatusOr<BatchedRolloutResult> got =
+        (*r)->Run(z0, batch, p, [&](int64_t t, std::span<const double> z) {
+          if (t % p.observe_every == 0 || t == p.steps) {
+            got_steps.push_back(t);
+            got_observed.emplace_back(z.begin(), z.end());
+          }
+          return OkStatus();
+        });
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ((*r)->last_timings().kernel, BatchedKernel::kSmallBatch);
+    for (int64_t b = 0; b < batch; ++b) {
+      EXPECT_EQ(got->chains[b], (*want)[b].chain) << "trajectory " << b;
+      EXPECT_TRUE(SameBits(got->final_state(b), (*want)[b].final_state)) << "trajectory " << b;
+    }
+    ASSERT_EQ(got_steps, want_steps);
+    for (size_t k = 0; k < got_observed.size(); ++k) {
+      EXPECT_TRUE(SameBits(got_observed[k], want_observed[k])) << "step " << got_steps[k];
+    }
+    const Status guards = (*r)->CheckGuardWords();
+    EXPECT_TRUE(guards.ok()) << guards.ToString();
+  }
+};
+
+// B = 1, 2, 3, 5, 17, 64 over the contraction sweep (D ≤ 1100: chunk counts 1..17, partial last
+// chunks of one row, 63/64/65 and 127/128/129): each D with the next B in turn, and B = 64 and 17
+// at the chunk edges.
+TEST_F(SmallBatchRolloutTest, MatchesRolloutBatchOverSweepShapes) {
+  const int64_t batches[] = {1, 2, 3, 5, 17, 64};
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  size_t k = 0;
+  for (int64_t dim : conformance::ContractionSweepDims(1100)) {
+    shapes.push_back({batches[k++ % 6], dim});
+  }
+  for (int64_t batch : batches) {
+    for (int64_t dim : {1, 63, 65, 130}) shapes.push_back({batch, dim});
+  }
+  for (const auto& [batch, dim] : shapes) {
+    ExpectMatchesRolloutBatch(batch, dim, {.steps = 7, .hash_every = 3, .observe_every = 2},
+                              SmallBatch(), 1000 + static_cast<uint64_t>(dim));
+  }
+}
+
+// The run's eval shape (B = 3, D = 506) with every state observed, as the pipeline asks for it.
+TEST_F(SmallBatchRolloutTest, EveryStateObservedAtTheRunsShape) {
+  ExpectMatchesRolloutBatch(3, 506, {.steps = 40, .hash_every = 10, .observe_every = 1},
+                            SmallBatch(), 77);
+}
+
+// Options: workgroups of 16 and 32 (D ≤ W: A register-resident), 4 and 8 rows per pass (B = 17:
+// five and three passes), one step per dispatch, three staging slots (and history slots) per
+// submission under every state observed, and several of them together.
+TEST_F(SmallBatchRolloutTest, OptionsAgree) {
+  const RolloutParams every{.steps = 11, .hash_every = 4, .observe_every = 1};
+  const RolloutParams sparse{.steps = 13, .hash_every = 5, .observe_every = 3};
+  ExpectMatchesRolloutBatch(5, 16, every, SmallBatch({.small_batch_workgroup = 16}), 1);
+  ExpectMatchesRolloutBatch(5, 30, every, SmallBatch({.small_batch_workgroup = 32}), 2);
+  ExpectMatchesRolloutBatch(17, 100, sparse, SmallBatch({.small_batch_pass_rows = 4}), 3);
+  ExpectMatchesRolloutBatch(17, 129, every, SmallBatch({.small_batch_pass_rows = 8}), 4);
+  ExpectMatchesRolloutBatch(3, 70, sparse, SmallBatch({.small_batch_max_steps_per_dispatch = 1}),
+                            5);
+  ExpectMatchesRolloutBatch(3, 70, every,
+                            SmallBatch({.max_steps_per_submit = 5, .max_snapshots_per_submit = 3}),
+                            6);
+  ExpectMatchesRolloutBatch(
+      6, 200, sparse,
+      SmallBatch({.small_batch_workgroup = 16,
+                  .small_batch_pass_rows = 4,
+                  .max_steps_per_submit = 7,
+                  .max_snapshots_per_submit = 2}),
+      7);
+}
+
+// One dispatch covers many steps where the device reports its SM count (the point of the
+// kernel); elsewhere (lavapipe) one step per dispatch (see vulkan_batched_rollout.cc).
+TEST_F(SmallBatchRolloutTest, StepsPerDispatch) {
+  const int64_t dim = 65, batch = 3;
+  const std::vector<double> a = DecayingMatrix(dim, 9);
+  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 10, 1.0);
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
+      VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE((*r)->Run(z0, batch, {.steps = 50, .hash_every = 50}).ok());
+  const BatchedRolloutTimings& t = (*r)->last_timings();
+  EXPECT_EQ(t.kernel, BatchedKernel::kSmallBatch);
+  EXPECT_EQ(t.steps, 50);
+  if (QuerySmInfo(ctx()).has_value()) {
+    EXPECT_EQ(t.dispatches, 1);
+  } else {
+    EXPECT_EQ(t.dispatches, 50);
+  }
+}
+
+// kAuto: the tiled kernel on a device without the SM count (lavapipe) or for B > 8; a forced
+// small-batch kernel beyond D = 2048 is UNIMPLEMENTED naming the limit.
+TEST_F(SmallBatchRolloutTest, KernelChoice) {
+  const int64_t dim = 70;
+  const std::vector<double> a = DecayingMatrix(dim, 11);
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> autos =
+      VulkanBatchedRollout::Create(ctx(), dim, a);
+  ASSERT_TRUE(autos.ok()) << autos.status().ToString();
+  const bool has_sm_count = QuerySmInfo(ctx()).has_value();
+  EXPECT_EQ(*(*autos)->KernelFor(3),
+            has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
+  EXPECT_EQ(*(*autos)->KernelFor(9), BatchedKernel::kTiled);
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> tiled =
+      VulkanBatchedRollout::Create(ctx(), dim, a, {.kernel = BatchedKernel::kTiled});
+  ASSERT_TRUE(tiled.ok());
+  EXPECT_EQ(*(*tiled)->KernelFor(3), BatchedKernel::kTiled);
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> forced =
+      VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch());
+  ASSERT_TRUE(forced.ok());
+  EXPECT_EQ(*(*forced)->KernelFor(200), BatchedKernel::kSmallBatch);  // any B when forced
+
+  const int64_t big = 2049;
+  const std::vector<double> a_big = DecayingMatrix(big, 12);
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
+      VulkanBatchedRollout::Create(ctx(), big, a_big, SmallBatch());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(big), 13, 1.0);
+  const Status st = (*r)->Run(z0, 1, {.steps = 1}).status();
+  EXPECT_EQ(st.code(), StatusCode::kUnimplemented) << st.ToString();
+  EXPECT_NE(st.message().find("D <= 2048"), std::string::npos) << st.ToString();
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_pass_rows = 6}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_workgroup = 8}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+}
+
+// A blow-up: core_ref's error for the first trajectory to overflow, found by the replay.
+TEST_F(SmallBatchRolloutTest, NonFiniteStateGivesCoreRefsError) {
+  const int64_t dim = 90, batch = 5;
+  std::vector<double> a = DecayingMatrix(dim, 14);
+  for (double& x : a) x *= 1e25;
+  std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 15, 1e-100);
+  for (int64_t i = 0; i < dim; ++i) z0[3 * dim + i] *= 1e100;
+  const RolloutParams p{.steps = 60, .hash_every = 25};
+  const Status want = RolloutBatch(z0, batch, a, p).status();
+  ASSERT_EQ(want.code(), StatusCode::kOutOfRange) << want.ToString();
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
+      VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->Run(z0, batch, p).status(), want);
+}
+
+}  // namespace
+}  // namespace dashi::vk
+

@@ -1,0 +1,217 @@
+// Small-batch persistent rollout: K steps Y = Z·A for B trajectories (Z: B×D row-major) in ONE
+// dispatch, every row bit for bit the contract of core_ref/rollout/vecmat.h ("THE CONTRACT";
+// docs/MATH.md §9) — the B-row generalisation of shaders/rollout/rollout_persistent.comp. The host
+// is accel_vulkan/batched/vulkan_batched_rollout.h (BatchedKernel::kSmallBatch).
+//
+// Work units. As in rollout_persistent: unit u = (chunk c, column tile t), c = u / tiles, rows
+// i ∈ [64c, min(64c + 64, D)), outputs j = W·t + l (W = workgroup size, constant 0, one column
+// per invocation). Workgroup g takes u = g, g + G, … When every workgroup has at most one unit
+// (kResident = 1) each invocation loads its 64 entries of A's column j once, into registers, and
+// keeps them for all K steps; otherwise it reloads them per unit and step. Per step and unit, the
+// B rows are walked in passes of P rows (constant 1, a multiple of 4):
+//   1. part[r·64 + k] ← entry 64c + k of row p0 + r of the current state: at step 0 from the input
+//      states, later rebuilt from the previous step's chunk partials by the contract's pairwise
+//      tree, unrolled over registers (kChunks = m ≤ 32, constant 2; RebuildEntry below, the same
+//      code as rollout_persistent's register tree);
+//   2. invocation l computes the chunk partial p_c[b][j] for the rows of the pass, four rows at a
+//      time (independent chains), each in the contract's order (acc = z[i0]·A[i0][j], then
+//      acc = acc + z[i]·A[i][j] for i in order up to min(i0 + 64, D) − 1, every product rounded
+//      before the add: `precise` = NoContraction), and stores it in partials[s mod 2][b][c][j].
+// Then the device-wide barrier of rollout_persistent (arrival counter sync[1 + slot], zeroed by the
+// host; bounded spin, sync[0] = 1 and an UNAVAILABLE error on the host instead of a hang). After
+// the last step workgroup g rebuilds the chunks c ≡ g (mod G) of every row and writes them to the
+// output states.
+//
+// History ring (push constant history_from ≠ 0): the state after each local step s =
+// history_from..K of the dispatch is also written to history[slot][b][i], slot = (history_base +
+// s − 1) mod history_slots, by the units with t = 0 (the state they rebuild anyway), so the host
+// can copy observed states back without ending the dispatch at each of them.
+//
+// Rows b ≥ B of the last pass are staged as zeros, their products computed and never stored.
+// Every barrier() is reached in uniform control flow (the loops depend only on push constants,
+// specialization constants and the workgroup's unit).
+#version 450
+#extension GL_ARB_gpu_shader_fp64 : require
+#extension GL_EXT_control_flow_attributes : require
+#include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint kPassRows = 4u;   // P: rows per pass, a multiple of 4
+layout(constant_id = 2) const uint kChunks = 1u;     // m = ceil(D / 64), 1 ≤ m ≤ 32
+layout(constant_id = 3) const uint kResident = 0u;   // 1: at most one unit per workgroup
+const uint kMaxChunks = 32u;
+const uint kGroupRows = 4u;  // rows whose chains one invocation interleaves
+
+#include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
+
+layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };        // D×D
+layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z_in[]; };    // B×D
+layout(std430, set = 0, binding = 2) writeonly buffer StatesOut { double z_out[]; }; // B×D
+layout(std430, set = 0, binding = 3) coherent buffer Partials { double partials[]; };  // 2·B·m·D
+// volatile: the polls are plain loads that always go to memory.
+layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
+layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]; };  // H·B·D
+
+#include "batched_persistent_params.glsl"  // BatchedPersistentPushConstants
+
+shared double part[kPassRows * kChunk];
+shared uint failed;  // 1: leave (uint, not bool: a shared bool is not portable)
+
+// Entry i of a state row from its m chunk partials at `base` (+ c·D + i): the contract's tree,
+// level s adding position c + s into c (c ≡ 0 mod 2s, c + s < m), unrolled over registers.
+double RebuildEntry(uint base, uint i) {
+  const uint dim = params.dim;
+  double v[kMaxChunks];
+  [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+    if (cc < kChunks) v[cc] = partials[base + cc * dim + i];
+  }
+  [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) {
+    [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) {
+      if (cc + s < kChunks) {
+        CONTRACT_MERGE(v[cc], v[cc], v[cc + s]);
+      }
+    }
+  }
+  return v[0];
+}
+
+// The history slot of local step s (1..K).
+uint HistorySlot(uint s) { return (params.history_base + s - 1u) % params.history_slots; }
+
+// Polls this dispatch's arrival counter until it reaches arrivals_target; 1 when this workgroup
+// must leave instead (see rollout_persistent.comp).
+uint AwaitArrivals(uint arrivals_target) {
+  for (uint polls = 0u;; ++polls) {
+    if (sync[1u + params.sync_slot] >= arrivals_target) return 0u;
+    if ((polls & 63u) == 63u && sync[0] != 0u) return 1u;
+    if (polls + 1u >= params.spin_limit) {
+      atomicOr(sync[0], 1u);
+      return 1u;
+    }
+  }
+  return 1u;
+}
+
+bool GridBarrier(uint arrivals_target) {
+  memoryBarrierBuffer();  // this invocation's partials are visible device-wide before arrival
+  barrier();
+  if (gl_LocalInvocationID.x == 0u) {
+    atomicAdd(sync[1u + params.sync_slot], 1u);
+    failed = AwaitArrivals(arrivals_target);
+    memoryBarrierBuffer();
+  }
+  memoryBarrierShared();
+  barrier();
+  return failed == 0u;
+}
+
+void main() {
+  const uint dim = params.dim;
+  const uint chunks = params.chunks;
+  const uint rows = params.rows;
+  const uint tiles = params.tiles;
+  const uint units = chunks * tiles;
+  const uint groups = gl_NumWorkGroups.x;
+  const uint g = gl_WorkGroupID.x;
+  const uint l = gl_LocalInvocationID.x;
+  const uint wg = gl_WorkGroupSize.x;
+  const uint row_stride = chunks * dim;  // partials of one row (one parity)
+  const uint plane = rows * row_stride;  // partials of one parity
+  const uint state_size = rows * dim;
+
+  // kResident: this invocation's column of its unit's A block, loaded once. Otherwise A is read
+  // from memory at each use: an array of 64 doubles live across the barriers of a workgroup that
+  // walks several units gave wrong states on lavapipe (Mesa 22.3.6; the single-trajectory
+  // persistent kernel likewise reads A from memory on that path).
+  double ar[kChunk];
+#define A_ENTRY(k) (kResident != 0u ? ar[k] : a[(i0 + (k)) * dim + jl])
+  if (kResident != 0u && g < units) {
+    const uint c = g / tiles;
+    const uint i0 = c * kChunk;
+    const uint jl = min((g - c * tiles) * wg + l, dim - 1u);  // clamped loads; stores guarded
+    const uint n = min(kChunk, dim - i0);
+    [[unroll]] for (uint k = 0u; k < kChunk; ++k) ar[k] = (k < n) ? a[(i0 + k) * dim + jl] : 0.0LF;
+  }
+  if (l == 0u) failed = 0u;
+
+  for (uint step = 0u; step < params.steps; ++step) {
+    const uint in_base = ((step - 1u) & 1u) * plane;  // step ≥ 1 only
+    const uint out_base = (step & 1u) * plane;
+    const bool write_history = params.history_from != 0u && step >= params.history_from;
+    for (uint u = g; u < units; u += groups) {
+      const uint c = u / tiles;
+      const uint t = u - c * tiles;
+      const uint i0 = c * kChunk;
+      const uint n = min(kChunk, dim - i0);  // rows of A in this chunk
+      const uint j = t * wg + l;
+      const uint jl = min(j, dim - 1u);  // clamped loads; the stores are guarded
+      for (uint p0 = 0u; p0 < rows; p0 += kPassRows) {
+        // Rows staged in this pass: up to P, rounded up to whole groups of four.
+        const uint staged = min(kPassRows, (rows - p0 + kGroupRows - 1u) / kGroupRows * kGroupRows);
+        barrier();  // every invocation is done reading part[] (uniform)
+        for (uint q0 = 0u; q0 < staged * kChunk; q0 += wg) {
+          const uint q = q0 + l;
+          if (q < staged * kChunk) {
+            const uint r = q / kChunk;
+            const uint k = q - r * kChunk;
+            const uint b = p0 + r;
+            double v = 0.0LF;
+            if (b < rows && k < n) {
+              if (step == 0u) {
+                v = z_in[b * dim + i0 + k];
+              } else {
+                v = RebuildEntry(in_base + b * row_stride, i0 + k);
+                if (write_history && t == 0u) {
+                  history[HistorySlot(step) * state_size + b * dim + i0 + k] = v;
+                }
+              }
+            }
+            part[q] = v;
+          }
+        }
+        memoryBarrierShared();
+        barrier();
+        for (uint r0 = 0u; r0 < staged; r0 += kGroupRows) {
+          double acc[kGroupRows];
+          const double a0 = A_ENTRY(0u);
+          [[unroll]] for (uint e = 0u; e < kGroupRows; ++e) {
+            CONTRACT_PRODUCT(product, part[(r0 + e) * kChunk], a0);
+            acc[e] = product;
+          }
+          [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
+            if (k < n) {  // the contract's loop stops at the end of the chunk
+              const double ak = A_ENTRY(k);
+              [[unroll]] for (uint e = 0u; e < kGroupRows; ++e) {
+                CONTRACT_TERM(acc[e], part[(r0 + e) * kChunk + k], ak);
+              }
+            }
+          }
+          [[unroll]] for (uint e = 0u; e < kGroupRows; ++e) {
+            const uint b = p0 + r0 + e;
+            if (b < rows && j < dim) partials[out_base + b * row_stride + c * dim + j] = acc[e];
+          }
+        }
+      }
+    }
+    if (!GridBarrier((step + 1u) * groups)) return;  // uniform: `failed` read after a barrier
+  }
+
+  // Z_K: workgroup g writes the chunks c ≡ g (mod G) of every row.
+  const uint last_base = ((params.steps - 1u) & 1u) * plane;
+  for (uint c = g; c < chunks; c += groups) {
+    const uint i0 = c * kChunk;
+    const uint n = min(kChunk, dim - i0);
+    for (uint q0 = 0u; q0 < rows * kChunk; q0 += wg) {
+      const uint q = q0 + l;
+      const uint b = q / kChunk;
+      const uint k = q - b * kChunk;
+      if (b < rows && k < n) {
+        const double v = RebuildEntry(last_base + b * row_stride, i0 + k);
+        z_out[b * dim + i0 + k] = v;
+        if (params.history_from != 0u) {
+          history[HistorySlot(params.steps) * state_size + b * dim + i0 + k] = v;
+        }
+      }
+    }
+  }
+}

@@ -258,6 +258,69 @@ DASHI_FFT_INLINE void RunBlock(double* re, double* im, size_t n, const double* t
   }
 }
 
+// --- 8×8 transposes ---------------------------------------------------------------------------
+// The passes below move data between row-major storage and the lane-interleaved blocks (kBlock = 8
+// lanes) with 8×8 transposes of doubles in vector registers: pure data movement, and where a
+// value is also scaled or combined on the way, each lane gets exactly the scalar code's IEEE
+// operation (an elementwise vector operation is lane by lane), so no bit changes. V8 is a GCC
+// generic vector: one zmm register in the AVX-512F variant, lowered to narrower code otherwise.
+#if defined(__GNUC__) && !defined(__clang__)
+#define DASHI_FFT_V8 1
+static_assert(kBlock == 8, "the transposes move blocks of 8 lanes");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // V8 values only live inside always-inline helpers
+typedef double V8 __attribute__((vector_size(64), aligned(8)));
+typedef long long V8Index __attribute__((vector_size(64)));
+
+DASHI_FFT_INLINE V8 Load8(const double* p) {
+  V8 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+DASHI_FFT_INLINE void Store8(double* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
+DASHI_FFT_INLINE V8 Broadcast8(double x) { return V8{x, x, x, x, x, x, x, x}; }
+
+// In place: v[j][l] ← v[l][j] (v[l] read as row l of an 8×8 matrix).
+DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5, V8& v6, V8& v7) {
+  const V8Index e1 = {0, 8, 2, 10, 4, 12, 6, 14}, o1 = {1, 9, 3, 11, 5, 13, 7, 15};
+  const V8Index e2 = {0, 1, 8, 9, 4, 5, 12, 13}, o2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const V8Index e4 = {0, 1, 2, 3, 8, 9, 10, 11}, o4 = {4, 5, 6, 7, 12, 13, 14, 15};
+  const V8 a0 = __builtin_shuffle(v0, v1, e1), a1 = __builtin_shuffle(v0, v1, o1);
+  const V8 a2 = __builtin_shuffle(v2, v3, e1), a3 = __builtin_shuffle(v2, v3, o1);
+  const V8 a4 = __builtin_shuffle(v4, v5, e1), a5 = __builtin_shuffle(v4, v5, o1);
+  const V8 a6 = __builtin_shuffle(v6, v7, e1), a7 = __builtin_shuffle(v6, v7, o1);
+  const V8 b0 = __builtin_shuffle(a0, a2, e2), b2 = __builtin_shuffle(a0, a2, o2);
+  const V8 b1 = __builtin_shuffle(a1, a3, e2), b3 = __builtin_shuffle(a1, a3, o2);
+  const V8 b4 = __builtin_shuffle(a4, a6, e2), b6 = __builtin_shuffle(a4, a6, o2);
+  const V8 b5 = __builtin_shuffle(a5, a7, e2), b7 = __builtin_shuffle(a5, a7, o2);
+  v0 = __builtin_shuffle(b0, b4, e4);
+  v4 = __builtin_shuffle(b0, b4, o4);
+  v1 = __builtin_shuffle(b1, b5, e4);
+  v5 = __builtin_shuffle(b1, b5, o4);
+  v2 = __builtin_shuffle(b2, b6, e4);
+  v6 = __builtin_shuffle(b2, b6, o4);
+  v3 = __builtin_shuffle(b3, b7, e4);
+  v7 = __builtin_shuffle(b3, b7, o4);
+}
+
+// v[j] ← the 8 doubles at src + j·stride, transposed: v[j][l] = src[l·stride + j].
+DASHI_FFT_INLINE void LoadTransposed8(const double* src, size_t stride, V8* v) {
+#pragma GCC unroll 8
+  for (size_t j = 0; j < 8; ++j) v[j] = Load8(src + j * stride);
+  Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+}
+
+// dst[l·stride + j] = v[j][l] (v is clobbered).
+DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
+  Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+#pragma GCC unroll 8
+  for (size_t l = 0; l < 8; ++l) Store8(dst + l * stride, v[l]);
+}
+#pragma GCC diagnostic pop
+#else
+#define DASHI_FFT_V8 0
+#endif
+
 // --- 2D passes on interleaved std::complex storage --------------------------------------------
 // std::complex<double> is array-compatible with double[2] ([complex.numbers]), so complex data
 // are read as pairs of doubles.
@@ -270,6 +333,33 @@ DASHI_FFT_MULTIVERSION void ComplexRowPass(double* data, size_t rows, size_t col
   size_t r0 = 0;
   for (; r0 + B <= rows; r0 += B) {
     const double* block = data + 2 * r0 * cols;
+#if DASHI_FFT_V8
+    if (cols >= 4) {
+      // Four complex values of the 8 rows per transpose: v[2j] = Re, v[2j+1] = Im of element
+      // i0 + j, stored at its bit-reversed position.
+      for (size_t i0 = 0; i0 < cols; i0 += 4) {
+        V8 v[8];
+        LoadTransposed8(block + 2 * i0, 2 * cols, v);
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; ++j) {
+          Store8(re + rev[i0 + j] * B, v[2 * j]);
+          Store8(im + rev[i0 + j] * B, v[2 * j + 1]);
+        }
+      }
+      RunBlock<B>(re, im, cols, tw, inverse);
+      double* out = data + 2 * r0 * cols;
+      for (size_t i0 = 0; i0 < cols; i0 += 4) {
+        V8 v[8];
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; ++j) {
+          v[2 * j] = Load8(re + (i0 + j) * B);
+          v[2 * j + 1] = Load8(im + (i0 + j) * B);
+        }
+        StoreTransposed8(v, out + 2 * i0, 2 * cols);
+      }
+      continue;
+    }
+#endif
     for (size_t i = 0; i < cols; ++i) {  // the rows are read in order, stored bit-reversed
       const double* src = block + 2 * i;
       double* __restrict pr = re + rev[i] * B;
@@ -412,7 +502,45 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
   for (size_t p0 = 0; p0 < rows; p0 += 2 * B) {
     const size_t nrows = std::min(2 * B, rows - p0);  // rows in this block: 1 or even
     const double* block = real + p0 * cols;
-    if (nrows == 2 * B) {
+    // With 8×8 transposes (full blocks, cols ≥ 8): bins k < cols/2 in groups of four, the last
+    // bin k = cols/2 by the scalar loop below.
+    const bool vector = DASHI_FFT_V8 && nrows == 2 * B && cols >= 8;
+    size_t k_begin = 0;
+#if DASHI_FFT_V8
+    if (vector) {
+      for (size_t i0 = 0; i0 < cols; i0 += 8) {
+        V8 v[8];
+        LoadTransposed8(block + i0, 2 * cols, v);  // rows 2l: elements i0..i0+7
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; ++j) Store8(re + rev[i0 + j] * B, v[j]);
+        LoadTransposed8(block + cols + i0, 2 * cols, v);  // rows 2l + 1
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; ++j) Store8(im + rev[i0 + j] * B, v[j]);
+      }
+      RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
+      double* o = out + 2 * p0 * half;
+      const V8 h = Broadcast8(0.5);
+      for (size_t k0 = 0; k0 < cols / 2; k0 += 4) {
+        V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; ++j) {
+          const size_t k = k0 + j, nk = (cols - k) & (cols - 1);
+          const V8 zr = Load8(re + k * B), zi = Load8(im + k * B);
+          const V8 wr = Load8(re + nk * B), wi = Load8(im + nk * B);
+          x[2 * j] = h * (zr + wr);
+          x[2 * j + 1] = h * (zi - wi);
+          y[2 * j] = h * (zi + wi);
+          y[2 * j + 1] = h * (wr - zr);
+        }
+        StoreTransposed8(x, o + 2 * k0, 4 * half);             // rows 2l
+        StoreTransposed8(y, o + 2 * half + 2 * k0, 4 * half);  // rows 2l + 1
+      }
+      k_begin = cols / 2;
+    }
+#endif
+    if (vector) {
+      // gathered and transformed above
+    } else if (nrows == 2 * B) {
       for (size_t i = 0; i < cols; ++i) {  // the rows are read in order, stored bit-reversed
         const double* src = block + i;
         double* __restrict pr = re + rev[i] * B;
@@ -433,9 +561,9 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
         }
       }
     }
-    RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
+    if (!vector) RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
     double* o = out + 2 * p0 * half;
-    for (size_t k = 0; k < half; ++k) {
+    for (size_t k = k_begin; k < half; ++k) {
       const size_t nk = (cols - k) & (cols - 1);
       double xr[B], xi[B], yr[B], yi[B];
       for (size_t l = 0; l < B; ++l) {
@@ -483,6 +611,53 @@ DASHI_FFT_MULTIVERSION void RealRowPassInverse(const double* spec, size_t rows, 
   for (size_t p0 = 0; p0 < rows; p0 += 2 * B) {
     const size_t nrows = std::min(2 * B, rows - p0);
     const double* block = spec + 2 * p0 * half;
+#if DASHI_FFT_V8
+    if (nrows == 2 * B && cols >= 8) {
+      // Bins kk = 0..cols/2 − 1 in groups of four by 8×8 transposes; each gives Z[kk] (at
+      // position rev[kk]) and, for kk > 0, the mirrored Z[cols − kk] (at rev[cols − kk]): the
+      // scalar loop's values and operations, element by element.
+      const V8 zero = Broadcast8(0.0);
+      for (size_t k0 = 0; k0 < nyquist; k0 += 4) {
+        V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
+        LoadTransposed8(block + 2 * k0, 4 * half, x);             // rows 2l
+        LoadTransposed8(block + 2 * half + 2 * k0, 4 * half, y);  // rows 2l + 1
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; ++j) {
+          const size_t k = k0 + j;
+          const V8 xr = x[2 * j], yr = y[2 * j];
+          const V8 xi = k == 0 ? zero : x[2 * j + 1], yi = k == 0 ? zero : y[2 * j + 1];
+          Store8(re + rev[k] * B, xr - yi);
+          Store8(im + rev[k] * B, xi + yr);
+          if (k != 0) {
+            Store8(re + rev[cols - k] * B, xr + yi);
+            Store8(im + rev[cols - k] * B, yr - xi);
+          }
+        }
+      }
+      {  // the Nyquist bin: real, not mirrored
+        const size_t i = rev[nyquist];
+        for (size_t l = 0; l < B; ++l) {
+          const double* x = block + 2 * (2 * l * half + nyquist);
+          const double xr = x[0], yr = x[2 * half], xi = 0.0, yi = 0.0;
+          re[i * B + l] = xr - yi;
+          im[i * B + l] = xi + yr;
+        }
+      }
+      RunBlock<B>(re, im, cols, tw, /*inverse=*/true);
+      double* o = out + p0 * cols;
+      const V8 s = Broadcast8(scale);
+      for (size_t i0 = 0; i0 < cols; i0 += 8) {
+        V8 v[8];
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; ++j) v[j] = Load8(re + (i0 + j) * B) * s;
+        StoreTransposed8(v, o + i0, 2 * cols);  // rows 2l
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; ++j) v[j] = Load8(im + (i0 + j) * B) * s;
+        StoreTransposed8(v, o + cols + i0, 2 * cols);  // rows 2l + 1
+      }
+      continue;
+    }
+#endif
     for (size_t i = 0; i < cols; ++i) {
       const size_t k = rev[i];
       const bool mirrored = k > nyquist;

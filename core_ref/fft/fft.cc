@@ -222,9 +222,14 @@ constexpr size_t kCacheBlockDoubles = 2048;
 // Forward DFT of the B lanes of a block of length n whose elements are in bit-reversed order.
 // Output in natural order. tw: the plan's radix-4 twiddle table.
 template <size_t B>
-DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* tw) {
+DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* tw,
+                                bool skip_first = false, bool skip_last = false) {
+  // skip_first: the first stage (radix-2, or radix-4 of sub-length 1) was run by the caller;
+  // skip_last: the last radix-4 stage (sub-length n/4) is left to the caller. Both only with
+  // n ≥ 8, where these are two different stages.
   if (n == 1) return;
   const bool radix2 = Log2(n) % 2 == 1;
+  const size_t end_m = skip_last ? n / 4 : n;  // the radix-4 stages of sub-length m < end_m run
   const size_t block = std::min(n, std::max<size_t>(kCacheBlockDoubles / B, 4));
   size_t m = 1;
   const double* t = tw;
@@ -232,17 +237,22 @@ DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* 
     m = 1;
     t = tw;
     if (radix2) {
-      for (size_t k = b0; k < b0 + block; k += 2) {
-        Butterfly2<B>(re + k * B, im + k * B, re + (k + 1) * B, im + (k + 1) * B);
+      if (!skip_first) {
+        for (size_t k = b0; k < b0 + block; k += 2) {
+          Butterfly2<B>(re + k * B, im + k * B, re + (k + 1) * B, im + (k + 1) * B);
+        }
       }
       m = 2;
+    } else if (skip_first) {
+      t += 6;  // the sub-length-1 stage's table
+      m = 4;
     }
-    for (; 4 * m <= block; m *= 4) {
+    for (; 4 * m <= block && m < end_m; m *= 4) {
       Radix4Stage<B>(re, im, b0, b0 + block, m, t);
       t += 6 * m;
     }
   }
-  for (; m < n; m *= 4) {
+  for (; m < end_m; m *= 4) {
     Radix4Stage<B>(re, im, 0, n, m, t);
     t += 6 * m;
   }
@@ -444,6 +454,126 @@ DASHI_FFT_INLINE void Interleave(const double* __restrict re, const double* __re
   }
 }
 
+#if DASHI_FFT_V8
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// Butterfly4<8, kTwiddle> on values in registers: the same operations lane by lane.
+template <bool kTwiddle>
+DASHI_FFT_INLINE void Butterfly4V(V8& r0, V8& i0, V8& r1, V8& i1, V8& r2, V8& i2, V8& r3, V8& i3,
+                                  const double* tw) {
+  const V8 f0r = r0, f0i = i0;
+  V8 f2r = r1, f2i = i1, f1r = r2, f1i = i2, f3r = r3, f3i = i3;
+  if constexpr (kTwiddle) {
+    const double w1r = tw[0], w1i = tw[1], w2r = tw[2], w2i = tw[3], w3r = tw[4], w3i = tw[5];
+    const V8 b1r = w1r * f1r - w1i * f1i, b1i = w1r * f1i + w1i * f1r;
+    const V8 b2r = w2r * f2r - w2i * f2i, b2i = w2r * f2i + w2i * f2r;
+    const V8 b3r = w3r * f3r - w3i * f3i, b3i = w3r * f3i + w3i * f3r;
+    f1r = b1r;
+    f1i = b1i;
+    f2r = b2r;
+    f2i = b2i;
+    f3r = b3r;
+    f3i = b3i;
+  }
+  const V8 t0r = f0r + f2r, t0i = f0i + f2i;
+  const V8 t1r = f0r - f2r, t1i = f0i - f2i;
+  const V8 t2r = f1r + f3r, t2i = f1i + f3i;
+  const V8 t3r = f1r - f3r, t3i = f1i - f3i;
+  r0 = t0r + t2r;
+  i0 = t0i + t2i;
+  r2 = t0r - t2r;
+  i2 = t0i - t2i;
+  r1 = t1r + t3i;
+  i1 = t1i - t3r;
+  r3 = t1r - t3i;
+  i3 = t1i + t3r;
+}
+
+// 8 complex values at src → (re, im), swapped when `swap` (the inverse's exchange).
+DASHI_FFT_INLINE void LoadComplex8(const double* src, bool swap, V8& re, V8& im) {
+  const V8 a = Load8(src), b = Load8(src + 8);
+  const V8Index even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
+  const V8 r = __builtin_shuffle(a, b, even), i = __builtin_shuffle(a, b, odd);
+  re = swap ? i : r;
+  im = swap ? r : i;
+}
+
+// (re, im) → 8 complex values at dst, exchanged back when `swap`, each part times `scale` when
+// `scaled`.
+DASHI_FFT_INLINE void StoreComplex8(V8 re, V8 im, bool swap, bool scaled, double scale,
+                                    double* dst) {
+  V8 r = swap ? im : re, i = swap ? re : im;
+  if (scaled) {
+    r = r * scale;
+    i = i * scale;
+  }
+  const V8Index lo = {0, 8, 1, 9, 2, 10, 3, 11}, hi = {4, 12, 5, 13, 6, 14, 7, 15};
+  Store8(dst, __builtin_shuffle(r, i, lo));
+  Store8(dst + 8, __builtin_shuffle(r, i, hi));
+}
+#pragma GCC diagnostic pop
+
+// One full block of ComplexColumnPass (8 columns at col, n = rows ≥ 8) with its first stage
+// fused into the gather and its last stage into the write-back: the butterflies of RunStages, in
+// registers, with the same operations and inputs, so the same bits; two passes over the scratch
+// block fewer.
+DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, const uint32_t* rev,
+                                       const double* tw, bool inverse, bool scaled, double scale,
+                                       double* re, double* im) {
+  constexpr size_t B = kBlock;
+  const bool radix2 = Log2(n) % 2 == 1;
+  // Gather + first stage. Scratch position p holds source row rev[p].
+  if (radix2) {
+    for (size_t p = 0; p < n; p += 2) {
+      V8 ar, ai, br, bi;
+      LoadComplex8(col + 2 * rev[p] * stride, inverse, ar, ai);
+      LoadComplex8(col + 2 * rev[p + 1] * stride, inverse, br, bi);
+      Store8(re + p * B, ar + br);
+      Store8(im + p * B, ai + bi);
+      Store8(re + (p + 1) * B, ar - br);
+      Store8(im + (p + 1) * B, ai - bi);
+    }
+  } else {
+    for (size_t p = 0; p < n; p += 4) {
+      V8 r0, i0, r1, i1, r2, i2, r3, i3;
+      LoadComplex8(col + 2 * rev[p] * stride, inverse, r0, i0);
+      LoadComplex8(col + 2 * rev[p + 1] * stride, inverse, r1, i1);
+      LoadComplex8(col + 2 * rev[p + 2] * stride, inverse, r2, i2);
+      LoadComplex8(col + 2 * rev[p + 3] * stride, inverse, r3, i3);
+      Butterfly4V<false>(r0, i0, r1, i1, r2, i2, r3, i3, nullptr);
+      Store8(re + p * B, r0);
+      Store8(im + p * B, i0);
+      Store8(re + (p + 1) * B, r1);
+      Store8(im + (p + 1) * B, i1);
+      Store8(re + (p + 2) * B, r2);
+      Store8(im + (p + 2) * B, i2);
+      Store8(re + (p + 3) * B, r3);
+      Store8(im + (p + 3) * B, i3);
+    }
+  }
+  RunStages<B>(re, im, n, tw, /*skip_first=*/true, /*skip_last=*/true);
+  // Last stage (sub-length m = n/4) + write-back; its table follows those of the earlier stages.
+  const size_t m = n / 4;
+  const double* t = tw;
+  for (size_t mm = radix2 ? 2 : 1; mm < m; mm *= 4) t += 6 * mm;
+  for (size_t j = 0; j < m; ++j) {
+    V8 r0 = Load8(re + j * B), i0 = Load8(im + j * B);
+    V8 r1 = Load8(re + (j + m) * B), i1 = Load8(im + (j + m) * B);
+    V8 r2 = Load8(re + (j + 2 * m) * B), i2 = Load8(im + (j + 2 * m) * B);
+    V8 r3 = Load8(re + (j + 3 * m) * B), i3 = Load8(im + (j + 3 * m) * B);
+    if (j == 0) {
+      Butterfly4V<false>(r0, i0, r1, i1, r2, i2, r3, i3, nullptr);
+    } else {
+      Butterfly4V<true>(r0, i0, r1, i1, r2, i2, r3, i3, t + 6 * j);
+    }
+    StoreComplex8(r0, i0, inverse, scaled, scale, col + 2 * j * stride);
+    StoreComplex8(r1, i1, inverse, scaled, scale, col + 2 * (j + m) * stride);
+    StoreComplex8(r2, i2, inverse, scaled, scale, col + 2 * (j + 2 * m) * stride);
+    StoreComplex8(r3, i3, inverse, scaled, scale, col + 2 * (j + 3 * m) * stride);
+  }
+}
+#endif
+
 // Column pass, complex in place: the first ncols columns of a rows×stride array, each scaled by
 // `scale` when `scaled` (the last pass of an inverse transform).
 DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t stride,
@@ -453,6 +583,12 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
   constexpr size_t B = kBlock;
   size_t c0 = 0;
   for (; c0 + B <= ncols; c0 += B) {
+#if DASHI_FFT_V8
+    if (rows >= 8) {
+      FusedColumnBlock(data + 2 * c0, rows, stride, rev, tw, inverse, scaled, scale, re, im);
+      continue;
+    }
+#endif
     for (size_t i = 0; i < rows; ++i) {
       const size_t d = rev[i];  // rows are read in natural order, stored bit-reversed
       Deinterleave<B>(data + 2 * (i * stride + c0), re + d * B, im + d * B);

@@ -128,6 +128,145 @@ class TwiddleTable {
   std::vector<double> cos_, sin_;
 };
 
+// --- 8×8 transposes ---------------------------------------------------------------------------
+// The passes below move data between row-major storage and the lane-interleaved blocks (kBlock = 8
+// lanes) with 8×8 transposes of doubles in vector registers: pure data movement, and where a
+// value is also scaled or combined on the way, each lane gets exactly the scalar code's IEEE
+// operation (an elementwise vector operation is lane by lane), so no bit changes. V8 is a GCC
+// generic vector: one zmm register in the AVX-512F variant, lowered to narrower code otherwise.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(DASHI_FFT_NO_V8)
+#define DASHI_FFT_V8 1
+static_assert(kBlock == 8, "the transposes move blocks of 8 lanes");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // V8 values only live inside always-inline helpers
+typedef double V8 __attribute__((vector_size(64), aligned(8)));
+typedef long long V8Index __attribute__((vector_size(64)));
+
+DASHI_FFT_INLINE V8 Load8(const double* p) {
+  V8 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+DASHI_FFT_INLINE void Store8(double* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
+DASHI_FFT_INLINE V8 Broadcast8(double x) { return V8{x, x, x, x, x, x, x, x}; }
+
+// In place: v[j][l] ← v[l][j] (v[l] read as row l of an 8×8 matrix).
+DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5, V8& v6, V8& v7) {
+  const V8Index e1 = {0, 8, 2, 10, 4, 12, 6, 14}, o1 = {1, 9, 3, 11, 5, 13, 7, 15};
+  const V8Index e2 = {0, 1, 8, 9, 4, 5, 12, 13}, o2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const V8Index e4 = {0, 1, 2, 3, 8, 9, 10, 11}, o4 = {4, 5, 6, 7, 12, 13, 14, 15};
+  const V8 a0 = __builtin_shuffle(v0, v1, e1), a1 = __builtin_shuffle(v0, v1, o1);
+  const V8 a2 = __builtin_shuffle(v2, v3, e1), a3 = __builtin_shuffle(v2, v3, o1);
+  const V8 a4 = __builtin_shuffle(v4, v5, e1), a5 = __builtin_shuffle(v4, v5, o1);
+  const V8 a6 = __builtin_shuffle(v6, v7, e1), a7 = __builtin_shuffle(v6, v7, o1);
+  const V8 b0 = __builtin_shuffle(a0, a2, e2), b2 = __builtin_shuffle(a0, a2, o2);
+  const V8 b1 = __builtin_shuffle(a1, a3, e2), b3 = __builtin_shuffle(a1, a3, o2);
+  const V8 b4 = __builtin_shuffle(a4, a6, e2), b6 = __builtin_shuffle(a4, a6, o2);
+  const V8 b5 = __builtin_shuffle(a5, a7, e2), b7 = __builtin_shuffle(a5, a7, o2);
+  v0 = __builtin_shuffle(b0, b4, e4);
+  v4 = __builtin_shuffle(b0, b4, o4);
+  v1 = __builtin_shuffle(b1, b5, e4);
+  v5 = __builtin_shuffle(b1, b5, o4);
+  v2 = __builtin_shuffle(b2, b6, e4);
+  v6 = __builtin_shuffle(b2, b6, o4);
+  v3 = __builtin_shuffle(b3, b7, e4);
+  v7 = __builtin_shuffle(b3, b7, o4);
+}
+
+// v[j] ← the 8 doubles at src + j·stride, transposed: v[j][l] = src[l·stride + j].
+DASHI_FFT_INLINE void LoadTransposed8(const double* src, size_t stride, V8* v) {
+#pragma GCC unroll 8
+  for (size_t j = 0; j < 8; ++j) v[j] = Load8(src + j * stride);
+  Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+}
+
+// dst[l·stride + j] = v[j][l] (v is clobbered).
+DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
+  Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+#pragma GCC unroll 8
+  for (size_t l = 0; l < 8; ++l) Store8(dst + l * stride, v[l]);
+}
+#pragma GCC diagnostic pop
+#else
+#define DASHI_FFT_V8 0
+#endif
+
+#if DASHI_FFT_V8
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// Butterfly4<8, kTwiddle> on values in registers: the same operations lane by lane.
+template <bool kTwiddle>
+DASHI_FFT_INLINE void Butterfly4V(V8& r0, V8& i0, V8& r1, V8& i1, V8& r2, V8& i2, V8& r3, V8& i3,
+                                  const double* tw) {
+  const V8 f0r = r0, f0i = i0;
+  V8 f2r = r1, f2i = i1, f1r = r2, f1i = i2, f3r = r3, f3i = i3;
+  if constexpr (kTwiddle) {
+    const double w1r = tw[0], w1i = tw[1], w2r = tw[2], w2i = tw[3], w3r = tw[4], w3i = tw[5];
+    const V8 b1r = w1r * f1r - w1i * f1i, b1i = w1r * f1i + w1i * f1r;
+    const V8 b2r = w2r * f2r - w2i * f2i, b2i = w2r * f2i + w2i * f2r;
+    const V8 b3r = w3r * f3r - w3i * f3i, b3i = w3r * f3i + w3i * f3r;
+    f1r = b1r;
+    f1i = b1i;
+    f2r = b2r;
+    f2i = b2i;
+    f3r = b3r;
+    f3i = b3i;
+  }
+  const V8 t0r = f0r + f2r, t0i = f0i + f2i;
+  const V8 t1r = f0r - f2r, t1i = f0i - f2i;
+  const V8 t2r = f1r + f3r, t2i = f1i + f3i;
+  const V8 t3r = f1r - f3r, t3i = f1i - f3i;
+  r0 = t0r + t2r;
+  i0 = t0i + t2i;
+  r2 = t0r - t2r;
+  i2 = t0i - t2i;
+  r1 = t1r + t3i;
+  i1 = t1i - t3r;
+  r3 = t1r - t3i;
+  i3 = t1i + t3r;
+}
+
+// 8 complex values at src → (re, im), swapped when `swap` (the inverse's exchange).
+DASHI_FFT_INLINE void LoadComplex8(const double* src, bool swap, V8& re, V8& im) {
+  const V8 a = Load8(src), b = Load8(src + 8);
+  const V8Index even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
+  const V8 r = __builtin_shuffle(a, b, even), i = __builtin_shuffle(a, b, odd);
+  re = swap ? i : r;
+  im = swap ? r : i;
+}
+
+// (re, im) → 8 complex values at dst, exchanged back when `swap`, each part times `scale` when
+// `scaled`.
+DASHI_FFT_INLINE void StoreComplex8(V8 re, V8 im, bool swap, bool scaled, double scale,
+                                    double* dst) {
+  V8 r = swap ? im : re, i = swap ? re : im;
+  if (scaled) {
+    r = r * scale;
+    i = i * scale;
+  }
+  const V8Index lo = {0, 8, 1, 9, 2, 10, 3, 11}, hi = {4, 12, 5, 13, 6, 14, 7, 15};
+  Store8(dst, __builtin_shuffle(r, i, lo));
+  Store8(dst + 8, __builtin_shuffle(r, i, hi));
+}
+
+// The radix-2 stage and the radix-4 stage of sub-length 2 on 8 consecutive elements, in registers:
+// Butterfly2 on (0, 1), (2, 3), (4, 5), (6, 7), then Butterfly4 on (0, 2, 4, 6) without twiddle
+// and on (1, 3, 5, 7) with that stage's j = 1 twiddles (tw2: the stage's table).
+DASHI_FFT_INLINE void Radix2Radix4V(V8* r, V8* i, const double* tw2) {
+#pragma GCC unroll 4
+  for (size_t q = 0; q < 8; q += 2) {
+    const V8 xr = r[q], xi = i[q], yr = r[q + 1], yi = i[q + 1];
+    r[q] = xr + yr;
+    i[q] = xi + yi;
+    r[q + 1] = xr - yr;
+    i[q + 1] = xi - yi;
+  }
+  Butterfly4V<false>(r[0], i[0], r[2], i[2], r[4], i[4], r[6], i[6], nullptr);
+  Butterfly4V<true>(r[1], i[1], r[3], i[3], r[5], i[5], r[7], i[7], tw2 + 6);
+}
+#pragma GCC diagnostic pop
+#endif  // DASHI_FFT_V8
+
 // --- The block kernel -------------------------------------------------------------------------
 
 // Radix-2 butterfly without twiddle on B lanes: (a, b) ← (a + b, a − b).
@@ -224,19 +363,44 @@ constexpr size_t kCacheBlockDoubles = 2048;
 template <size_t B>
 DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* tw,
                                 bool skip_first = false, bool skip_last = false) {
-  // skip_first: the first stage (radix-2, or radix-4 of sub-length 1) was run by the caller;
+  // skip_first: the first stage (radix-2, or radix-4 of sub-length 1; see fuse8 below) was run by
+  // the caller;
   // skip_last: the last radix-4 stage (sub-length n/4) is left to the caller. Both only with
   // n ≥ 8, where these are two different stages.
   if (n == 1) return;
   const bool radix2 = Log2(n) % 2 == 1;
   const size_t end_m = skip_last ? n / 4 : n;  // the radix-4 stages of sub-length m < end_m run
   const size_t block = std::min(n, std::max<size_t>(kCacheBlockDoubles / B, 4));
+  // With 8 lanes, the radix-2 stage and the next one (sub-length 2) run as one pass over groups
+  // of 8 elements in registers (Radix2Radix4V); skip_first then means both were run.
+  const bool fuse8 = DASHI_FFT_V8 && B == 8 && block >= 8;
   size_t m = 1;
   const double* t = tw;
   for (size_t b0 = 0; b0 < n; b0 += block) {
     m = 1;
     t = tw;
-    if (radix2) {
+    if (radix2 && fuse8) {
+#if DASHI_FFT_V8
+      if (!skip_first) {
+        for (size_t k = b0; k < b0 + block; k += 8) {
+          V8 r[8], i[8];
+#pragma GCC unroll 8
+          for (size_t q = 0; q < 8; ++q) {
+            r[q] = Load8(re + (k + q) * B);
+            i[q] = Load8(im + (k + q) * B);
+          }
+          Radix2Radix4V(r, i, tw);
+#pragma GCC unroll 8
+          for (size_t q = 0; q < 8; ++q) {
+            Store8(re + (k + q) * B, r[q]);
+            Store8(im + (k + q) * B, i[q]);
+          }
+        }
+      }
+#endif
+      m = 8;
+      t = tw + 12;  // past the sub-length-2 stage's table
+    } else if (radix2) {
       if (!skip_first) {
         for (size_t k = b0; k < b0 + block; k += 2) {
           Butterfly2<B>(re + k * B, im + k * B, re + (k + 1) * B, im + (k + 1) * B);
@@ -267,69 +431,6 @@ DASHI_FFT_INLINE void RunBlock(double* re, double* im, size_t n, const double* t
     RunStages<B>(re, im, n, tw);
   }
 }
-
-// --- 8×8 transposes ---------------------------------------------------------------------------
-// The passes below move data between row-major storage and the lane-interleaved blocks (kBlock = 8
-// lanes) with 8×8 transposes of doubles in vector registers: pure data movement, and where a
-// value is also scaled or combined on the way, each lane gets exactly the scalar code's IEEE
-// operation (an elementwise vector operation is lane by lane), so no bit changes. V8 is a GCC
-// generic vector: one zmm register in the AVX-512F variant, lowered to narrower code otherwise.
-#if defined(__GNUC__) && !defined(__clang__)
-#define DASHI_FFT_V8 1
-static_assert(kBlock == 8, "the transposes move blocks of 8 lanes");
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"  // V8 values only live inside always-inline helpers
-typedef double V8 __attribute__((vector_size(64), aligned(8)));
-typedef long long V8Index __attribute__((vector_size(64)));
-
-DASHI_FFT_INLINE V8 Load8(const double* p) {
-  V8 v;
-  __builtin_memcpy(&v, p, sizeof v);
-  return v;
-}
-DASHI_FFT_INLINE void Store8(double* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
-DASHI_FFT_INLINE V8 Broadcast8(double x) { return V8{x, x, x, x, x, x, x, x}; }
-
-// In place: v[j][l] ← v[l][j] (v[l] read as row l of an 8×8 matrix).
-DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5, V8& v6, V8& v7) {
-  const V8Index e1 = {0, 8, 2, 10, 4, 12, 6, 14}, o1 = {1, 9, 3, 11, 5, 13, 7, 15};
-  const V8Index e2 = {0, 1, 8, 9, 4, 5, 12, 13}, o2 = {2, 3, 10, 11, 6, 7, 14, 15};
-  const V8Index e4 = {0, 1, 2, 3, 8, 9, 10, 11}, o4 = {4, 5, 6, 7, 12, 13, 14, 15};
-  const V8 a0 = __builtin_shuffle(v0, v1, e1), a1 = __builtin_shuffle(v0, v1, o1);
-  const V8 a2 = __builtin_shuffle(v2, v3, e1), a3 = __builtin_shuffle(v2, v3, o1);
-  const V8 a4 = __builtin_shuffle(v4, v5, e1), a5 = __builtin_shuffle(v4, v5, o1);
-  const V8 a6 = __builtin_shuffle(v6, v7, e1), a7 = __builtin_shuffle(v6, v7, o1);
-  const V8 b0 = __builtin_shuffle(a0, a2, e2), b2 = __builtin_shuffle(a0, a2, o2);
-  const V8 b1 = __builtin_shuffle(a1, a3, e2), b3 = __builtin_shuffle(a1, a3, o2);
-  const V8 b4 = __builtin_shuffle(a4, a6, e2), b6 = __builtin_shuffle(a4, a6, o2);
-  const V8 b5 = __builtin_shuffle(a5, a7, e2), b7 = __builtin_shuffle(a5, a7, o2);
-  v0 = __builtin_shuffle(b0, b4, e4);
-  v4 = __builtin_shuffle(b0, b4, o4);
-  v1 = __builtin_shuffle(b1, b5, e4);
-  v5 = __builtin_shuffle(b1, b5, o4);
-  v2 = __builtin_shuffle(b2, b6, e4);
-  v6 = __builtin_shuffle(b2, b6, o4);
-  v3 = __builtin_shuffle(b3, b7, e4);
-  v7 = __builtin_shuffle(b3, b7, o4);
-}
-
-// v[j] ← the 8 doubles at src + j·stride, transposed: v[j][l] = src[l·stride + j].
-DASHI_FFT_INLINE void LoadTransposed8(const double* src, size_t stride, V8* v) {
-#pragma GCC unroll 8
-  for (size_t j = 0; j < 8; ++j) v[j] = Load8(src + j * stride);
-  Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
-}
-
-// dst[l·stride + j] = v[j][l] (v is clobbered).
-DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
-  Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
-#pragma GCC unroll 8
-  for (size_t l = 0; l < 8; ++l) Store8(dst + l * stride, v[l]);
-}
-#pragma GCC diagnostic pop
-#else
-#define DASHI_FFT_V8 0
-#endif
 
 // --- 2D passes on interleaved std::complex storage --------------------------------------------
 // std::complex<double> is array-compatible with double[2] ([complex.numbers]), so complex data
@@ -455,65 +556,8 @@ DASHI_FFT_INLINE void Interleave(const double* __restrict re, const double* __re
 }
 
 #if DASHI_FFT_V8
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
-// Butterfly4<8, kTwiddle> on values in registers: the same operations lane by lane.
-template <bool kTwiddle>
-DASHI_FFT_INLINE void Butterfly4V(V8& r0, V8& i0, V8& r1, V8& i1, V8& r2, V8& i2, V8& r3, V8& i3,
-                                  const double* tw) {
-  const V8 f0r = r0, f0i = i0;
-  V8 f2r = r1, f2i = i1, f1r = r2, f1i = i2, f3r = r3, f3i = i3;
-  if constexpr (kTwiddle) {
-    const double w1r = tw[0], w1i = tw[1], w2r = tw[2], w2i = tw[3], w3r = tw[4], w3i = tw[5];
-    const V8 b1r = w1r * f1r - w1i * f1i, b1i = w1r * f1i + w1i * f1r;
-    const V8 b2r = w2r * f2r - w2i * f2i, b2i = w2r * f2i + w2i * f2r;
-    const V8 b3r = w3r * f3r - w3i * f3i, b3i = w3r * f3i + w3i * f3r;
-    f1r = b1r;
-    f1i = b1i;
-    f2r = b2r;
-    f2i = b2i;
-    f3r = b3r;
-    f3i = b3i;
-  }
-  const V8 t0r = f0r + f2r, t0i = f0i + f2i;
-  const V8 t1r = f0r - f2r, t1i = f0i - f2i;
-  const V8 t2r = f1r + f3r, t2i = f1i + f3i;
-  const V8 t3r = f1r - f3r, t3i = f1i - f3i;
-  r0 = t0r + t2r;
-  i0 = t0i + t2i;
-  r2 = t0r - t2r;
-  i2 = t0i - t2i;
-  r1 = t1r + t3i;
-  i1 = t1i - t3r;
-  r3 = t1r - t3i;
-  i3 = t1i + t3r;
-}
 
-// 8 complex values at src → (re, im), swapped when `swap` (the inverse's exchange).
-DASHI_FFT_INLINE void LoadComplex8(const double* src, bool swap, V8& re, V8& im) {
-  const V8 a = Load8(src), b = Load8(src + 8);
-  const V8Index even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
-  const V8 r = __builtin_shuffle(a, b, even), i = __builtin_shuffle(a, b, odd);
-  re = swap ? i : r;
-  im = swap ? r : i;
-}
-
-// (re, im) → 8 complex values at dst, exchanged back when `swap`, each part times `scale` when
-// `scaled`.
-DASHI_FFT_INLINE void StoreComplex8(V8 re, V8 im, bool swap, bool scaled, double scale,
-                                    double* dst) {
-  V8 r = swap ? im : re, i = swap ? re : im;
-  if (scaled) {
-    r = r * scale;
-    i = i * scale;
-  }
-  const V8Index lo = {0, 8, 1, 9, 2, 10, 3, 11}, hi = {4, 12, 5, 13, 6, 14, 7, 15};
-  Store8(dst, __builtin_shuffle(r, i, lo));
-  Store8(dst + 8, __builtin_shuffle(r, i, hi));
-}
-#pragma GCC diagnostic pop
-
-// One full block of ComplexColumnPass (8 columns at col, n = rows ≥ 8) with its first stage
+// One full block of ComplexColumnPass (8 columns at col, n = rows ≥ 16) with its first stage
 // fused into the gather and its last stage into the write-back: the butterflies of RunStages, in
 // registers, with the same operations and inputs, so the same bits; two passes over the scratch
 // block fewer.
@@ -523,15 +567,17 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
   constexpr size_t B = kBlock;
   const bool radix2 = Log2(n) % 2 == 1;
   // Gather + first stage. Scratch position p holds source row rev[p].
-  if (radix2) {
-    for (size_t p = 0; p < n; p += 2) {
-      V8 ar, ai, br, bi;
-      LoadComplex8(col + 2 * rev[p] * stride, inverse, ar, ai);
-      LoadComplex8(col + 2 * rev[p + 1] * stride, inverse, br, bi);
-      Store8(re + p * B, ar + br);
-      Store8(im + p * B, ai + bi);
-      Store8(re + (p + 1) * B, ar - br);
-      Store8(im + (p + 1) * B, ai - bi);
+  if (radix2) {  // the radix-2 stage and the sub-length-2 stage (RunStages' fuse8)
+    for (size_t p = 0; p < n; p += 8) {
+      V8 r[8], i[8];
+#pragma GCC unroll 8
+      for (size_t q = 0; q < 8; ++q) LoadComplex8(col + 2 * rev[p + q] * stride, inverse, r[q], i[q]);
+      Radix2Radix4V(r, i, tw);
+#pragma GCC unroll 8
+      for (size_t q = 0; q < 8; ++q) {
+        Store8(re + (p + q) * B, r[q]);
+        Store8(im + (p + q) * B, i[q]);
+      }
     }
   } else {
     for (size_t p = 0; p < n; p += 4) {
@@ -584,7 +630,7 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
   size_t c0 = 0;
   for (; c0 + B <= ncols; c0 += B) {
 #if DASHI_FFT_V8
-    if (rows >= 8) {
+    if (rows >= 16) {
       FusedColumnBlock(data + 2 * c0, rows, stride, rev, tw, inverse, scaled, scale, re, im);
       continue;
     }

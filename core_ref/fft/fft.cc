@@ -353,6 +353,59 @@ DASHI_FFT_INLINE void Radix4Stage(double* re, double* im, size_t begin, size_t e
   }
 }
 
+#if DASHI_FFT_V8
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// Two consecutive radix-4 stages, sub-lengths m and 4m, on the elements [begin, end) (a multiple
+// of 16m long) with 8 lanes, in registers: for each group of 16 elements k + j + a·m + b·4m
+// (a, b = 0..3), the four butterflies of stage m (one per b, twiddles of j), then the four of
+// stage 4m (one per a, twiddles of j + a·m). The group is closed under both stages, so every
+// butterfly sees the inputs of Radix4Stage's order: the same bits, one pass fewer.
+DASHI_FFT_INLINE void Radix4PairV(double* re, double* im, size_t begin, size_t end, size_t m,
+                                  const double* tm, const double* t4m) {
+  constexpr size_t B = kBlock;
+  for (size_t k = begin; k < end; k += 16 * m) {
+    for (size_t j = 0; j < m; ++j) {
+      V8 r[16], i[16];  // index a + 4b
+#pragma GCC unroll 16
+      for (size_t q = 0; q < 16; ++q) {
+        const size_t pos = k + j + (q & 3) * m + (q >> 2) * 4 * m;
+        r[q] = Load8(re + pos * B);
+        i[q] = Load8(im + pos * B);
+      }
+#pragma GCC unroll 4
+      for (size_t b = 0; b < 4; ++b) {
+        const size_t q = 4 * b;
+        if (j == 0) {
+          Butterfly4V<false>(r[q], i[q], r[q + 1], i[q + 1], r[q + 2], i[q + 2], r[q + 3],
+                             i[q + 3], nullptr);
+        } else {
+          Butterfly4V<true>(r[q], i[q], r[q + 1], i[q + 1], r[q + 2], i[q + 2], r[q + 3],
+                            i[q + 3], tm + 6 * j);
+        }
+      }
+#pragma GCC unroll 4
+      for (size_t a = 0; a < 4; ++a) {
+        if (j + a * m == 0) {
+          Butterfly4V<false>(r[a], i[a], r[a + 4], i[a + 4], r[a + 8], i[a + 8], r[a + 12],
+                             i[a + 12], nullptr);
+        } else {
+          Butterfly4V<true>(r[a], i[a], r[a + 4], i[a + 4], r[a + 8], i[a + 8], r[a + 12],
+                            i[a + 12], t4m + 6 * (j + a * m));
+        }
+      }
+#pragma GCC unroll 16
+      for (size_t q = 0; q < 16; ++q) {
+        const size_t pos = k + j + (q & 3) * m + (q >> 2) * 4 * m;
+        Store8(re + pos * B, r[q]);
+        Store8(im + pos * B, i[q]);
+      }
+    }
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
 // Elements (of B lanes) per cache block: the stages whose butterflies stay inside 32 KiB of
 // re/im data run block by block (depth first), the others over the whole vector. This only
 // reorders independent butterflies: every butterfly sees the same inputs, so the bits are the same.
@@ -411,11 +464,27 @@ DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* 
       t += 6;  // the sub-length-1 stage's table
       m = 4;
     }
+#if DASHI_FFT_V8
+    if constexpr (B == 8) {  // pairs of stages in registers (Radix4PairV)
+      for (; 16 * m <= block && 4 * m < end_m; m *= 16) {
+        Radix4PairV(re, im, b0, b0 + block, m, t, t + 6 * m);
+        t += 30 * m;
+      }
+    }
+#endif
     for (; 4 * m <= block && m < end_m; m *= 4) {
       Radix4Stage<B>(re, im, b0, b0 + block, m, t);
       t += 6 * m;
     }
   }
+#if DASHI_FFT_V8
+  if constexpr (B == 8) {
+    for (; 16 * m <= n && 4 * m < end_m; m *= 16) {
+      Radix4PairV(re, im, 0, n, m, t, t + 6 * m);
+      t += 30 * m;
+    }
+  }
+#endif
   for (; m < end_m; m *= 4) {
     Radix4Stage<B>(re, im, 0, n, m, t);
     t += 6 * m;

@@ -719,6 +719,22 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
       }
     }
   }
+#if DASHI_FFT_V8
+  if (c0 < ncols && rows >= 16) {
+    // A last, partial block (the real transforms' Nyquist column): copied into a padded block of
+    // 8 columns (unused lanes zero) and run as a full one; only its nb columns are copied back.
+    const size_t nb = ncols - c0;
+    std::vector<double> pad(2 * B * rows, 0.0);
+    for (size_t i = 0; i < rows; ++i) {
+      for (size_t l = 0; l < 2 * nb; ++l) pad[2 * B * i + l] = data[2 * (i * stride + c0) + l];
+    }
+    FusedColumnBlock(pad.data(), rows, B, rev, tw, inverse, scaled, scale, re, im);
+    for (size_t i = 0; i < rows; ++i) {
+      for (size_t l = 0; l < 2 * nb; ++l) data[2 * (i * stride + c0) + l] = pad[2 * B * i + l];
+    }
+    return;
+  }
+#endif
   if (c0 < ncols) {  // a last, partial block; its unused lanes hold zeros
     const size_t nb = ncols - c0;
     for (size_t i = 0; i < rows; ++i) {

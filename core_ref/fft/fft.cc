@@ -361,6 +361,33 @@ DASHI_FFT_INLINE void Radix4Stage(double* re, double* im, size_t begin, size_t e
 // (a, b = 0..3), the four butterflies of stage m (one per b, twiddles of j), then the four of
 // stage 4m (one per a, twiddles of j + a·m). The group is closed under both stages, so every
 // butterfly sees the inputs of Radix4Stage's order: the same bits, one pass fewer.
+// The butterflies of Radix4PairV on one group held in registers (r[a + 4b], i[a + 4b] = element
+// j + a·m + b·4m of the group).
+DASHI_FFT_INLINE void Pair16V(V8* r, V8* i, size_t j, size_t m, const double* tm,
+                              const double* t4m) {
+#pragma GCC unroll 4
+  for (size_t b = 0; b < 4; ++b) {
+    const size_t q = 4 * b;
+    if (j == 0) {
+      Butterfly4V<false>(r[q], i[q], r[q + 1], i[q + 1], r[q + 2], i[q + 2], r[q + 3], i[q + 3],
+                         nullptr);
+    } else {
+      Butterfly4V<true>(r[q], i[q], r[q + 1], i[q + 1], r[q + 2], i[q + 2], r[q + 3], i[q + 3],
+                        tm + 6 * j);
+    }
+  }
+#pragma GCC unroll 4
+  for (size_t a = 0; a < 4; ++a) {
+    if (j + a * m == 0) {
+      Butterfly4V<false>(r[a], i[a], r[a + 4], i[a + 4], r[a + 8], i[a + 8], r[a + 12], i[a + 12],
+                         nullptr);
+    } else {
+      Butterfly4V<true>(r[a], i[a], r[a + 4], i[a + 4], r[a + 8], i[a + 8], r[a + 12], i[a + 12],
+                        t4m + 6 * (j + a * m));
+    }
+  }
+}
+
 DASHI_FFT_INLINE void Radix4PairV(double* re, double* im, size_t begin, size_t end, size_t m,
                                   const double* tm, const double* t4m) {
   constexpr size_t B = kBlock;
@@ -373,27 +400,7 @@ DASHI_FFT_INLINE void Radix4PairV(double* re, double* im, size_t begin, size_t e
         r[q] = Load8(re + pos * B);
         i[q] = Load8(im + pos * B);
       }
-#pragma GCC unroll 4
-      for (size_t b = 0; b < 4; ++b) {
-        const size_t q = 4 * b;
-        if (j == 0) {
-          Butterfly4V<false>(r[q], i[q], r[q + 1], i[q + 1], r[q + 2], i[q + 2], r[q + 3],
-                             i[q + 3], nullptr);
-        } else {
-          Butterfly4V<true>(r[q], i[q], r[q + 1], i[q + 1], r[q + 2], i[q + 2], r[q + 3],
-                            i[q + 3], tm + 6 * j);
-        }
-      }
-#pragma GCC unroll 4
-      for (size_t a = 0; a < 4; ++a) {
-        if (j + a * m == 0) {
-          Butterfly4V<false>(r[a], i[a], r[a + 4], i[a + 4], r[a + 8], i[a + 8], r[a + 12],
-                             i[a + 12], nullptr);
-        } else {
-          Butterfly4V<true>(r[a], i[a], r[a + 4], i[a + 4], r[a + 8], i[a + 8], r[a + 12],
-                            i[a + 12], t4m + 6 * (j + a * m));
-        }
-      }
+      Pair16V(r, i, j, m, tm, t4m);
 #pragma GCC unroll 16
       for (size_t q = 0; q < 16; ++q) {
         const size_t pos = k + j + (q & 3) * m + (q >> 2) * 4 * m;
@@ -415,14 +422,14 @@ constexpr size_t kCacheBlockDoubles = 2048;
 // Output in natural order. tw: the plan's radix-4 twiddle table.
 template <size_t B>
 DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* tw,
-                                bool skip_first = false, bool skip_last = false) {
+                                bool skip_first = false, int skip_last = 0) {
   // skip_first: the first stage (radix-2, or radix-4 of sub-length 1; see fuse8 below) was run by
   // the caller;
-  // skip_last: the last radix-4 stage (sub-length n/4) is left to the caller. Both only with
-  // n ≥ 8, where these are two different stages.
+  // skip_last: the last skip_last (0, 1 or 2) radix-4 stages are left to the caller. Only where
+  // the skipped stages and the first one are different stages.
   if (n == 1) return;
   const bool radix2 = Log2(n) % 2 == 1;
-  const size_t end_m = skip_last ? n / 4 : n;  // the radix-4 stages of sub-length m < end_m run
+  const size_t end_m = n >> (2 * skip_last);  // the radix-4 stages of sub-length m < end_m run
   const size_t block = std::min(n, std::max<size_t>(kCacheBlockDoubles / B, 4));
   // With 8 lanes, the radix-2 stage and the next one (sub-length 2) run as one pass over groups
   // of 8 elements in registers (Radix2Radix4V); skip_first then means both were run.
@@ -666,11 +673,33 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
       Store8(im + (p + 3) * B, i3);
     }
   }
-  RunStages<B>(re, im, n, tw, /*skip_first=*/true, /*skip_last=*/true);
-  // Last stage (sub-length m = n/4) + write-back; its table follows those of the earlier stages.
-  const size_t m = n / 4;
+  // The last two stages (sub-lengths n/16 and n/4) as one register pass fused into the write-back
+  // where both come after the gather's stages (sub-length 8 or 4 onwards), else the last one.
+  const size_t first_m = radix2 ? 8 : 4;
+  const bool last_pair = n / 16 >= first_m && n >= 128;  // measured: slower at n = 64
+  RunStages<B>(re, im, n, tw, /*skip_first=*/true, /*skip_last=*/last_pair ? 2 : 1);
+  const size_t m = last_pair ? n / 16 : n / 4;
+  // The tables of the skipped stages follow those of the earlier ones.
   const double* t = tw;
   for (size_t mm = radix2 ? 2 : 1; mm < m; mm *= 4) t += 6 * mm;
+  if (last_pair) {
+    for (size_t j = 0; j < m; ++j) {
+      V8 r[16], i[16];
+#pragma GCC unroll 16
+      for (size_t q = 0; q < 16; ++q) {
+        const size_t pos = j + (q & 3) * m + (q >> 2) * 4 * m;
+        r[q] = Load8(re + pos * B);
+        i[q] = Load8(im + pos * B);
+      }
+      Pair16V(r, i, j, m, t, t + 6 * m);
+#pragma GCC unroll 16
+      for (size_t q = 0; q < 16; ++q) {
+        const size_t pos = j + (q & 3) * m + (q >> 2) * 4 * m;
+        StoreComplex8(r[q], i[q], inverse, scaled, scale, col + 2 * pos * stride);
+      }
+    }
+    return;
+  }
   for (size_t j = 0; j < m; ++j) {
     V8 r0 = Load8(re + j * B), i0 = Load8(im + j * B);
     V8 r1 = Load8(re + (j + m) * B), i1 = Load8(im + (j + m) * B);

@@ -640,6 +640,10 @@ DASHI_FFT_INLINE void Interleave(const double* __restrict re, const double* __re
 DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, const uint32_t* rev,
                                        const double* tw, bool inverse, bool scaled, double scale,
                                        double* re, double* im) {
+  // Measured (AMD EPYC, AVX-512): fusing the last two stages pays for the complex transforms'
+  // power-of-two row strides (n ≥ 128) and costs a few per cent at the real transforms' half
+  // spectra (stride cols/2 + 1) and at n = 64. Either way the same bits.
+  const bool pair_allowed = n >= 128 && (stride & (stride - 1)) == 0;
   constexpr size_t B = kBlock;
   const bool radix2 = Log2(n) % 2 == 1;
   // Gather + first stage. Scratch position p holds source row rev[p].
@@ -676,7 +680,7 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
   // The last two stages (sub-lengths n/16 and n/4) as one register pass fused into the write-back
   // where both come after the gather's stages (sub-length 8 or 4 onwards), else the last one.
   const size_t first_m = radix2 ? 8 : 4;
-  const bool last_pair = n / 16 >= first_m && n >= 128;  // measured: slower at n = 64
+  const bool last_pair = pair_allowed && n / 16 >= first_m;
   RunStages<B>(re, im, n, tw, /*skip_first=*/true, /*skip_last=*/last_pair ? 2 : 1);
   const size_t m = last_pair ? n / 16 : n / 4;
   // The tables of the skipped stages follow those of the earlier ones.

@@ -17,6 +17,15 @@
 // Stages are run depth first over cache-sized pieces, and large 1D permutations are tiled; both
 // only reorder independent operations, never change one.
 //
+// With 8 lanes and GCC (DASHI_FFT_V8; the vector type V8 is one AVX-512 register), passes are
+// fused so that each element goes through memory fewer times: the row passes move data between
+// row-major storage and blocks with 8×8 register transposes; the radix-2 stage and the next
+// radix-4 stage run as one 8-element register pass; pairs of radix-4 stages (m, 4m) run as one
+// 16-element register pass; the column pass does its first stage(s) while gathering and its last
+// stage(s) while writing back. Every fused butterfly is the unfused one's, with the same inputs
+// and the same per-lane operations, so the bits are the same: fft_golden_scalar_test builds the
+// library without these paths (DASHI_FFT_NO_V8) and checks the same golden hashes.
+//
 // Inverse transforms reuse the forward code on swapped arrays: with swap(a + ib) = b + ia,
 // IDFT_unscaled(x) = swap(DFT(swap(x))), and in split storage swap is just exchanging the re and
 // im pointers. This performs exactly the operations of a DFT with conjugated twiddles. The 1/N

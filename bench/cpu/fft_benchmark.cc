@@ -1,10 +1,13 @@
 // Times dashi's deterministic 2D FFTs (core_ref/fft) against FFTW 3, single-threaded.
 //
-//   bazel run -c opt //bench/cpu:fft_benchmark [-- --reps N]
+//   bazel run -c opt //bench/cpu:fft_benchmark [-- --reps N] [--sizes 64,128,256,512,1024]
 //
 // For each square size it times, on random input (Xoshiro256** seed 1, uniform in [-1, 1)):
 //   complex 2D forward, in place: Fft2d::Forward vs fftw_plan_dft_2d (FFTW_ESTIMATE, FFTW_MEASURE)
 //   real 2D forward: Fft2d::Rfft (returns a new vector) vs fftw_plan_dft_r2c_2d (out of place)
+//   real 2D inverse: Fft2d::Irfft (returns a new vector) vs fftw_plan_dft_c2r_2d (out of place;
+//     FFTW's c2r overwrites its input, which is copied in outside the timed region)
+//   real pair: Rfft then Irfft vs r2c then c2r, in one timed region (the LES's use)
 // Each measurement copies the input into the work buffer outside the timed region, then times one
 // transform with std::chrono::steady_clock; after warm-up calls the median of the repetitions is
 // reported (the minimum too, in parentheses: on a shared machine it is the steadier figure; the
@@ -81,8 +84,17 @@ struct Row {
 
 int main(int argc, char** argv) {
   int reps = 0;  // 0: chosen per size
+  std::vector<size_t> sizes = {64, 128, 256, 512, 1024};
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+      sizes.clear();
+      for (const char* p = argv[++i]; *p != '\0';) {
+        sizes.push_back(static_cast<size_t>(std::atol(p)));
+        while (*p != '\0' && *p != ',') ++p;
+        if (*p == ',') ++p;
+      }
+    }
   }
   const std::time_t now = std::time(nullptr);
   char date[64];
@@ -90,10 +102,10 @@ int main(int argc, char** argv) {
   std::printf("fft_benchmark  %s  FFTW %s\n", date, fftw_version);
   std::printf("load average at start: %s\n\n", LoadAverage().c_str());
 
-  std::vector<Row> c2c, r2c;
-  for (size_t s : {64u, 128u, 256u, 512u}) {
+  std::vector<Row> c2c, r2c, c2r, pair;
+  for (size_t s : sizes) {
     const size_t n = s * s, h = s / 2 + 1;
-    const int r = reps > 0 ? reps : (s <= 128 ? 401 : s == 256 ? 151 : 41);
+    const int r = reps > 0 ? reps : (s <= 128 ? 401 : s == 256 ? 151 : s == 512 ? 41 : 15);
     auto fft = dashi::Fft2d::Create(s, s);
     if (!fft.ok()) {
       std::fprintf(stderr, "%s\n", fft.status().ToString().c_str());
@@ -153,9 +165,51 @@ int main(int argc, char** argv) {
       }
       fftw_destroy_plan(p);
     }
+    r2c.push_back({s, ours_r, fftw_r[0], fftw_r[1], check});
+
+    // Real 2D inverse, and the forward + inverse pair.
+    const std::vector<Complex> spec = fft->Rfft(xr);
+    std::vector<double> back;
+    const Timing ours_i = TimeMicros(
+        r, [] {}, [&] { back = fft->Irfft(spec); });
+    const Timing ours_p = TimeMicros(
+        r, [] {}, [&] {
+          half = fft->Rfft(xr);
+          back = fft->Irfft(half);
+        });
+    Timing fftw_i[2], fftw_p[2];
+    double check_i = 0;
+    for (int f = 0; f < 2; ++f) {
+      fftw_plan fwd =
+          fftw_plan_dft_r2c_2d(static_cast<int>(s), static_cast<int>(s), in, out, flags[f]);
+      fftw_plan inv =
+          fftw_plan_dft_c2r_2d(static_cast<int>(s), static_cast<int>(s), out, in, flags[f]);
+      auto copy_spec = [&] { std::memcpy(out, spec.data(), s * h * sizeof(fftw_complex)); };
+      fftw_i[f] = TimeMicros(r, copy_spec, [&] { fftw_execute(inv); });
+      if (f == 0) {
+        copy_spec();
+        fftw_execute(inv);
+        back = fft->Irfft(spec);
+        double num = 0, den = 0;
+        for (size_t i = 0; i < n; ++i) {
+          // FFTW's c2r is unscaled: ours times rows·cols.
+          num = std::max(num, std::abs(back[i] * static_cast<double>(n) - in[i]));
+          den = std::max(den, std::abs(in[i]));
+        }
+        check_i = den > 0 ? num / den : num;
+      }
+      auto copy_in = [&] { std::memcpy(in, xr.data(), n * sizeof(double)); };
+      fftw_p[f] = TimeMicros(r, copy_in, [&] {
+        fftw_execute(fwd);
+        fftw_execute(inv);
+      });
+      fftw_destroy_plan(fwd);
+      fftw_destroy_plan(inv);
+    }
     fftw_free(in);
     fftw_free(out);
-    r2c.push_back({s, ours_r, fftw_r[0], fftw_r[1], check});
+    c2r.push_back({s, ours_i, fftw_i[0], fftw_i[1], check_i});
+    pair.push_back({s, ours_p, fftw_p[0], fftw_p[1], 0.0});
   }
 
   auto print = [](const char* title, const std::vector<Row>& rows) {
@@ -178,6 +232,8 @@ int main(int argc, char** argv) {
   };
   print("complex 2D forward (in place; Fft2d::Forward vs fftw_plan_dft_2d)", c2c);
   print("real 2D forward (Fft2d::Rfft, returns a new vector, vs fftw_plan_dft_r2c_2d)", r2c);
+  print("real 2D inverse (Fft2d::Irfft, returns a new vector, vs fftw_plan_dft_c2r_2d)", c2r);
+  print("real pair (Rfft + Irfft vs r2c + c2r; no check column)", pair);
   std::printf(
       "single thread; median (and min) of repetitions after %d warm-up calls; input "
       "copied in outside the timed region; ratios of medians\n",

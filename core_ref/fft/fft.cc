@@ -17,6 +17,15 @@
 // Stages are run depth first over cache-sized pieces, and large 1D permutations are tiled; both
 // only reorder independent operations, never change one.
 //
+// With 8 lanes and GCC (DASHI_FFT_V8; the vector type V8 is one AVX-512 register), passes are
+// fused so that each element goes through memory fewer times: the row passes move data between
+// row-major storage and blocks with 8×8 register transposes; the radix-2 stage and the next
+// radix-4 stage run as one 8-element register pass; pairs of radix-4 stages (m, 4m) run as one
+// 16-element register pass; the column pass does its first stage(s) while gathering and its last
+// stage(s) while writing back. Every fused butterfly is the unfused one's, with the same inputs
+// and the same per-lane operations, so the bits are the same: fft_golden_scalar_test builds the
+// library without these paths (DASHI_FFT_NO_V8) and checks the same golden hashes.
+//
 // Inverse transforms reuse the forward code on swapped arrays: with swap(a + ib) = b + ia,
 // IDFT_unscaled(x) = swap(DFT(swap(x))), and in split storage swap is just exchanging the re and
 // im pointers. This performs exactly the operations of a DFT with conjugated twiddles. The 1/N
@@ -128,6 +137,145 @@ class TwiddleTable {
   std::vector<double> cos_, sin_;
 };
 
+// --- 8×8 transposes ---------------------------------------------------------------------------
+// The passes below move data between row-major storage and the lane-interleaved blocks (kBlock = 8
+// lanes) with 8×8 transposes of doubles in vector registers: pure data movement, and where a
+// value is also scaled or combined on the way, each lane gets exactly the scalar code's IEEE
+// operation (an elementwise vector operation is lane by lane), so no bit changes. V8 is a GCC
+// generic vector: one zmm register in the AVX-512F variant, lowered to narrower code otherwise.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(DASHI_FFT_NO_V8)
+#define DASHI_FFT_V8 1
+static_assert(kBlock == 8, "the transposes move blocks of 8 lanes");
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // V8 values only live inside always-inline helpers
+typedef double V8 __attribute__((vector_size(64), aligned(8)));
+typedef long long V8Index __attribute__((vector_size(64)));
+
+DASHI_FFT_INLINE V8 Load8(const double* p) {
+  V8 v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+DASHI_FFT_INLINE void Store8(double* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
+DASHI_FFT_INLINE V8 Broadcast8(double x) { return V8{x, x, x, x, x, x, x, x}; }
+
+// In place: v[j][l] ← v[l][j] (v[l] read as row l of an 8×8 matrix).
+DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5, V8& v6, V8& v7) {
+  const V8Index e1 = {0, 8, 2, 10, 4, 12, 6, 14}, o1 = {1, 9, 3, 11, 5, 13, 7, 15};
+  const V8Index e2 = {0, 1, 8, 9, 4, 5, 12, 13}, o2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const V8Index e4 = {0, 1, 2, 3, 8, 9, 10, 11}, o4 = {4, 5, 6, 7, 12, 13, 14, 15};
+  const V8 a0 = __builtin_shuffle(v0, v1, e1), a1 = __builtin_shuffle(v0, v1, o1);
+  const V8 a2 = __builtin_shuffle(v2, v3, e1), a3 = __builtin_shuffle(v2, v3, o1);
+  const V8 a4 = __builtin_shuffle(v4, v5, e1), a5 = __builtin_shuffle(v4, v5, o1);
+  const V8 a6 = __builtin_shuffle(v6, v7, e1), a7 = __builtin_shuffle(v6, v7, o1);
+  const V8 b0 = __builtin_shuffle(a0, a2, e2), b2 = __builtin_shuffle(a0, a2, o2);
+  const V8 b1 = __builtin_shuffle(a1, a3, e2), b3 = __builtin_shuffle(a1, a3, o2);
+  const V8 b4 = __builtin_shuffle(a4, a6, e2), b6 = __builtin_shuffle(a4, a6, o2);
+  const V8 b5 = __builtin_shuffle(a5, a7, e2), b7 = __builtin_shuffle(a5, a7, o2);
+  v0 = __builtin_shuffle(b0, b4, e4);
+  v4 = __builtin_shuffle(b0, b4, o4);
+  v1 = __builtin_shuffle(b1, b5, e4);
+  v5 = __builtin_shuffle(b1, b5, o4);
+  v2 = __builtin_shuffle(b2, b6, e4);
+  v6 = __builtin_shuffle(b2, b6, o4);
+  v3 = __builtin_shuffle(b3, b7, e4);
+  v7 = __builtin_shuffle(b3, b7, o4);
+}
+
+// v[j] ← the 8 doubles at src + j·stride, transposed: v[j][l] = src[l·stride + j].
+DASHI_FFT_INLINE void LoadTransposed8(const double* src, size_t stride, V8* v) {
+#pragma GCC unroll 8
+  for (size_t j = 0; j < 8; ++j) v[j] = Load8(src + j * stride);
+  Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+}
+
+// dst[l·stride + j] = v[j][l] (v is clobbered).
+DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
+  Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+#pragma GCC unroll 8
+  for (size_t l = 0; l < 8; ++l) Store8(dst + l * stride, v[l]);
+}
+#pragma GCC diagnostic pop
+#else
+#define DASHI_FFT_V8 0
+#endif
+
+#if DASHI_FFT_V8
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// Butterfly4<8, kTwiddle> on values in registers: the same operations lane by lane.
+template <bool kTwiddle>
+DASHI_FFT_INLINE void Butterfly4V(V8& r0, V8& i0, V8& r1, V8& i1, V8& r2, V8& i2, V8& r3, V8& i3,
+                                  const double* tw) {
+  const V8 f0r = r0, f0i = i0;
+  V8 f2r = r1, f2i = i1, f1r = r2, f1i = i2, f3r = r3, f3i = i3;
+  if constexpr (kTwiddle) {
+    const double w1r = tw[0], w1i = tw[1], w2r = tw[2], w2i = tw[3], w3r = tw[4], w3i = tw[5];
+    const V8 b1r = w1r * f1r - w1i * f1i, b1i = w1r * f1i + w1i * f1r;
+    const V8 b2r = w2r * f2r - w2i * f2i, b2i = w2r * f2i + w2i * f2r;
+    const V8 b3r = w3r * f3r - w3i * f3i, b3i = w3r * f3i + w3i * f3r;
+    f1r = b1r;
+    f1i = b1i;
+    f2r = b2r;
+    f2i = b2i;
+    f3r = b3r;
+    f3i = b3i;
+  }
+  const V8 t0r = f0r + f2r, t0i = f0i + f2i;
+  const V8 t1r = f0r - f2r, t1i = f0i - f2i;
+  const V8 t2r = f1r + f3r, t2i = f1i + f3i;
+  const V8 t3r = f1r - f3r, t3i = f1i - f3i;
+  r0 = t0r + t2r;
+  i0 = t0i + t2i;
+  r2 = t0r - t2r;
+  i2 = t0i - t2i;
+  r1 = t1r + t3i;
+  i1 = t1i - t3r;
+  r3 = t1r - t3i;
+  i3 = t1i + t3r;
+}
+
+// 8 complex values at src → (re, im), swapped when `swap` (the inverse's exchange).
+DASHI_FFT_INLINE void LoadComplex8(const double* src, bool swap, V8& re, V8& im) {
+  const V8 a = Load8(src), b = Load8(src + 8);
+  const V8Index even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
+  const V8 r = __builtin_shuffle(a, b, even), i = __builtin_shuffle(a, b, odd);
+  re = swap ? i : r;
+  im = swap ? r : i;
+}
+
+// (re, im) → 8 complex values at dst, exchanged back when `swap`, each part times `scale` when
+// `scaled`.
+DASHI_FFT_INLINE void StoreComplex8(V8 re, V8 im, bool swap, bool scaled, double scale,
+                                    double* dst) {
+  V8 r = swap ? im : re, i = swap ? re : im;
+  if (scaled) {
+    r = r * scale;
+    i = i * scale;
+  }
+  const V8Index lo = {0, 8, 1, 9, 2, 10, 3, 11}, hi = {4, 12, 5, 13, 6, 14, 7, 15};
+  Store8(dst, __builtin_shuffle(r, i, lo));
+  Store8(dst + 8, __builtin_shuffle(r, i, hi));
+}
+
+// The radix-2 stage and the radix-4 stage of sub-length 2 on 8 consecutive elements, in registers:
+// Butterfly2 on (0, 1), (2, 3), (4, 5), (6, 7), then Butterfly4 on (0, 2, 4, 6) without twiddle
+// and on (1, 3, 5, 7) with that stage's j = 1 twiddles (tw2: the stage's table).
+DASHI_FFT_INLINE void Radix2Radix4V(V8* r, V8* i, const double* tw2) {
+#pragma GCC unroll 4
+  for (size_t q = 0; q < 8; q += 2) {
+    const V8 xr = r[q], xi = i[q], yr = r[q + 1], yi = i[q + 1];
+    r[q] = xr + yr;
+    i[q] = xi + yi;
+    r[q + 1] = xr - yr;
+    i[q + 1] = xi - yi;
+  }
+  Butterfly4V<false>(r[0], i[0], r[2], i[2], r[4], i[4], r[6], i[6], nullptr);
+  Butterfly4V<true>(r[1], i[1], r[3], i[3], r[5], i[5], r[7], i[7], tw2 + 6);
+}
+#pragma GCC diagnostic pop
+#endif  // DASHI_FFT_V8
+
 // --- The block kernel -------------------------------------------------------------------------
 
 // Radix-2 butterfly without twiddle on B lanes: (a, b) ← (a + b, a − b).
@@ -214,6 +362,66 @@ DASHI_FFT_INLINE void Radix4Stage(double* re, double* im, size_t begin, size_t e
   }
 }
 
+#if DASHI_FFT_V8
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// Two consecutive radix-4 stages, sub-lengths m and 4m, on the elements [begin, end) (a multiple
+// of 16m long) with 8 lanes, in registers: for each group of 16 elements k + j + a·m + b·4m
+// (a, b = 0..3), the four butterflies of stage m (one per b, twiddles of j), then the four of
+// stage 4m (one per a, twiddles of j + a·m). The group is closed under both stages, so every
+// butterfly sees the inputs of Radix4Stage's order: the same bits, one pass fewer.
+// The butterflies of Radix4PairV on one group held in registers (r[a + 4b], i[a + 4b] = element
+// j + a·m + b·4m of the group).
+DASHI_FFT_INLINE void Pair16V(V8* r, V8* i, size_t j, size_t m, const double* tm,
+                              const double* t4m) {
+#pragma GCC unroll 4
+  for (size_t b = 0; b < 4; ++b) {
+    const size_t q = 4 * b;
+    if (j == 0) {
+      Butterfly4V<false>(r[q], i[q], r[q + 1], i[q + 1], r[q + 2], i[q + 2], r[q + 3], i[q + 3],
+                         nullptr);
+    } else {
+      Butterfly4V<true>(r[q], i[q], r[q + 1], i[q + 1], r[q + 2], i[q + 2], r[q + 3], i[q + 3],
+                        tm + 6 * j);
+    }
+  }
+#pragma GCC unroll 4
+  for (size_t a = 0; a < 4; ++a) {
+    if (j + a * m == 0) {
+      Butterfly4V<false>(r[a], i[a], r[a + 4], i[a + 4], r[a + 8], i[a + 8], r[a + 12], i[a + 12],
+                         nullptr);
+    } else {
+      Butterfly4V<true>(r[a], i[a], r[a + 4], i[a + 4], r[a + 8], i[a + 8], r[a + 12], i[a + 12],
+                        t4m + 6 * (j + a * m));
+    }
+  }
+}
+
+DASHI_FFT_INLINE void Radix4PairV(double* re, double* im, size_t begin, size_t end, size_t m,
+                                  const double* tm, const double* t4m) {
+  constexpr size_t B = kBlock;
+  for (size_t k = begin; k < end; k += 16 * m) {
+    for (size_t j = 0; j < m; ++j) {
+      V8 r[16], i[16];  // index a + 4b
+#pragma GCC unroll 16
+      for (size_t q = 0; q < 16; ++q) {
+        const size_t pos = k + j + (q & 3) * m + (q >> 2) * 4 * m;
+        r[q] = Load8(re + pos * B);
+        i[q] = Load8(im + pos * B);
+      }
+      Pair16V(r, i, j, m, tm, t4m);
+#pragma GCC unroll 16
+      for (size_t q = 0; q < 16; ++q) {
+        const size_t pos = k + j + (q & 3) * m + (q >> 2) * 4 * m;
+        Store8(re + pos * B, r[q]);
+        Store8(im + pos * B, i[q]);
+      }
+    }
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
 // Elements (of B lanes) per cache block: the stages whose butterflies stay inside 32 KiB of
 // re/im data run block by block (depth first), the others over the whole vector. This only
 // reorders independent butterflies: every butterfly sees the same inputs, so the bits are the same.
@@ -222,27 +430,78 @@ constexpr size_t kCacheBlockDoubles = 2048;
 // Forward DFT of the B lanes of a block of length n whose elements are in bit-reversed order.
 // Output in natural order. tw: the plan's radix-4 twiddle table.
 template <size_t B>
-DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* tw) {
+DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* tw,
+                                bool skip_first = false, int skip_last = 0) {
+  // skip_first: the first stage (radix-2, or radix-4 of sub-length 1; see fuse8 below) was run by
+  // the caller;
+  // skip_last: the last skip_last (0, 1 or 2) radix-4 stages are left to the caller. Only where
+  // the skipped stages and the first one are different stages.
   if (n == 1) return;
   const bool radix2 = Log2(n) % 2 == 1;
+  const size_t end_m = n >> (2 * skip_last);  // the radix-4 stages of sub-length m < end_m run
   const size_t block = std::min(n, std::max<size_t>(kCacheBlockDoubles / B, 4));
+  // With 8 lanes, the radix-2 stage and the next one (sub-length 2) run as one pass over groups
+  // of 8 elements in registers (Radix2Radix4V); skip_first then means both were run.
+  const bool fuse8 = DASHI_FFT_V8 && B == 8 && block >= 8;
   size_t m = 1;
   const double* t = tw;
   for (size_t b0 = 0; b0 < n; b0 += block) {
     m = 1;
     t = tw;
-    if (radix2) {
-      for (size_t k = b0; k < b0 + block; k += 2) {
-        Butterfly2<B>(re + k * B, im + k * B, re + (k + 1) * B, im + (k + 1) * B);
+    if (radix2 && fuse8) {
+#if DASHI_FFT_V8
+      if (!skip_first) {
+        for (size_t k = b0; k < b0 + block; k += 8) {
+          V8 r[8], i[8];
+#pragma GCC unroll 8
+          for (size_t q = 0; q < 8; ++q) {
+            r[q] = Load8(re + (k + q) * B);
+            i[q] = Load8(im + (k + q) * B);
+          }
+          Radix2Radix4V(r, i, tw);
+#pragma GCC unroll 8
+          for (size_t q = 0; q < 8; ++q) {
+            Store8(re + (k + q) * B, r[q]);
+            Store8(im + (k + q) * B, i[q]);
+          }
+        }
+      }
+#endif
+      m = 8;
+      t = tw + 12;  // past the sub-length-2 stage's table
+    } else if (radix2) {
+      if (!skip_first) {
+        for (size_t k = b0; k < b0 + block; k += 2) {
+          Butterfly2<B>(re + k * B, im + k * B, re + (k + 1) * B, im + (k + 1) * B);
+        }
       }
       m = 2;
+    } else if (skip_first) {
+      t += 6;  // the sub-length-1 stage's table
+      m = 4;
     }
-    for (; 4 * m <= block; m *= 4) {
+#if DASHI_FFT_V8
+    if constexpr (B == 8) {  // pairs of stages in registers (Radix4PairV)
+      for (; 16 * m <= block && 4 * m < end_m; m *= 16) {
+        Radix4PairV(re, im, b0, b0 + block, m, t, t + 6 * m);
+        t += 30 * m;
+      }
+    }
+#endif
+    for (; 4 * m <= block && m < end_m; m *= 4) {
       Radix4Stage<B>(re, im, b0, b0 + block, m, t);
       t += 6 * m;
     }
   }
-  for (; m < n; m *= 4) {
+#if DASHI_FFT_V8
+  if constexpr (B == 8) {
+    for (; 16 * m <= n && 4 * m < end_m; m *= 16) {
+      Radix4PairV(re, im, 0, n, m, t, t + 6 * m);
+      t += 30 * m;
+    }
+  }
+#endif
+  for (; m < end_m; m *= 4) {
     Radix4Stage<B>(re, im, 0, n, m, t);
     t += 6 * m;
   }
@@ -270,6 +529,33 @@ DASHI_FFT_MULTIVERSION void ComplexRowPass(double* data, size_t rows, size_t col
   size_t r0 = 0;
   for (; r0 + B <= rows; r0 += B) {
     const double* block = data + 2 * r0 * cols;
+#if DASHI_FFT_V8
+    if (cols >= 4) {
+      // Four complex values of the 8 rows per transpose: v[2j] = Re, v[2j+1] = Im of element
+      // i0 + j, stored at its bit-reversed position.
+      for (size_t i0 = 0; i0 < cols; i0 += 4) {
+        V8 v[8];
+        LoadTransposed8(block + 2 * i0, 2 * cols, v);
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; ++j) {
+          Store8(re + rev[i0 + j] * B, v[2 * j]);
+          Store8(im + rev[i0 + j] * B, v[2 * j + 1]);
+        }
+      }
+      RunBlock<B>(re, im, cols, tw, inverse);
+      double* out = data + 2 * r0 * cols;
+      for (size_t i0 = 0; i0 < cols; i0 += 4) {
+        V8 v[8];
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; ++j) {
+          v[2 * j] = Load8(re + (i0 + j) * B);
+          v[2 * j + 1] = Load8(im + (i0 + j) * B);
+        }
+        StoreTransposed8(v, out + 2 * i0, 2 * cols);
+      }
+      continue;
+    }
+#endif
     for (size_t i = 0; i < cols; ++i) {  // the rows are read in order, stored bit-reversed
       const double* src = block + 2 * i;
       double* __restrict pr = re + rev[i] * B;
@@ -354,6 +640,97 @@ DASHI_FFT_INLINE void Interleave(const double* __restrict re, const double* __re
   }
 }
 
+#if DASHI_FFT_V8
+
+// One full block of ComplexColumnPass (8 columns at col, n = rows ≥ 16) with its first stage
+// fused into the gather and its last stage into the write-back: the butterflies of RunStages, in
+// registers, with the same operations and inputs, so the same bits; two passes over the scratch
+// block fewer.
+DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, const uint32_t* rev,
+                                       const double* tw, bool inverse, bool scaled, double scale,
+                                       double* re, double* im) {
+  // Measured (AMD EPYC, AVX-512): fusing the last two stages pays for the complex transforms'
+  // power-of-two row strides (n ≥ 128) and costs a few per cent at the real transforms' half
+  // spectra (stride cols/2 + 1) and at n = 64. Either way the same bits.
+  const bool pair_allowed = n >= 128 && (stride & (stride - 1)) == 0;
+  constexpr size_t B = kBlock;
+  const bool radix2 = Log2(n) % 2 == 1;
+  // Gather + first stage. Scratch position p holds source row rev[p].
+  if (radix2) {  // the radix-2 stage and the sub-length-2 stage (RunStages' fuse8)
+    for (size_t p = 0; p < n; p += 8) {
+      V8 r[8], i[8];
+#pragma GCC unroll 8
+      for (size_t q = 0; q < 8; ++q) LoadComplex8(col + 2 * rev[p + q] * stride, inverse, r[q], i[q]);
+      Radix2Radix4V(r, i, tw);
+#pragma GCC unroll 8
+      for (size_t q = 0; q < 8; ++q) {
+        Store8(re + (p + q) * B, r[q]);
+        Store8(im + (p + q) * B, i[q]);
+      }
+    }
+  } else {
+    for (size_t p = 0; p < n; p += 4) {
+      V8 r0, i0, r1, i1, r2, i2, r3, i3;
+      LoadComplex8(col + 2 * rev[p] * stride, inverse, r0, i0);
+      LoadComplex8(col + 2 * rev[p + 1] * stride, inverse, r1, i1);
+      LoadComplex8(col + 2 * rev[p + 2] * stride, inverse, r2, i2);
+      LoadComplex8(col + 2 * rev[p + 3] * stride, inverse, r3, i3);
+      Butterfly4V<false>(r0, i0, r1, i1, r2, i2, r3, i3, nullptr);
+      Store8(re + p * B, r0);
+      Store8(im + p * B, i0);
+      Store8(re + (p + 1) * B, r1);
+      Store8(im + (p + 1) * B, i1);
+      Store8(re + (p + 2) * B, r2);
+      Store8(im + (p + 2) * B, i2);
+      Store8(re + (p + 3) * B, r3);
+      Store8(im + (p + 3) * B, i3);
+    }
+  }
+  // The last two stages (sub-lengths n/16 and n/4) as one register pass fused into the write-back
+  // where both come after the gather's stages (sub-length 8 or 4 onwards), else the last one.
+  const size_t first_m = radix2 ? 8 : 4;
+  const bool last_pair = pair_allowed && n / 16 >= first_m;
+  RunStages<B>(re, im, n, tw, /*skip_first=*/true, /*skip_last=*/last_pair ? 2 : 1);
+  const size_t m = last_pair ? n / 16 : n / 4;
+  // The tables of the skipped stages follow those of the earlier ones.
+  const double* t = tw;
+  for (size_t mm = radix2 ? 2 : 1; mm < m; mm *= 4) t += 6 * mm;
+  if (last_pair) {
+    for (size_t j = 0; j < m; ++j) {
+      V8 r[16], i[16];
+#pragma GCC unroll 16
+      for (size_t q = 0; q < 16; ++q) {
+        const size_t pos = j + (q & 3) * m + (q >> 2) * 4 * m;
+        r[q] = Load8(re + pos * B);
+        i[q] = Load8(im + pos * B);
+      }
+      Pair16V(r, i, j, m, t, t + 6 * m);
+#pragma GCC unroll 16
+      for (size_t q = 0; q < 16; ++q) {
+        const size_t pos = j + (q & 3) * m + (q >> 2) * 4 * m;
+        StoreComplex8(r[q], i[q], inverse, scaled, scale, col + 2 * pos * stride);
+      }
+    }
+    return;
+  }
+  for (size_t j = 0; j < m; ++j) {
+    V8 r0 = Load8(re + j * B), i0 = Load8(im + j * B);
+    V8 r1 = Load8(re + (j + m) * B), i1 = Load8(im + (j + m) * B);
+    V8 r2 = Load8(re + (j + 2 * m) * B), i2 = Load8(im + (j + 2 * m) * B);
+    V8 r3 = Load8(re + (j + 3 * m) * B), i3 = Load8(im + (j + 3 * m) * B);
+    if (j == 0) {
+      Butterfly4V<false>(r0, i0, r1, i1, r2, i2, r3, i3, nullptr);
+    } else {
+      Butterfly4V<true>(r0, i0, r1, i1, r2, i2, r3, i3, t + 6 * j);
+    }
+    StoreComplex8(r0, i0, inverse, scaled, scale, col + 2 * j * stride);
+    StoreComplex8(r1, i1, inverse, scaled, scale, col + 2 * (j + m) * stride);
+    StoreComplex8(r2, i2, inverse, scaled, scale, col + 2 * (j + 2 * m) * stride);
+    StoreComplex8(r3, i3, inverse, scaled, scale, col + 2 * (j + 3 * m) * stride);
+  }
+}
+#endif
+
 // Column pass, complex in place: the first ncols columns of a rows×stride array, each scaled by
 // `scale` when `scaled` (the last pass of an inverse transform).
 DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t stride,
@@ -363,6 +740,12 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
   constexpr size_t B = kBlock;
   size_t c0 = 0;
   for (; c0 + B <= ncols; c0 += B) {
+#if DASHI_FFT_V8
+    if (rows >= 16) {
+      FusedColumnBlock(data + 2 * c0, rows, stride, rev, tw, inverse, scaled, scale, re, im);
+      continue;
+    }
+#endif
     for (size_t i = 0; i < rows; ++i) {
       const size_t d = rev[i];  // rows are read in natural order, stored bit-reversed
       Deinterleave<B>(data + 2 * (i * stride + c0), re + d * B, im + d * B);
@@ -378,6 +761,22 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
       }
     }
   }
+#if DASHI_FFT_V8
+  if (c0 < ncols && rows >= 16) {
+    // A last, partial block (the real transforms' Nyquist column): copied into a padded block of
+    // 8 columns (unused lanes zero) and run as a full one; only its nb columns are copied back.
+    const size_t nb = ncols - c0;
+    std::vector<double> pad(2 * B * rows, 0.0);
+    for (size_t i = 0; i < rows; ++i) {
+      for (size_t l = 0; l < 2 * nb; ++l) pad[2 * B * i + l] = data[2 * (i * stride + c0) + l];
+    }
+    FusedColumnBlock(pad.data(), rows, B, rev, tw, inverse, scaled, scale, re, im);
+    for (size_t i = 0; i < rows; ++i) {
+      for (size_t l = 0; l < 2 * nb; ++l) data[2 * (i * stride + c0) + l] = pad[2 * B * i + l];
+    }
+    return;
+  }
+#endif
   if (c0 < ncols) {  // a last, partial block; its unused lanes hold zeros
     const size_t nb = ncols - c0;
     for (size_t i = 0; i < rows; ++i) {
@@ -412,7 +811,45 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
   for (size_t p0 = 0; p0 < rows; p0 += 2 * B) {
     const size_t nrows = std::min(2 * B, rows - p0);  // rows in this block: 1 or even
     const double* block = real + p0 * cols;
-    if (nrows == 2 * B) {
+    // With 8×8 transposes (full blocks, cols ≥ 8): bins k < cols/2 in groups of four, the last
+    // bin k = cols/2 by the scalar loop below.
+    const bool vector = DASHI_FFT_V8 && nrows == 2 * B && cols >= 8;
+    size_t k_begin = 0;
+#if DASHI_FFT_V8
+    if (vector) {
+      for (size_t i0 = 0; i0 < cols; i0 += 8) {
+        V8 v[8];
+        LoadTransposed8(block + i0, 2 * cols, v);  // rows 2l: elements i0..i0+7
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; ++j) Store8(re + rev[i0 + j] * B, v[j]);
+        LoadTransposed8(block + cols + i0, 2 * cols, v);  // rows 2l + 1
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; ++j) Store8(im + rev[i0 + j] * B, v[j]);
+      }
+      RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
+      double* o = out + 2 * p0 * half;
+      const V8 h = Broadcast8(0.5);
+      for (size_t k0 = 0; k0 < cols / 2; k0 += 4) {
+        V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; ++j) {
+          const size_t k = k0 + j, nk = (cols - k) & (cols - 1);
+          const V8 zr = Load8(re + k * B), zi = Load8(im + k * B);
+          const V8 wr = Load8(re + nk * B), wi = Load8(im + nk * B);
+          x[2 * j] = h * (zr + wr);
+          x[2 * j + 1] = h * (zi - wi);
+          y[2 * j] = h * (zi + wi);
+          y[2 * j + 1] = h * (wr - zr);
+        }
+        StoreTransposed8(x, o + 2 * k0, 4 * half);             // rows 2l
+        StoreTransposed8(y, o + 2 * half + 2 * k0, 4 * half);  // rows 2l + 1
+      }
+      k_begin = cols / 2;
+    }
+#endif
+    if (vector) {
+      // gathered and transformed above
+    } else if (nrows == 2 * B) {
       for (size_t i = 0; i < cols; ++i) {  // the rows are read in order, stored bit-reversed
         const double* src = block + i;
         double* __restrict pr = re + rev[i] * B;
@@ -433,9 +870,9 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
         }
       }
     }
-    RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
+    if (!vector) RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
     double* o = out + 2 * p0 * half;
-    for (size_t k = 0; k < half; ++k) {
+    for (size_t k = k_begin; k < half; ++k) {
       const size_t nk = (cols - k) & (cols - 1);
       double xr[B], xi[B], yr[B], yi[B];
       for (size_t l = 0; l < B; ++l) {
@@ -483,6 +920,53 @@ DASHI_FFT_MULTIVERSION void RealRowPassInverse(const double* spec, size_t rows, 
   for (size_t p0 = 0; p0 < rows; p0 += 2 * B) {
     const size_t nrows = std::min(2 * B, rows - p0);
     const double* block = spec + 2 * p0 * half;
+#if DASHI_FFT_V8
+    if (nrows == 2 * B && cols >= 8) {
+      // Bins kk = 0..cols/2 − 1 in groups of four by 8×8 transposes; each gives Z[kk] (at
+      // position rev[kk]) and, for kk > 0, the mirrored Z[cols − kk] (at rev[cols − kk]): the
+      // scalar loop's values and operations, element by element.
+      const V8 zero = Broadcast8(0.0);
+      for (size_t k0 = 0; k0 < nyquist; k0 += 4) {
+        V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
+        LoadTransposed8(block + 2 * k0, 4 * half, x);             // rows 2l
+        LoadTransposed8(block + 2 * half + 2 * k0, 4 * half, y);  // rows 2l + 1
+#pragma GCC unroll 4
+        for (size_t j = 0; j < 4; ++j) {
+          const size_t k = k0 + j;
+          const V8 xr = x[2 * j], yr = y[2 * j];
+          const V8 xi = k == 0 ? zero : x[2 * j + 1], yi = k == 0 ? zero : y[2 * j + 1];
+          Store8(re + rev[k] * B, xr - yi);
+          Store8(im + rev[k] * B, xi + yr);
+          if (k != 0) {
+            Store8(re + rev[cols - k] * B, xr + yi);
+            Store8(im + rev[cols - k] * B, yr - xi);
+          }
+        }
+      }
+      {  // the Nyquist bin: real, not mirrored
+        const size_t i = rev[nyquist];
+        for (size_t l = 0; l < B; ++l) {
+          const double* x = block + 2 * (2 * l * half + nyquist);
+          const double xr = x[0], yr = x[2 * half], xi = 0.0, yi = 0.0;
+          re[i * B + l] = xr - yi;
+          im[i * B + l] = xi + yr;
+        }
+      }
+      RunBlock<B>(re, im, cols, tw, /*inverse=*/true);
+      double* o = out + p0 * cols;
+      const V8 s = Broadcast8(scale);
+      for (size_t i0 = 0; i0 < cols; i0 += 8) {
+        V8 v[8];
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; ++j) v[j] = Load8(re + (i0 + j) * B) * s;
+        StoreTransposed8(v, o + i0, 2 * cols);  // rows 2l
+#pragma GCC unroll 8
+        for (size_t j = 0; j < 8; ++j) v[j] = Load8(im + (i0 + j) * B) * s;
+        StoreTransposed8(v, o + cols + i0, 2 * cols);  // rows 2l + 1
+      }
+      continue;
+    }
+#endif
     for (size_t i = 0; i < cols; ++i) {
       const size_t k = rev[i];
       const bool mirrored = k > nyquist;

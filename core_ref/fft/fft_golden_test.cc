@@ -52,6 +52,13 @@ TEST(FftGoldenTest, OutputsHaveTheRecordedHashes) {
       {"2d-256x256", 256, 256, "0ad48a46674a1f6e50919f2551f1f375",
        "8c239991a72c6d7ae2b3746e21bc35f0", "fcd28b8784bebbdf12cb0027f41bf317",
        "2fd042be23f51f0d50bc10ec0676d088"},
+      // Recorded with the pre-transpose, unfused passes (main at c032c7a): odd log2 lengths
+      // (the fused radix-2 + sub-length-2 pass) in rows and columns of full 8-lane blocks.
+      {"2d-128x128", 128, 128, "dfeb06cc937cb5585d9a7a5680777ebc",
+       "b2fed7d042d967e09345a92ab9c0a13e", "9501d22f4828117b7edcc656039647a4",
+       "af16becc023b97a9faecbc556bb476e7"},
+      {"2d-32x64", 32, 64, "51cbd80bb93b68d5d69e36a50d0b0010", "7771c5e319d9f02763a14e28ee95d4a7",
+       "f564f4f78593d9c10e6668fb8ec3f3f1", "6fc46218c45acc73c7a7a5fbfeb5836b"},
   };
   for (const Case& c : cases) {
     const size_t n = (c.rows == 0 ? 1 : c.rows) * c.cols;

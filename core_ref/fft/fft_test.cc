@@ -458,7 +458,7 @@ TEST(FftDeterminismTest, RepeatedRunsGiveIdenticalBytes) {
 TEST(FftDeterminismTest, TwoDimensionalEqualsComposed1dBitForBit) {
   for (const auto& [rows, cols] :
        {std::pair<size_t, size_t>{1, 256}, {4, 256}, {16, 64}, {32, 2}, {16, 8}, {16, 2048},
-        {1, size_t{1} << 18}}) {
+        {1, size_t{1} << 18}, {128, 64}, {512, 16}, {64, 128}, {32, 32}}) {
     auto f2 = Fft2d::Create(rows, cols);
     auto fr = Fft1d::Create(cols);
     auto fc = Fft1d::Create(rows);

@@ -40,6 +40,9 @@ StatusOr<std::unique_ptr<CarrierClosure>> CarrierClosure::Create(CarrierRecorder
   }
   limits.max_invocations = std::min(props.limits.maxComputeWorkGroupInvocations,
                                     props.limits.maxComputeWorkGroupSize[0]);
+  if (options.max_invocations != 0) {
+    limits.max_invocations = std::min(limits.max_invocations, options.max_invocations);
+  }
   ClosureDispatchPlan plan = PlanClosureDispatch(recorder.shape(), params, limits, options.plan);
   const uint64_t carrier_bytes = recorder.cells() * 4;
   const uint64_t slots = plan.dispatch == ClosureDispatch::kSharedMemory

@@ -68,6 +68,10 @@ class CarrierClosure {
     // Shared memory the one-dispatch closure may use; 0: the device's maxComputeSharedMemorySize
     // (tests lower it to take the multi-dispatch path on small grids).
     uint32_t max_shared_bytes = 0;
+    // Invocations the one-dispatch closure's workgroup may have; 0: the device's limit (tests
+    // lower it so that an invocation holds several words: the path without register-held
+    // field values).
+    uint32_t max_invocations = 0;
   };
   static StatusOr<std::unique_ptr<CarrierClosure>> Create(CarrierRecorder& recorder,
                                                           const ClosureParams& params,

@@ -64,10 +64,12 @@ Carrier Pattern(GridShape s, int kind) {
 
 class CarrierClosureSharedTest : public testing::VulkanTest {
  protected:
-  std::unique_ptr<CarrierOps> Ops(ClosurePlan plan, uint32_t max_shared_bytes = 0) {
+  std::unique_ptr<CarrierOps> Ops(ClosurePlan plan, uint32_t max_shared_bytes = 0,
+                                  uint32_t max_invocations = 0) {
     CarrierOps::Options o;
     o.closure_plan = plan;
     o.closure_max_shared_bytes = max_shared_bytes;
+    o.closure_max_invocations = max_invocations;
     o.closure_steps_per_submission = 3;
     auto ops = CarrierOps::Create(ctx(), o);
     EXPECT_TRUE(ops.ok()) << ops.status().ToString();
@@ -134,6 +136,25 @@ TEST_F(CarrierClosureSharedTest, RandomCarriersMatchTheReference) {
     }
   }
   EXPECT_GE(deepest, 4);  // the sweep reaches closures several levels deep
+}
+
+TEST_F(CarrierClosureSharedTest, SeveralWordsPerInvocationMatchTheReference) {
+  // A 32-invocation workgroup: every grid below has more words than invocations, so the shader
+  // takes the path whose row sums read the field each step (not the register-held values).
+  auto ops = Ops(ClosurePlan::kAuto, 0, 32);
+  ASSERT_NE(ops, nullptr);
+  const std::vector<GridShape> shapes = {{2, 32 * 17}, {33, 64}, {64, 96}, {128, 128}};
+  uint64_t seed = 93000;
+  for (const GridShape s : shapes) {
+    ++seed;
+    SCOPED_TRACE(ReplayTag(seed, s));
+    const Carrier c = BlobCarrier(s, seed, 0.25);
+    const RealField field = RandomField(s, seed + 7, 3.0);
+    for (const ClosureParams& p : {Params(1, 1, 3, 64), Params(1, 1, 2, 64), Params(2, 1, 5, 64)}) {
+      if (std::max(p.annihilation.radius, p.majority.radius) > s.rows) continue;
+      EXPECT_EQ(ExpectSameAsReference(*ops, c, &field, p), ClosureDispatch::kSharedMemory);
+    }
+  }
 }
 
 TEST_F(CarrierClosureSharedTest, EdgeCarriersAndLargeRadii) {

@@ -297,6 +297,7 @@ StatusOr<CarrierOps::DeviceClosure> CarrierOps::Closure(const DeviceCarrier& s0,
   co.steps_per_submission = m.options.closure_steps_per_submission;
   co.plan = m.options.closure_plan;
   co.max_shared_bytes = m.options.closure_max_shared_bytes;
+  co.max_invocations = m.options.closure_max_invocations;
   DASHI_ASSIGN_OR_RETURN(std::unique_ptr<CarrierClosure> closure,
                          CarrierClosure::Create(*rec, p, co));
   DASHI_RETURN_IF_ERROR(closure->RecordStart(*m.batch, s0.cells,

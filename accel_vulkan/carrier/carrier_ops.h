@@ -59,6 +59,8 @@ class CarrierOps {
     // always the multi-dispatch steps; and the shared memory it may use (0: the device's).
     ClosurePlan closure_plan = ClosurePlan::kAuto;
     uint32_t closure_max_shared_bytes = 0;
+    // And its workgroup's invocations (0: the device's limit).
+    uint32_t closure_max_invocations = 0;
   };
   static StatusOr<std::unique_ptr<CarrierOps>> Create(VulkanContext& ctx, const Options& options);
 

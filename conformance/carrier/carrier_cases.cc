@@ -203,6 +203,7 @@ int64_t CompareClosure(const Carrier& gpu_fp, const CarrierOps::DeviceClosure& g
 struct ClosurePath {
   vk::ClosurePlan plan = vk::ClosurePlan::kAuto;
   uint32_t max_shared_bytes = 0;  // 0: the device's
+  uint32_t max_invocations = 0;   // the one-dispatch closure's workgroup; 0: the device's
 };
 
 StatusOr<std::unique_ptr<CarrierOps>> MakeOps(vk::VulkanContext& ctx, uint32_t w = kW,
@@ -215,6 +216,7 @@ StatusOr<std::unique_ptr<CarrierOps>> MakeOps(vk::VulkanContext& ctx, uint32_t w
   o.closure_steps_per_submission = closure_steps_per_submission;
   o.closure_plan = path.plan;
   o.closure_max_shared_bytes = path.max_shared_bytes;
+  o.closure_max_invocations = path.max_invocations;
   return CarrierOps::Create(ctx, o);
 }
 
@@ -941,6 +943,15 @@ DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory", "carrier.closure"
                        "as carrier.closure.parity on the grids the one-dispatch closure takes, "
                        "+ closures that did not run in one shared-memory dispatch (tolerance 0)",
                        0.0, ClosureSharedMemoryParity);
+DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory_wide_words", "carrier.closure",
+                       "as carrier.closure.parity_shared_memory with a 32-invocation workgroup: "
+                       "an invocation holds several words, so the row sums read the field "
+                       "each step instead of holding it in registers (tolerance 0)",
+                       0.0, [](vk::VulkanContext& ctx) {
+                         return ClosureParity(ctx, 8, {vk::ClosurePlan::kAuto, 0, 32},
+                                              {{16, 96}, {33, 64}, {65, 96}, {128, 128}},
+                                              vk::ClosureDispatch::kSharedMemory);
+                       });
 DASHI_CONFORMANCE_CASE("carrier.closure.parity_fallback", "carrier.closure",
                        "as carrier.closure.parity on the same grids with 1 KiB of shared memory "
                        "allowed: the larger grids fall back to the multi-dispatch path "

@@ -200,20 +200,19 @@ DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
 #define DASHI_FFT_V8 0
 #endif
 
-#if DASHI_FFT_V8
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
-// Butterfly4<8, kTwiddle> on values in registers: the same operations lane by lane.
-template <bool kTwiddle>
-DASHI_FFT_INLINE void Butterfly4V(V8& r0, V8& i0, V8& r1, V8& i1, V8& r2, V8& i2, V8& r3, V8& i3,
-                                  const double* tw) {
-  const V8 f0r = r0, f0i = i0;
-  V8 f2r = r1, f2i = i1, f1r = r2, f1i = i2, f3r = r3, f3i = i3;
+// The radix-4 butterfly on values (T = double, or V8 lane by lane): inputs p0..p3 in (r0, i0) ..
+// (r3, i3) as Butterfly4 below describes them, outputs written back in place. Every operation is
+// one IEEE operation on each lane, in the same order for every T.
+template <typename T, bool kTwiddle>
+DASHI_FFT_INLINE void Butterfly4Values(T& r0, T& i0, T& r1, T& i1, T& r2, T& i2, T& r3, T& i3,
+                                       const double* tw) {
+  const T f0r = r0, f0i = i0;
+  T f2r = r1, f2i = i1, f1r = r2, f1i = i2, f3r = r3, f3i = i3;
   if constexpr (kTwiddle) {
     const double w1r = tw[0], w1i = tw[1], w2r = tw[2], w2i = tw[3], w3r = tw[4], w3i = tw[5];
-    const V8 b1r = w1r * f1r - w1i * f1i, b1i = w1r * f1i + w1i * f1r;
-    const V8 b2r = w2r * f2r - w2i * f2i, b2i = w2r * f2i + w2i * f2r;
-    const V8 b3r = w3r * f3r - w3i * f3i, b3i = w3r * f3i + w3i * f3r;
+    const T b1r = w1r * f1r - w1i * f1i, b1i = w1r * f1i + w1i * f1r;
+    const T b2r = w2r * f2r - w2i * f2i, b2i = w2r * f2i + w2i * f2r;
+    const T b3r = w3r * f3r - w3i * f3i, b3i = w3r * f3i + w3i * f3r;
     f1r = b1r;
     f1i = b1i;
     f2r = b2r;
@@ -221,18 +220,29 @@ DASHI_FFT_INLINE void Butterfly4V(V8& r0, V8& i0, V8& r1, V8& i1, V8& r2, V8& i2
     f3r = b3r;
     f3i = b3i;
   }
-  const V8 t0r = f0r + f2r, t0i = f0i + f2i;
-  const V8 t1r = f0r - f2r, t1i = f0i - f2i;
-  const V8 t2r = f1r + f3r, t2i = f1i + f3i;
-  const V8 t3r = f1r - f3r, t3i = f1i - f3i;
+  const T t0r = f0r + f2r, t0i = f0i + f2i;
+  const T t1r = f0r - f2r, t1i = f0i - f2i;
+  const T t2r = f1r + f3r, t2i = f1i + f3i;
+  const T t3r = f1r - f3r, t3i = f1i - f3i;
   r0 = t0r + t2r;
   i0 = t0i + t2i;
   r2 = t0r - t2r;
   i2 = t0i - t2i;
+  // −i·t3 = (t3i, −t3r)
   r1 = t1r + t3i;
   i1 = t1i - t3r;
   r3 = t1r - t3i;
   i3 = t1i + t3r;
+}
+
+#if DASHI_FFT_V8
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// Butterfly4<8, kTwiddle> on values in registers: the same operations lane by lane.
+template <bool kTwiddle>
+DASHI_FFT_INLINE void Butterfly4V(V8& r0, V8& i0, V8& r1, V8& i1, V8& r2, V8& i2, V8& r3, V8& i3,
+                                  const double* tw) {
+  Butterfly4Values<V8, kTwiddle>(r0, i0, r1, i1, r2, i2, r3, i3, tw);
 }
 
 // 8 complex values at src → (re, im), swapped when `swap` (the inverse's exchange).
@@ -302,44 +312,18 @@ DASHI_FFT_INLINE void Butterfly4(double* __restrict r0, double* __restrict i0,
                                  double* __restrict r1, double* __restrict i1,
                                  double* __restrict r2, double* __restrict i2,
                                  double* __restrict r3, double* __restrict i3, const double* tw) {
-  double w1r = 1, w1i = 0, w2r = 1, w2i = 0, w3r = 1, w3i = 0;
-  if constexpr (kTwiddle) {
-    w1r = tw[0];
-    w1i = tw[1];
-    w2r = tw[2];
-    w2i = tw[3];
-    w3r = tw[4];
-    w3i = tw[5];
-  }
   for (size_t l = 0; l < B; ++l) {
-    const double f0r = r0[l], f0i = i0[l];
-    double f2r = r1[l], f2i = i1[l];
-    double f1r = r2[l], f1i = i2[l];
-    double f3r = r3[l], f3i = i3[l];
-    if constexpr (kTwiddle) {
-      const double b1r = w1r * f1r - w1i * f1i, b1i = w1r * f1i + w1i * f1r;
-      const double b2r = w2r * f2r - w2i * f2i, b2i = w2r * f2i + w2i * f2r;
-      const double b3r = w3r * f3r - w3i * f3i, b3i = w3r * f3i + w3i * f3r;
-      f1r = b1r;
-      f1i = b1i;
-      f2r = b2r;
-      f2i = b2i;
-      f3r = b3r;
-      f3i = b3i;
-    }
-    const double t0r = f0r + f2r, t0i = f0i + f2i;
-    const double t1r = f0r - f2r, t1i = f0i - f2i;
-    const double t2r = f1r + f3r, t2i = f1i + f3i;
-    const double t3r = f1r - f3r, t3i = f1i - f3i;
-    r0[l] = t0r + t2r;
-    i0[l] = t0i + t2i;
-    r2[l] = t0r - t2r;
-    i2[l] = t0i - t2i;
-    // −i·t3 = (t3i, −t3r)
-    r1[l] = t1r + t3i;
-    i1[l] = t1i - t3r;
-    r3[l] = t1r - t3i;
-    i3[l] = t1i + t3r;
+    double a0 = r0[l], b0 = i0[l], a1 = r1[l], b1 = i1[l];
+    double a2 = r2[l], b2 = i2[l], a3 = r3[l], b3 = i3[l];
+    Butterfly4Values<double, kTwiddle>(a0, b0, a1, b1, a2, b2, a3, b3, tw);
+    r0[l] = a0;
+    i0[l] = b0;
+    r1[l] = a1;
+    i1[l] = b1;
+    r2[l] = a2;
+    i2[l] = b2;
+    r3[l] = a3;
+    i3[l] = b3;
   }
 }
 

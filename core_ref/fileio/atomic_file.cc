@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -69,16 +70,20 @@ Status WriteUnprefixed(const std::string& path, std::span<const uint8_t> bytes,
   std::string tmp;
   int fd = -1;
   int err = 0;
-  for (int attempt = 0; attempt < fileio_internal::kTemporaryAttempts && fd < 0; ++attempt) {
-    tmp = temporary_name(attempt);
-    // O_EXCL: never reuse an existing file; O_NOFOLLOW: never write through a symlink (with
-    // O_EXCL a symlink already fails with EEXIST; ELOOP is the answer on some systems).
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    err = errno;
-    if (fd < 0 && err != EEXIST && err != ELOOP) break;
+  std::optional<TemporaryGuard> guard;
+  {
+    CleanupSignalsBlocked blocked;  // a signal between open and the guard waits for the guard
+    for (int attempt = 0; attempt < fileio_internal::kTemporaryAttempts && fd < 0; ++attempt) {
+      tmp = temporary_name(attempt);
+      // O_EXCL: never reuse an existing file; O_NOFOLLOW: never write through a symlink (with
+      // O_EXCL a symlink already fails with EEXIST; ELOOP is the answer on some systems).
+      fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      err = errno;
+      if (fd < 0 && err != EEXIST && err != ELOOP) break;
+    }
+    if (fd >= 0) guard.emplace(tmp, /*directory=*/false);  // removed on SIGINT/SIGTERM/SIGHUP
   }
   if (fd < 0) return ErrnoStatus(err, "cannot create temporary file '" + tmp + "'");
-  TemporaryGuard guard(tmp, /*directory=*/false);  // removed if SIGINT/SIGTERM arrives now
   Status s = WriteSyncClose(fd, bytes);
   if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
     s = ErrnoStatus(errno, "cannot rename '" + tmp + "' into place");

@@ -125,6 +125,7 @@ Status MakeStaging(const std::string& parent, const std::string& base, std::stri
   removed_stale = RemoveStaleTemporaries(parent, prefix);
   for (int attempt = 0; attempt < 100; ++attempt) {
     staging = parent + "/" + prefix + TemporaryOwnerTag() + "." + UnpredictableHex();
+    CleanupSignalsBlocked blocked;  // a signal between mkdir and the guard waits for the guard
     if (::mkdir(staging.c_str(), 0777) == 0) {
       guard.emplace(staging, /*directory=*/true);
       return OkStatus();

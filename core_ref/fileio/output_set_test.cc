@@ -1,6 +1,7 @@
 #include "core_ref/fileio/output_set.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -153,6 +155,33 @@ TEST(OutputSetTest, SigtermAndSigintRemoveTheStagingDirectory) {
     EXPECT_TRUE(EntryNames(root).empty()) << "signal " << sig << " left " << EntryNames(root).size()
                                      << " entries, first: " << EntryNames(root).front();
   }
+}
+
+TEST(OutputSetTest, ASignalBetweenCreatingAndRegisteringStillRemovesTheTemporary) {
+  // The window the staging directory and the atomic writer's temporary had before their guard
+  // existed: a signal raised right after mkdir, inside CleanupSignalsBlocked, is delivered when
+  // the block ends — after the guard — so the directory goes and the process dies of it. (With the
+  // signal raised outside the block, the same steps leave the directory behind.)
+  const std::string root = FreshScratchDir("set_signal_window");
+  const std::string dir = root + "/.run.dashi-partial." + TemporaryOwnerTag() + ".window";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    InstallTemporaryCleanupOnSignals();
+    std::optional<TemporaryGuard> guard;
+    {
+      CleanupSignalsBlocked blocked;
+      if (::mkdir(dir.c_str(), 0777) != 0) ::_exit(3);
+      ::raise(SIGINT);  // pending until the block ends
+      guard.emplace(dir, /*directory=*/true);
+    }
+    ::_exit(4);  // not reached: the pending SIGINT is delivered when the block ends
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "status " << status;
+  EXPECT_EQ(WTERMSIG(status), SIGINT);
+  EXPECT_TRUE(EntryNames(root).empty()) << "left " << EntryNames(root).front();
 }
 
 TEST(OutputSetTest, StagingLeftByKill9IsRecognisedAndRemovedByTheNextSet) {

@@ -172,6 +172,15 @@ TemporaryGuard::TemporaryGuard(const std::string& path, bool directory) {
   }
 }
 
+CleanupSignalsBlocked::CleanupSignalsBlocked() {
+  sigset_t block;
+  sigemptyset(&block);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&block, sig);
+  ::pthread_sigmask(SIG_BLOCK, &block, &old_);
+}
+
+CleanupSignalsBlocked::~CleanupSignalsBlocked() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
 void TemporaryGuard::Release() {
   if (slot_ >= 0) g_slots[slot_].state.store(0);
   slot_ = -1;

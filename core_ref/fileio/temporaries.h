@@ -9,6 +9,8 @@
 #ifndef DASHI_CORE_REF_FILEIO_TEMPORARIES_H_
 #define DASHI_CORE_REF_FILEIO_TEMPORARIES_H_
 
+#include <signal.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +53,20 @@ class TemporaryGuard {
 
  private:
   int slot_ = -1;
+};
+
+// Blocks SIGINT, SIGTERM and SIGHUP for the calling thread while it lives (pthread_sigmask), so
+// that creating a temporary and registering its guard is one step for the handlers: a signal
+// arriving in between is delivered after the guard exists, and the temporary is removed.
+class CleanupSignalsBlocked {
+ public:
+  CleanupSignalsBlocked();
+  ~CleanupSignalsBlocked();
+  CleanupSignalsBlocked(const CleanupSignalsBlocked&) = delete;
+  CleanupSignalsBlocked& operator=(const CleanupSignalsBlocked&) = delete;
+
+ private:
+  sigset_t old_;
 };
 
 namespace fileio_internal {

@@ -144,18 +144,10 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   }
   const uint64_t tiles = CeilDiv(dim_, static_cast<int64_t>(wg));
   groups = std::min<uint64_t>(groups, m * tiles);
-  if (groups > lim.maxComputeWorkGroupCount[0]) {
-    return UnimplementedError("batched rollout (small batch): " + std::to_string(groups) +
-                              " workgroups exceed maxComputeWorkGroupCount[0] = " +
-                              std::to_string(lim.maxComputeWorkGroupCount[0]));
-  }
-  if (groups > 1 && !sm_info_.has_value() && !options_.small_batch_allow_unverified_groups) {
-    return InvalidArgumentError(
-        "batched rollout (small batch): " + std::to_string(groups) +
-        " workgroups need a device that reports its SM count (VK_NV_shader_sm_builtins), so "
-        "that they can be sized to be resident together; device '" + ctx_.info().name +
-        "' does not. Use small_batch_groups = 1 or the tiled kernel");
-  }
+  DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
+      ctx_, "batched rollout (small batch)", groups, sm_info_.has_value(),
+      options_.small_batch_allow_unverified_groups,
+      "Use small_batch_groups = 1 or the tiled kernel"));
   // Shared memory: P rows of 64 doubles plus the flag.
   auto fits = [&](uint64_t p) {
     return p * 64 * sizeof(double) + sizeof(uint32_t) <= lim.maxComputeSharedMemorySize;

@@ -45,6 +45,28 @@ std::string FloatControlsVariantName(uint32_t variant) {
   return out.empty() ? "none" : out;
 }
 
+Status CheckWaitingWorkgroups(const VulkanContext& ctx, const std::string& kernel, uint64_t groups,
+                              bool has_sm_count, bool allow_unverified,
+                              const std::string& remedy) {
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
+  const uint32_t max_x = props.limits.maxComputeWorkGroupCount[0];
+  if (groups > max_x) {
+    return UnimplementedError(kernel + ": " + std::to_string(groups) +
+                              " workgroups exceed maxComputeWorkGroupCount[0] = " +
+                              std::to_string(max_x));
+  }
+  if (groups > 1 && !has_sm_count && !allow_unverified) {
+    return InvalidArgumentError(
+        kernel + ": " + std::to_string(groups) +
+        " workgroups need a device that reports its SM count (VK_NV_shader_sm_builtins), so "
+        "that they can be sized to be resident together; device '" + ctx.info().name +
+        "' does not (lavapipe computed wrong states with several waiting workgroups: "
+        "docs/PERF.md). " + remedy);
+  }
+  return OkStatus();
+}
+
 std::optional<SmInfo> QuerySmInfo(const VulkanContext& ctx) {
   uint32_t count = 0;
   if (vkEnumerateDeviceExtensionProperties(ctx.physical_device(), nullptr, &count, nullptr) !=

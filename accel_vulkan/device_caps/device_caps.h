@@ -50,6 +50,14 @@ struct SmInfo {
 };
 std::optional<SmInfo> QuerySmInfo(const VulkanContext& ctx);
 
+// The checks on the group count of a kernel whose workgroups wait on one another (the persistent
+// rollout, the small-batch batched rollout): at most maxComputeWorkGroupCount[0], and more than
+// one only on a device that reports its SM count (so the count can be sized to be resident
+// together) unless the caller allows it. `kernel` prefixes the message; `remedy` ends it.
+Status CheckWaitingWorkgroups(const VulkanContext& ctx, const std::string& kernel, uint64_t groups,
+                              bool has_sm_count, bool allow_unverified,
+                              const std::string& remedy);
+
 }  // namespace dashi::vk
 
 #endif  // DASHI_ACCEL_VULKAN_DEVICE_CAPS_DEVICE_CAPS_H_

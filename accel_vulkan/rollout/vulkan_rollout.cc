@@ -316,19 +316,10 @@ Status VulkanRollout::InitPersistent(const VkPhysicalDeviceLimits& lim) {
   persistent_cols_ = static_cast<uint32_t>(cols);
   persistent_tiles_ = CeilDiv(dim_, static_cast<int64_t>(wg * cols));
   groups = std::min<uint64_t>(groups, units(wg, cols));
-  if (groups > lim.maxComputeWorkGroupCount[0]) {
-    return UnimplementedError("vulkan rollout (persistent): " + std::to_string(groups) +
-                              " workgroups exceed maxComputeWorkGroupCount[0] = " +
-                              std::to_string(lim.maxComputeWorkGroupCount[0]));
-  }
-  if (groups > 1 && !sm_info_.has_value() && !options_.persistent_allow_unverified_groups) {
-    return InvalidArgumentError(
-        "vulkan rollout (persistent): " + std::to_string(groups) +
-        " workgroups need a device that reports its SM count (VK_NV_shader_sm_builtins), so "
-        "that they can be sized to be resident together; device '" + info.name +
-        "' does not (lavapipe computed wrong states with several waiting workgroups: "
-        "docs/PERF.md). Use persistent_groups = 1 or another kernel");
-  }
+  DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(ctx_, "vulkan rollout (persistent)", groups,
+                                               sm_info_.has_value(),
+                                               options_.persistent_allow_unverified_groups,
+                                               "Use persistent_groups = 1 or another kernel"));
   persistent_groups_ = static_cast<uint32_t>(groups);
   if (options_.persistent_max_steps_per_dispatch == 0) {
     int64_t per_dispatch = kMaxStepsPerDispatch;

@@ -7,7 +7,8 @@
 namespace dashi::vk {
 
 StatusOr<BoundBuffer> CreateBoundBuffer(const VulkanContext& ctx, VkDeviceSize bytes,
-                                        VkMemoryPropertyFlags memory_flags) {
+                                        VkMemoryPropertyFlags memory_flags,
+                                        VkMemoryPropertyFlags preferred_flags) {
   if (bytes == 0) return InvalidArgumentError("buffer size must be > 0");
   const VkDevice dev = ctx.device();
   BoundBuffer b;
@@ -22,10 +23,16 @@ StatusOr<BoundBuffer> CreateBoundBuffer(const VulkanContext& ctx, VkDeviceSize b
                            "vkCreateBuffer");
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(dev, b.buffer.get(), &req);
-  DASHI_ASSIGN_OR_RETURN(uint32_t type, ctx.FindMemoryType(req.memoryTypeBits, memory_flags));
+  StatusOr<uint32_t> type = NotFoundError("no preferred memory type");
+  if (preferred_flags != 0) {
+    type = ctx.FindMemoryType(req.memoryTypeBits, memory_flags | preferred_flags);
+  }
+  if (!type.ok()) type = ctx.FindMemoryType(req.memoryTypeBits, memory_flags);
+  if (!type.ok()) return type.status();
+  b.memory_flags = ctx.MemoryTypeFlags(*type);
   VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   mai.allocationSize = req.size;
-  mai.memoryTypeIndex = type;
+  mai.memoryTypeIndex = *type;
   DASHI_VK_RETURN_IF_ERROR(vkAllocateMemory(dev, &mai, nullptr, b.memory.Receive(dev)),
                            "vkAllocateMemory (" + std::to_string(bytes) + " bytes)");
   DASHI_VK_RETURN_IF_ERROR(vkBindBufferMemory(dev, b.buffer.get(), b.memory.get(), 0),

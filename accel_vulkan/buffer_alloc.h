@@ -16,15 +16,17 @@ struct BoundBuffer {
   UniqueHandle<VkDeviceMemory, vkFreeMemory> memory;
   UniqueHandle<VkBuffer, vkDestroyBuffer> buffer;
   VkDeviceSize bytes = 0;
+  VkMemoryPropertyFlags memory_flags = 0;  // the property flags of the memory type bound
 
   // 0 once moved from (the handles are then empty).
   VkDeviceSize size() const { return buffer ? bytes : 0; }
 };
 
 // A storage + transfer-src/dst + indirect-argument buffer of `bytes` bound to memory with all of
-// `memory_flags`.
+// `memory_flags`, and with all of `preferred_flags` too where the device has such a type.
 StatusOr<BoundBuffer> CreateBoundBuffer(const VulkanContext& ctx, VkDeviceSize bytes,
-                                        VkMemoryPropertyFlags memory_flags);
+                                        VkMemoryPropertyFlags memory_flags,
+                                        VkMemoryPropertyFlags preferred_flags = 0);
 
 }  // namespace dashi::vk
 

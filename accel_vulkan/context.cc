@@ -295,4 +295,10 @@ StatusOr<uint32_t> VulkanContext::FindMemoryType(uint32_t type_bits,
                        info_.name + "'");
 }
 
+VkMemoryPropertyFlags VulkanContext::MemoryTypeFlags(uint32_t type) const {
+  VkPhysicalDeviceMemoryProperties mem;
+  vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
+  return type < mem.memoryTypeCount ? mem.memoryTypes[type].propertyFlags : 0;
+}
+
 }  // namespace dashi::vk

@@ -79,6 +79,8 @@ class VulkanContext {
 
   // A memory type index with all of `required` flags among `type_bits`, or NOT_FOUND.
   StatusOr<uint32_t> FindMemoryType(uint32_t type_bits, VkMemoryPropertyFlags required) const;
+  // The property flags of memory type `type` (0 for an index the device does not have).
+  VkMemoryPropertyFlags MemoryTypeFlags(uint32_t type) const;
 
  private:
   VulkanContext() = default;

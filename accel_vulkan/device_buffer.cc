@@ -54,7 +54,8 @@ Status DeviceBuffer::Download(const VulkanContext& ctx, std::span<std::byte> out
                                 std::to_string(offset) + " overruns a " + std::to_string(size()) +
                                 "-byte buffer");
   }
-  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer staging, HostVisibleBuffer::Create(ctx, out.size()));
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer staging,
+                         HostVisibleBuffer::CreateForReading(ctx, out.size()));
   const VkBuffer src = buffer(), dst = staging.buffer();
   const VkDeviceSize n = out.size();
   DASHI_RETURN_IF_ERROR(RunOneShot(ctx, [&](VkCommandBuffer cb) {

@@ -254,8 +254,14 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
   const VkDeviceSize staging_bytes = static_cast<VkDeviceSize>(slots_) * state_bytes;
   if (!staging_.has_value() || staging_->size() < staging_bytes) {
     staging_.reset();
-    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer s, HostVisibleBuffer::Create(ctx_, staging_bytes));
+    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer s,
+                           HostVisibleBuffer::CreateForReading(ctx_, staging_bytes));
     staging_.emplace(std::move(s));
+  }
+  if (!upload_.has_value() || upload_->size() < state_bytes) {
+    upload_.reset();
+    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer u, HostVisibleBuffer::Create(ctx_, state_bytes));
+    upload_.emplace(std::move(u));
   }
   batch_ = batch;
   if (regrown || batch != guards_batch_) {
@@ -519,7 +525,12 @@ StatusOr<BatchedRolloutResult> VulkanBatchedRollout::RunImpl(std::span<const dou
     }
   };
 
-  DASHI_RETURN_IF_ERROR(z_[0]->UploadValues<double>(ctx_, z0));
+  // z0 through the prepared upload buffer, in one submission of the rollout's command batch.
+  std::copy(z0.begin(), z0.end(), upload_->as<double>().begin());
+  DASHI_RETURN_IF_ERROR(batch_cmd_->Begin());
+  batch_cmd_->CopyBuffer(upload_->buffer(), z_[0]->buffer(), z0.size_bytes());
+  batch_cmd_->Barrier();
+  DASHI_RETURN_IF_ERROR(batch_cmd_->SubmitAndWait());
   checkpoint(0, z0);
   if (sink) DASHI_RETURN_IF_ERROR(sink(0, z0));
   std::vector<double> last_good(z0.begin(), z0.end());  // the last finite states read back
@@ -590,7 +601,7 @@ Status VulkanBatchedRollout::CheckGuardWords() const {
   const VkDeviceSize bytes = static_cast<VkDeviceSize>(regions.size()) * kGuardBytes;
   if (!guard_host_.has_value() || guard_host_->size() < bytes) {
     guard_host_.reset();
-    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer h, HostVisibleBuffer::Create(ctx_, bytes));
+    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer h, HostVisibleBuffer::CreateForReading(ctx_, bytes));
     guard_host_.emplace(std::move(h));
   }
   DASHI_RETURN_IF_ERROR(batch_cmd_->Begin());

@@ -242,6 +242,9 @@ class VulkanBatchedRollout {
   std::optional<DeviceBuffer> a_;
   std::array<std::optional<DeviceBuffer>, 2> z_;  // ping-pong states, capacity_ × D + guard
   std::optional<HostVisibleBuffer> staging_;
+  // The start states on their way to the device (written by the host; made by Reserve, so a Run
+  // uploads without allocating or creating a command buffer).
+  std::optional<HostVisibleBuffer> upload_;
   std::unique_ptr<ComputePipeline> pipe_;
   std::array<VkDescriptorSet, 2> sets_{};  // [src]: (A, z[src], z[1−src])
   std::unique_ptr<CommandBatch> batch_cmd_;

@@ -64,7 +64,7 @@ StatusOr<std::unique_ptr<CarrierClosure>> CarrierClosure::Create(CarrierRecorder
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer control,
                          DeviceBuffer::Create(k.ctx(), sizeof(CarrierClosureControl)));
   c->control_.emplace(std::move(control));
-  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer host, HostVisibleBuffer::Create(
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer host, HostVisibleBuffer::CreateForReading(
                                                      k.ctx(), sizeof(CarrierClosureControl) +
                                                                   stats_bytes));
   c->host_.emplace(std::move(host));

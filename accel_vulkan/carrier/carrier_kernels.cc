@@ -11,6 +11,7 @@
 #include "shaders/carrier/carrier_pda.h"
 #include "shaders/carrier/carrier_reduce_rows.h"
 #include "shaders/carrier/carrier_scale.h"
+#include "shaders/carrier/carrier_scale_threshold.h"
 #include "shaders/carrier/carrier_smooth.h"
 #include "shaders/carrier/carrier_window_cols.h"
 #include "shaders/carrier/carrier_window_rows.h"
@@ -70,6 +71,9 @@ Status CarrierKernels::Init() {
                          MakePipeline(spirv::kCarrierSmooth, 2, sizeof(CarrierSmoothParams), w));
   DASHI_ASSIGN_OR_RETURN(scale,
                          MakePipeline(spirv::kCarrierScale, 3, sizeof(CarrierScaleParams), w));
+  DASHI_ASSIGN_OR_RETURN(scale_threshold,
+                         MakePipeline(spirv::kCarrierScaleThreshold, 4,
+                                      sizeof(CarrierScaleThresholdParams), w));
   DASHI_ASSIGN_OR_RETURN(fuse, MakePipeline(spirv::kCarrierFuse, 4, sizeof(CarrierFuseParams), w));
   return OkStatus();
 }

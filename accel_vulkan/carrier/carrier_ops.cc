@@ -182,7 +182,8 @@ StatusOr<std::unique_ptr<CarrierOps>> CarrierOps::Create(VulkanContext& ctx,
   DASHI_ASSIGN_OR_RETURN(impl->kernels,
                          CarrierKernels::Create(ctx, {options.workgroup_size, options.max_groups_x}));
   DASHI_ASSIGN_OR_RETURN(impl->batch, CommandBatch::Create(ctx, 0));
-  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer r, HostVisibleBuffer::Create(ctx, sizeof(CarrierTotals)));
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer r,
+                         HostVisibleBuffer::CreateForReading(ctx, sizeof(CarrierTotals)));
   impl->record.emplace(std::move(r));
   return std::unique_ptr<CarrierOps>(new CarrierOps(std::move(impl)));
 }

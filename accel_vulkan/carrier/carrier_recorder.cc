@@ -18,6 +18,8 @@
 //                 products, sums (d = −r..r) and single division as core_ref, each `precise`.
 //   NormalizeByMaxAbs  carrier_maxabs_rows (a workgroup per row) + carrier_reduce_rows (max,
 //                 order-free), then carrier_scale: x / m (`precise`), or x when m = 0.
+//   NormalizeAndThreshold  the same max, then carrier_scale_threshold: the division and P_tau of
+//                 its result in one pass.
 #include "accel_vulkan/carrier/carrier_recorder.h"
 
 #include <algorithm>
@@ -294,21 +296,43 @@ Status CarrierRecorder::Smooth(CommandBatch& b, const DeviceBuffer& in, const De
   return OkStatus();
 }
 
-Status CarrierRecorder::NormalizeByMaxAbs(CommandBatch& b, const DeviceBuffer& in,
-                                          const DeviceBuffer& out) {
-  DASHI_RETURN_IF_ERROR(CheckFieldOperand(in, "normalisation input"));
-  DASHI_RETURN_IF_ERROR(CheckFieldOperand(out, "normalisation output"));
+Status CarrierRecorder::MaxAbs(CommandBatch& b, const DeviceBuffer& in) {
   const uint32_t rows = static_cast<uint32_t>(shape_.rows);
   DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* partials, Scratch(kRowPartials));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet rows_set, sets_->Get({R(in), R(*partials)}));
-  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet scale_set, sets_->Get({R(in), R(records_), R(out)}));
   const CarrierRowParams rp{rows, static_cast<uint32_t>(shape_.cols), 0, 0};
   // One workgroup per row.
   DASHI_RETURN_IF_ERROR(Dispatch(b, *kernels_.maxabs_rows, rows_set, &rp, sizeof(rp),
                                  uint64_t{rows} * kernels_.options().workgroup_size, 0, nullptr,
                                  0));
   b.Barrier();
-  DASHI_RETURN_IF_ERROR(Reduce(b, records_, 0, kRecordMaxAbs, nullptr));
+  return Reduce(b, records_, 0, kRecordMaxAbs, nullptr);
+}
+
+Status CarrierRecorder::NormalizeAndThreshold(CommandBatch& b, const DeviceBuffer& in,
+                                              const DeviceBuffer& normalised,
+                                              const DeviceBuffer& carrier,
+                                              const PdaThresholdParams& p) {
+  DASHI_RETURN_IF_ERROR(ValidatePdaThresholdParams(p));
+  DASHI_RETURN_IF_ERROR(CheckFieldOperand(in, "normalisation input"));
+  DASHI_RETURN_IF_ERROR(CheckFieldOperand(normalised, "normalisation output"));
+  DASHI_RETURN_IF_ERROR(CheckCarrierOperand(carrier, "PDA threshold output"));
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set,
+                         sets_->Get({R(in), R(records_), R(normalised), R(carrier)}));
+  DASHI_RETURN_IF_ERROR(MaxAbs(b, in));
+  const CarrierScaleThresholdParams sp{p.tau, static_cast<uint32_t>(cells()), kRecordMaxAbs};
+  DASHI_RETURN_IF_ERROR(
+      Dispatch(b, *kernels_.scale_threshold, set, &sp, sizeof(sp), cells(), 0, nullptr, 0));
+  b.Barrier();
+  return OkStatus();
+}
+
+Status CarrierRecorder::NormalizeByMaxAbs(CommandBatch& b, const DeviceBuffer& in,
+                                          const DeviceBuffer& out) {
+  DASHI_RETURN_IF_ERROR(CheckFieldOperand(in, "normalisation input"));
+  DASHI_RETURN_IF_ERROR(CheckFieldOperand(out, "normalisation output"));
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet scale_set, sets_->Get({R(in), R(records_), R(out)}));
+  DASHI_RETURN_IF_ERROR(MaxAbs(b, in));
   const CarrierScaleParams sp{static_cast<uint32_t>(cells()), kRecordMaxAbs};
   DASHI_RETURN_IF_ERROR(
       Dispatch(b, *kernels_.scale, scale_set, &sp, sizeof(sp), cells(), 0, nullptr, 0));

@@ -109,6 +109,11 @@ class CarrierRecorder {
                 const SmoothingParams& p);
   // max|x| into records()[kRecordMaxAbs], then out = x / max|x| (x when the max is 0).
   Status NormalizeByMaxAbs(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out);
+  // NormalizeByMaxAbs into `normalised`, then PdaThreshold of it into `carrier`, the division and
+  // the threshold in one pass (carrier_scale_threshold): the same values, one dispatch fewer.
+  Status NormalizeAndThreshold(CommandBatch& b, const DeviceBuffer& in,
+                               const DeviceBuffer& normalised, const DeviceBuffer& carrier,
+                               const PdaThresholdParams& p);
   // D(s) into records()[kRecordDefect].c0; n must be kFour or kEight.
   Status Defect(CommandBatch& b, const DeviceBuffer& in, Neighbourhood n);
   // Zeroes records()[slot].
@@ -131,6 +136,8 @@ class CarrierRecorder {
   // Rows + columns window passes and the M / K decision: in → out.
   Status Window(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out, int radius,
                 uint32_t mode, int eta, const DeviceBuffer* gate);
+  // carrier_maxabs_rows and carrier_reduce_rows: max|in| into records()[kRecordMaxAbs].
+  Status MaxAbs(CommandBatch& b, const DeviceBuffer& in);
   // carrier_reduce_rows over the row partials into dst[slot].
   Status Reduce(CommandBatch& b, const DeviceBuffer& dst, uint32_t flag, uint32_t slot,
                 const DeviceBuffer* gate);

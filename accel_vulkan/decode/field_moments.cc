@@ -124,7 +124,7 @@ Status VulkanFieldMoments::Impl::Init() {
   DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer st, HostVisibleBuffer::Create(ctx, cells * 8));
   staging = std::make_unique<HostVisibleBuffer>(std::move(st));
   constexpr uint32_t kSums = kRealMoments + kSpectralMoments;
-  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer rs, HostVisibleBuffer::Create(ctx, kSums * 8));
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer rs, HostVisibleBuffer::CreateForReading(ctx, kSums * 8));
   result = std::make_unique<HostVisibleBuffer>(std::move(rs));
   DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 8, reference));
   DASHI_RETURN_IF_ERROR(

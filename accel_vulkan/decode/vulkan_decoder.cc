@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,9 +23,8 @@
 #include "shaders/decode/convert_f32_to_f64.h"
 #include "shaders/decode/convert_f64_to_f32.h"
 #include "shaders/decode/decode_params.h"
-#include "shaders/decode/scatter_lowk.h"
 #include "accel_vulkan/device_caps/device_caps.h"
-#include "shaders/decode/synth_residual.h"
+#include "shaders/decode/decode_spectra.h"
 
 namespace dashi::vk {
 namespace {
@@ -34,89 +34,36 @@ double MsSince(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-// scatter_lowk.comp's slot table: one uvec2 per mode, in z order.
-struct HalfSpectrumSlot {
-  uint32_t index;   // row·(N/2+1) + kx
-  uint32_t mirror;  // the −ky slot on the kx = 0 column, or kNoMirror
-};
-static_assert(sizeof(HalfSpectrumSlot) == 8);
-
-// The half-spectrum slot of a mode and, on the kx = 0 column, of its conjugate partner (−ky), as
-// core_ref's Put writes them.
-HalfSpectrumSlot SlotOf(int64_t n, const Mode& m) {
+// decode_spectra.comp's slot map: per half-spectrum slot, the mode core_ref's Put writes there
+// last, for the low-pass spectrum (x) and the residual's (y): kNoMode, or the mode's index in its
+// table, with kMirrorBit where that write is the conjugate (the −ky slot on the kx = 0 column).
+// The modes are replayed in core_ref's order (the table's), so where two writes meet the later wins.
+void MapModes(int64_t n, std::span<const Mode* const> modes, uint32_t* map_x_or_y,
+              size_t stride) {
   const int64_t hc = n / 2 + 1;
-  const int64_t row = m.ky >= 0 ? m.ky : m.ky + n;
-  HalfSpectrumSlot s{static_cast<uint32_t>(row * hc + m.kx), kNoMirror};
-  if (m.kx == 0) {
-    const int64_t mirror = -m.ky >= 0 ? -m.ky : -m.ky + n;
-    s.mirror = static_cast<uint32_t>(mirror * hc);
+  for (size_t i = 0; i < modes.size(); ++i) {
+    const Mode& m = *modes[i];
+    const int64_t row = m.ky >= 0 ? m.ky : m.ky + n;
+    map_x_or_y[static_cast<size_t>(row * hc + m.kx) * stride] = static_cast<uint32_t>(i);
+    if (m.kx == 0) {
+      const int64_t mirror = -m.ky >= 0 ? -m.ky : -m.ky + n;
+      map_x_or_y[static_cast<size_t>(mirror * hc) * stride] =
+          static_cast<uint32_t>(i) | kMirrorBit;
+    }
   }
-  return s;
 }
-
-// A mapped transfer-destination buffer for readback, in host-cached memory when the device has
-// it (HOST_VISIBLE | HOST_COHERENT | HOST_CACHED; else HOST_VISIBLE | HOST_COHERENT): on discrete
-// GPUs the first host-visible type is usually write-combined, where CPU reads are very slow.
-class ReadbackBuffer {
- public:
-  static StatusOr<std::unique_ptr<ReadbackBuffer>> Create(const VulkanContext& ctx,
-                                                          VkDeviceSize bytes) {
-    const VkDevice dev = ctx.device();
-    std::unique_ptr<ReadbackBuffer> b(new ReadbackBuffer());
-    VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-    bci.size = bytes;
-    bci.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
-    DASHI_VK_RETURN_IF_ERROR(vkCreateBuffer(dev, &bci, nullptr, b->buffer_.Receive(dev)),
-                             "vkCreateBuffer (readback)");
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(dev, b->buffer_.get(), &req);
-    const VkMemoryPropertyFlags coherent =
-        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    StatusOr<uint32_t> type =
-        ctx.FindMemoryType(req.memoryTypeBits, coherent | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-    b->cached_ = type.ok();
-    if (!type.ok()) type = ctx.FindMemoryType(req.memoryTypeBits, coherent);
-    if (!type.ok()) return type.status();
-    VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-    mai.allocationSize = req.size;
-    mai.memoryTypeIndex = *type;
-    DASHI_VK_RETURN_IF_ERROR(vkAllocateMemory(dev, &mai, nullptr, b->memory_.Receive(dev)),
-                             "vkAllocateMemory (readback, " + std::to_string(bytes) + " bytes)");
-    DASHI_VK_RETURN_IF_ERROR(vkBindBufferMemory(dev, b->buffer_.get(), b->memory_.get(), 0),
-                             "vkBindBufferMemory (readback)");
-    DASHI_VK_RETURN_IF_ERROR(vkMapMemory(dev, b->memory_.get(), 0, VK_WHOLE_SIZE, 0, &b->mapped_),
-                             "vkMapMemory (readback)");
-    return b;
-  }
-  ReadbackBuffer(const ReadbackBuffer&) = delete;
-  ReadbackBuffer& operator=(const ReadbackBuffer&) = delete;
-
-  VkBuffer buffer() const { return buffer_.get(); }
-  const void* data() const { return mapped_; }
-  bool cached() const { return cached_; }
-
- private:
-  ReadbackBuffer() = default;
-  // The memory is declared first: the buffer is destroyed before it, and freeing it unmaps it.
-  UniqueHandle<VkDeviceMemory, vkFreeMemory> memory_;
-  UniqueHandle<VkBuffer, vkDestroyBuffer> buffer_;
-  void* mapped_ = nullptr;
-  bool cached_ = false;
-};
 
 // Adds one submission's stage times (CommandBatch::StageMilliseconds labels) to the report.
 void AddStageTimes(const std::vector<std::pair<std::string, double>>& stages,
                    VulkanDecodeReport& r) {
   for (const auto& [label, ms] : stages) {
     r.device_ms += ms;
-    if (label == "scatter_lowk") r.stages.scatter_lowk_ms += ms;
+    // One dispatch fills both spectra: its time is the scatter's (synth_ms stays 0).
+    if (label == "spectra") r.stages.scatter_lowk_ms += ms;
     if (label == "ifft_lp") r.stages.ifft_lp_ms += ms;
-    if (label == "synth") r.stages.synth_ms += ms;
     if (label == "ifft_resid") r.stages.ifft_resid_ms += ms;
     if (label == "mask_smooth") r.mask.smooth_ms += ms;
     if (label == "mask_normalise") r.mask.normalise_ms += ms;
-    if (label == "mask_threshold") r.mask.threshold_ms += ms;
     if (label == "mask_closure") r.mask.closure_ms += ms;
     if (label == "combine") r.stages.combine_ms += ms;
     if (label == "readback") r.readback_ms += ms;
@@ -148,8 +95,6 @@ struct VulkanDecoder::Impl {
   uint32_t n = 0;
   uint64_t cells = 0;         // N²
   uint64_t half_complex = 0;  // N·(N/2+1)
-  uint32_t lowk_count = 0;    // low modes + anchors
-  uint32_t resid_count = 0;   // mid + high residual modes
   uint32_t mid_count = 0;
 
   // The mask: carrier kernels recorded for N×N, the closure with its two iterates (s* is
@@ -159,18 +104,19 @@ struct VulkanDecoder::Impl {
   std::unique_ptr<CarrierClosure> closure;
   int first_closure_steps = 0;  // steps the next decode records into its first submission
   std::unique_ptr<CommandBatch> batch;
-  std::unique_ptr<ComputePipeline> scatter, synth, combine, to_f32, to_f64;
+  std::unique_ptr<ComputePipeline> spectra, combine, to_f32, to_f64;
 
   // Device buffers (payload + guard words where a shader or FFT writes).
   std::unique_ptr<HostVisibleBuffer> z_staging;
-  std::unique_ptr<DeviceBuffer> z_dev, slots, resid_modes, spec_lp, spec_resid, lp, resid, omega;
+  std::unique_ptr<DeviceBuffer> z_dev, slot_map, resid_modes, spec_lp, spec_resid, lp, resid, omega;
   std::unique_ptr<DeviceBuffer> smoothed, normalised, s0;  // the mask's intermediates
   // fp32 path: one fp32 spectrum + real pair, one plan, used for both transforms in turn.
   std::unique_ptr<DeviceBuffer> spec32, real32;
   std::unique_ptr<VkFftPlan> plan_lp, plan_resid, plan32;
-  std::unique_ptr<ReadbackBuffer> readback;  // snapshots: ω, ω_lp, ω_resid (f64), s* (i32)
+  // Snapshots: ω, ω_lp, ω_resid (f64), s* (i32), in host-cached memory where the device has it.
+  std::optional<HostVisibleBuffer> readback;
 
-  VkDescriptorSet set_scatter = VK_NULL_HANDLE, set_synth = VK_NULL_HANDLE,
+  VkDescriptorSet set_spectra = VK_NULL_HANDLE,
                   set_combine = VK_NULL_HANDLE, set_lp_to_f32 = VK_NULL_HANDLE,
                   set_resid_to_f32 = VK_NULL_HANDLE, set_f64_lp = VK_NULL_HANDLE,
                   set_f64_resid = VK_NULL_HANDLE;
@@ -186,7 +132,8 @@ struct VulkanDecoder::Impl {
   }
   // The inverse FFT of `spectrum` (fp64) into `out` (fp64), through fp32 when asked.
   Status RecordInverse(VkFftPlan* plan64, VkDescriptorSet to_f32_set, VkDescriptorSet to_f64_set);
-  // scatter_lowk, ifft_lp, synth, ifft_resid (each followed by its timestamp).
+  // The two spectra (one dispatch: the scatter and the synthesis), ifft_lp, ifft_resid (each
+  // followed by its timestamp).
   Status RecordFields(uint64_t z_bytes, uint64_t t, const double amps[2]);
   // smooth, normalise, threshold, the closure's start and `steps` steps (timestamped).
   Status RecordMask(bool read_levels, int steps);
@@ -247,9 +194,7 @@ Status VulkanDecoder::Impl::Init() {
   n = static_cast<uint32_t>(spec.n);
   cells = uint64_t{n} * n;
   half_complex = uint64_t{n} * (n / 2 + 1);
-  lowk_count = static_cast<uint32_t>(spec.low_modes.size() + spec.anchors.size());
   mid_count = static_cast<uint32_t>(spec.mid_residual.size());
-  resid_count = static_cast<uint32_t>(spec.mid_residual.size() + spec.high_residual.size());
   report.precision = precision;
 
   // Every buffer is bound whole; the largest (a fp64 spectrum or field, plus guard words) must fit
@@ -281,11 +226,10 @@ Status VulkanDecoder::Impl::Init() {
         out, ComputePipeline::Create(ctx, {spirv, buffers, push, {options.workgroup_size}, 4}));
     return OkStatus();
   };
-  DASHI_RETURN_IF_ERROR(pipeline(spirv::kScatterLowK, 3, sizeof(ScatterLowKParams), scatter));
   // The residual phases must be core_ref's bits: the float-controls variant the device supports.
   const uint32_t variant = SupportedFloatControlsVariant(QueryFloat64Controls(ctx));
   DASHI_RETURN_IF_ERROR(
-      pipeline(spirv::kSynthResidualVariants[variant], 2, sizeof(SynthResidualParams), synth));
+      pipeline(spirv::kDecodeSpectraVariants[variant], 5, sizeof(DecodeSpectraParams), spectra));
   DASHI_RETURN_IF_ERROR(pipeline(spirv::kCombine, 4, sizeof(CountParams), combine));
 
   const uint64_t dim = static_cast<uint64_t>(spec.dim());
@@ -293,22 +237,24 @@ Status VulkanDecoder::Impl::Init() {
   z_staging = std::make_unique<HostVisibleBuffer>(std::move(zs));
   DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, dim * 8, z_dev));
 
-  // Mode tables, once per spec.
-  std::vector<HalfSpectrumSlot> slot_table;
+  // Mode tables, once per spec: the slot map (replaying core_ref's writes) and the residual
+  // modes' wave numbers.
+  std::vector<const Mode*> lowk_modes, resid_list;
   for (const auto* list : {&spec.low_modes, &spec.anchors}) {
-    for (const Mode& m : *list) slot_table.push_back(SlotOf(spec.n, m));
+    for (const Mode& m : *list) lowk_modes.push_back(&m);
   }
   std::vector<ResidualModeEntry> resid_table;
   for (const auto* list : {&spec.mid_residual, &spec.high_residual}) {
     for (const Mode& m : *list) {
-      const HalfSpectrumSlot s = SlotOf(spec.n, m);
-      resid_table.push_back(
-          {static_cast<int32_t>(m.kx), static_cast<int32_t>(m.ky), s.index, s.mirror});
+      resid_list.push_back(&m);
+      resid_table.push_back({static_cast<int32_t>(m.kx), static_cast<int32_t>(m.ky)});
     }
   }
-  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(
-      ctx, std::max<uint64_t>(slot_table.size(), 1) * sizeof(HalfSpectrumSlot), slots));
-  DASHI_RETURN_IF_ERROR(slots->UploadValues<HalfSpectrumSlot>(ctx, slot_table));
+  std::vector<uint32_t> map(2 * half_complex, kNoMode);
+  MapModes(spec.n, lowk_modes, map.data(), 2);
+  MapModes(spec.n, resid_list, map.data() + 1, 2);
+  DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, map.size() * sizeof(uint32_t), slot_map));
+  DASHI_RETURN_IF_ERROR(slot_map->UploadValues<uint32_t>(ctx, map));
   DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(
       ctx, std::max<uint64_t>(resid_table.size(), 1) * sizeof(ResidualModeEntry), resid_modes));
   DASHI_RETURN_IF_ERROR(resid_modes->UploadValues<ResidualModeEntry>(ctx, resid_table));
@@ -325,10 +271,9 @@ Status VulkanDecoder::Impl::Init() {
   DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 8, normalised));
   DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 4, s0));
 
-  const VkBuffer scatter_bufs[] = {z_dev->buffer(), slots->buffer(), spec_lp->buffer()};
-  DASHI_ASSIGN_OR_RETURN(set_scatter, scatter->Bindings(scatter_bufs));
-  const VkBuffer synth_bufs[] = {resid_modes->buffer(), spec_resid->buffer()};
-  DASHI_ASSIGN_OR_RETURN(set_synth, synth->Bindings(synth_bufs));
+  const VkBuffer spectra_bufs[] = {z_dev->buffer(), slot_map->buffer(), resid_modes->buffer(),
+                                   spec_lp->buffer(), spec_resid->buffer()};
+  DASHI_ASSIGN_OR_RETURN(set_spectra, spectra->Bindings(spectra_bufs));
   const VkBuffer combine_bufs[] = {lp->buffer(), resid->buffer(),
                                    closure->fixed_point().buffer(), omega->buffer()};
   DASHI_ASSIGN_OR_RETURN(set_combine, combine->Bindings(combine_bufs));
@@ -386,23 +331,17 @@ StatusOr<DecodedFrame> VulkanDecoder::Decode(std::span<const double> z, uint64_t
 }
 
 Status VulkanDecoder::Impl::RecordFields(uint64_t z_bytes, uint64_t t, const double amps[2]) {
-  const VkCommandBuffer cb = batch->command_buffer();
   const double n2 = static_cast<double>(spec.n) * static_cast<double>(spec.n);
   batch->CopyBuffer(z_staging->buffer(), z_dev->buffer(), z_bytes);
-  // Both spectra cleared up front, behind one barrier (the residual's is untouched until synth).
-  vkCmdFillBuffer(cb, spec_lp->buffer(), 0, half_complex * 16, 0);
-  vkCmdFillBuffer(cb, spec_resid->buffer(), 0, half_complex * 16, 0);
   batch->Barrier();
-  const ScatterLowKParams sp{n2, lowk_count, 0};
-  if (lowk_count > 0) batch->Dispatch(*scatter, set_scatter, &sp, sizeof(sp), Groups(lowk_count));
+  // Every slot of both spectra written (no clearing pass): the scatter and the synthesis.
+  const DecodeSpectraParams sp{params.seed, t,         amps[0], amps[1],
+                               n2,          mid_count, static_cast<uint32_t>(half_complex)};
+  batch->Dispatch(*spectra, set_spectra, &sp, sizeof(sp), Groups(half_complex));
   batch->Barrier();
-  batch->Timestamp("scatter_lowk");
+  batch->Timestamp("spectra");
   DASHI_RETURN_IF_ERROR(RecordInverse(plan_lp.get(), set_lp_to_f32, set_f64_lp));
   batch->Timestamp("ifft_lp");
-  const SynthResidualParams rp{params.seed, t, amps[0], amps[1], mid_count, resid_count};
-  if (resid_count > 0) batch->Dispatch(*synth, set_synth, &rp, sizeof(rp), Groups(resid_count));
-  batch->Barrier();
-  batch->Timestamp("synth");
   DASHI_RETURN_IF_ERROR(RecordInverse(plan_resid.get(), set_resid_to_f32, set_f64_resid));
   batch->Timestamp("ifft_resid");
   return OkStatus();
@@ -412,10 +351,11 @@ Status VulkanDecoder::Impl::RecordMask(bool read_levels, int steps) {
   CommandBatch& b = *batch;
   DASHI_RETURN_IF_ERROR(recorder->Smooth(b, *lp, *smoothed, params.smoothing));
   b.Timestamp("mask_smooth");
-  DASHI_RETURN_IF_ERROR(recorder->NormalizeByMaxAbs(b, *smoothed, *normalised));
+  // The threshold runs in the normalisation's last pass: its time is the normalise stage's
+  // (threshold_ms is 0 on the device).
+  DASHI_RETURN_IF_ERROR(
+      recorder->NormalizeAndThreshold(b, *smoothed, *normalised, *s0, params.threshold));
   b.Timestamp("mask_normalise");
-  DASHI_RETURN_IF_ERROR(recorder->PdaThreshold(b, *normalised, *s0, params.threshold));
-  b.Timestamp("mask_threshold");
   // Without levels to read back, the statistics pass only counts cells (the control record needs
   // the changed count), skipping the Σ|field| the levels' means would need.
   DASHI_RETURN_IF_ERROR(
@@ -478,8 +418,10 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
 
   const bool snapshots = mode == ObserverMode::kSnapshots;
   const uint64_t f64_bytes = m.cells * 8, mask_bytes = m.cells * 4;
-  if (snapshots && m.readback == nullptr) {
-    DASHI_ASSIGN_OR_RETURN(m.readback, ReadbackBuffer::Create(m.ctx, 3 * f64_bytes + mask_bytes));
+  if (snapshots && !m.readback.has_value()) {
+    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer rb,
+                           HostVisibleBuffer::CreateForReading(m.ctx, 3 * f64_bytes + mask_bytes));
+    m.readback.emplace(std::move(rb));
   }
 
   // One submission: every stage, then one wait.
@@ -548,7 +490,7 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
   }
   if (snapshots) {
     report.readback_bytes = 3 * f64_bytes + mask_bytes;
-    report.readback_host_cached = m.readback->cached();
+    report.readback_host_cached = m.readback->host_cached();
     const auto unpack_start = Clock::now();
     const auto* base = static_cast<const uint8_t*>(m.readback->data());
     const auto* f64 = reinterpret_cast<const double*>(base);

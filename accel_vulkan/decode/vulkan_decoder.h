@@ -2,10 +2,13 @@
 //   ω̂ = ω_lp + s*·ω_resid
 // Stages, all on the device, recorded into ONE command buffer per snapshot, hot data never leaving
 // the device:
-//   scatter_lowk  z (uploaded) and the mode table → half spectrum (fp64)    shaders/decode
+//   spectra       ONE dispatch writes every slot of both half spectra (fp64;   shaders/decode
+//                 no clearing pass): the low modes and anchors of z (uploaded)  decode_spectra
+//                 scattered, and the residual modes, phases 2π·CounterUniform(seed, t, kx, ky, 0)
+//                 (exact uint64 PRNG, our fp64 sin/cos); a slot map made once per spec says which
+//                 mode core_ref writes last at each slot. Its time is reported as scatter_lowk_ms
+//                 (synth_ms is 0 on the device).
 //   ifft_lp       VkFFT C2R (1/N²) → ω_lp                                     VkFftPlan
-//   synth         residual modes, phases 2π·CounterUniform(seed, t, kx, ky, 0) (exact uint64
-//                 PRNG, our fp64 sin/cos) → half spectrum                      shaders/decode
 //   ifft_resid    VkFFT C2R → ω_resid
 //   mask          smooth, normalise by max|·|, PDA threshold, closure → s*    CarrierRecorder,
 //                 (the closure's steps recorded ahead; past the fixed point    CarrierClosure

@@ -160,7 +160,7 @@ Status VulkanRollout::Init(std::span<const double> a) {
   }
   DASHI_ASSIGN_OR_RETURN(
       HostVisibleBuffer staging,
-      HostVisibleBuffer::Create(
+      HostVisibleBuffer::CreateForReading(
           ctx_, static_cast<VkDeviceSize>(options_.max_snapshots_per_submit) * state_bytes));
   staging_.emplace(std::move(staging));
   DASHI_ASSIGN_OR_RETURN(batch_, CommandBatch::Create(ctx_, 4));

@@ -178,7 +178,8 @@ Status VulkanScaleTower::Impl::Init() {
   DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 4, coarser[0]));
   DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, cells * 4, coarser[1]));
   DASHI_RETURN_IF_ERROR(CreateGuardedBuffer(ctx, RecordBytes(), records));
-  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer host, HostVisibleBuffer::Create(ctx, RecordBytes()));
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer host,
+                         HostVisibleBuffer::CreateForReading(ctx, RecordBytes()));
   host_records = std::make_unique<HostVisibleBuffer>(std::move(host));
   DASHI_ASSIGN_OR_RETURN(forward,
                          VkFftPlan::Create(ctx, un, Precision::kFp64, *spectrum, *real_in));
@@ -223,10 +224,10 @@ Status VulkanScaleTower::Impl::RecordLayerStart(size_t l, const VkBuffer omega_s
   DASHI_RETURN_IF_ERROR(inverse->RecordInverse(b.command_buffer()));
   b.Barrier();
   b.Timestamp("band");
-  DASHI_RETURN_IF_ERROR(recorder->NormalizeByMaxAbs(b, *band, *normalised));
+  DASHI_RETURN_IF_ERROR(
+      recorder->NormalizeAndThreshold(b, *band, *normalised, *s0, params.threshold));
   StashRecord(CarrierRecorder::kRecordMaxAbs, offsetof(CarrierTotals, maxabs), l,
               offsetof(ScaleLayerRecord, max_abs));
-  DASHI_RETURN_IF_ERROR(recorder->PdaThreshold(b, *normalised, *s0, params.threshold));
   const ScalesGateParams gp{params.relative_floor, static_cast<uint32_t>(cells),
                             static_cast<uint32_t>(l), field_slot, 0};
   b.Dispatch(*gate_pipe, gate_set, &gp, sizeof(gp), Groups(cells));
@@ -382,7 +383,8 @@ StatusOr<std::vector<ScaleLayer>> VulkanScaleTower::Run(std::span<const double> 
   std::memcpy(m.staging->data(), omega.data(), omega.size_bytes());
   m.read_carriers = readback == TowerReadback::kCarriers;
   if (m.read_carriers && m.host_carriers == nullptr) {
-    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer h, HostVisibleBuffer::Create(m.ctx, m.CarrierBytes()));
+    DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer h,
+                           HostVisibleBuffer::CreateForReading(m.ctx, m.CarrierBytes()));
     m.host_carriers = std::make_unique<HostVisibleBuffer>(std::move(h));
   }
   m.report = VulkanScaleTowerReport{};

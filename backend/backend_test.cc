@@ -182,8 +182,12 @@ TEST(BackendTest, PipelineHooksKeepTheRolloutOnTheDeviceAndReportIt) {
   StatusOr<Backend> dev = Backend::Open(o, "dashi test");
   ASSERT_TRUE(dev.ok()) << dev.status().ToString();
   PipelineParams p = SmallPipeline();
+  const nlohmann::json opened = dev->Provenance();
   StatusOr<PipelineResult> on_dev = RunPipeline(p, {}, dev->PipelineHooks());
   ASSERT_TRUE(on_dev.ok()) << on_dev.status().ToString();
+  // prepare opened the device again (ReopenVulkanDevice): the same device, timed in the set-up.
+  EXPECT_EQ(dev->Provenance()["device"], opened["device"]);
+  EXPECT_EQ(dev->Provenance()["driver"], opened["driver"]);
   StatusOr<PipelineResult> on_ref = RunPipeline(p);
   ASSERT_TRUE(on_ref.ok()) << on_ref.status().ToString();
   ASSERT_EQ(on_dev->eval.size(), 2u);
@@ -195,6 +199,9 @@ TEST(BackendTest, PipelineHooksKeepTheRolloutOnTheDeviceAndReportIt) {
   EXPECT_EQ(on_ref->timings.setup_ms, 0.0);
   const nlohmann::json d = dev->PipelineDeviceJson();
   EXPECT_EQ(d["gpu_hotloop_active"], true) << d.dump();
+  ASSERT_TRUE(d.contains("setup_device_reopen_ms")) << d.dump();
+  EXPECT_GT(d["setup_device_reopen_ms"].get<double>(), 0.0);
+  EXPECT_LT(d["setup_device_reopen_ms"].get<double>(), on_dev->timings.setup_ms);
   EXPECT_EQ(d["rollout"]["steps"], 90);
   EXPECT_EQ(d["rollout"]["batch"], 2);
   EXPECT_EQ(d["rollout"]["states_read_back"], 90);

@@ -37,9 +37,15 @@ struct DeviceRunStats {
   // output buffer, metrics-only readback), one per snapshot, in order; and its reports.
   std::vector<std::vector<ScaleLayer>> decoded_towers;
   std::vector<vk::VulkanScaleTowerReport> tower_reports;
+  // prepare opened the device again before making anything on it (ReopenVulkanDevice: the set-up
+  // includes it), and how long that took.
+  bool device_reopened = false;
+  double device_reopen_ms = 0;
 };
 
-// prepare: creates the batched rollout kernel (pipeline, upload of A) and, when snapshots are
+// prepare: first opens the session's device again (ReopenVulkanDevice: the device opened at the
+// start, to fail early, has its clock lowered by the time the LES is done), then creates the
+// batched rollout kernel (pipeline, upload of A) and, when snapshots are
 // decoded, the decoder (pipelines, FFT plans, mode tables) — the one-time device set-up that
 // RunPipeline times apart from the rollout and decode rates.
 // rollout_batch: the eval rollouts as ONE Run of the batched kernel (VulkanBatchedRollout): every

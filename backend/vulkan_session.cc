@@ -1,5 +1,7 @@
 #include "backend/vulkan_session.h"
 
+#include <chrono>
+
 #include "backend/device_catalog.h"
 
 namespace dashi::backend {
@@ -40,6 +42,28 @@ StatusOr<std::unique_ptr<VulkanSession>> OpenVulkanSession(const VulkanOptions& 
         "`, or pass --allow-uncertified to " + command + " (the output then says so)");
   }
   return s;
+}
+
+StatusOr<double> ReopenVulkanDevice(VulkanSession& session) {
+  const auto start = std::chrono::steady_clock::now();
+  DASHI_RETURN_IF_ERROR(CheckValidation(session));
+  const std::string uuid = session.ctx->info().uuid;
+  vk::ContextOptions copts;
+  copts.device_selector = uuid;
+  copts.enable_validation = session.options.validation;
+  copts.require_float64 = true;
+  session.ctx.reset();  // one device at a time
+  StatusOr<std::unique_ptr<vk::VulkanContext>> ctx = vk::VulkanContext::Create(copts);
+  if (!ctx.ok()) {
+    return ctx.status().WithPrefix("reopening the Vulkan device " + uuid + " failed");
+  }
+  if ((*ctx)->info().uuid != uuid) {
+    return InternalError("reopening the Vulkan device " + uuid + " gave device " +
+                         (*ctx)->info().uuid);
+  }
+  session.ctx = std::move(ctx).value();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 StatusOr<std::unique_ptr<vk::VulkanRollout>> CreateVulkanRollout(VulkanSession& session,

@@ -50,6 +50,15 @@ struct VulkanSession {
 StatusOr<std::unique_ptr<VulkanSession>> OpenVulkanSession(const VulkanOptions& options,
                                                            const std::string& command);
 
+// Replaces the session's device with a new one on the same physical device (same options; the
+// same UUID is required), for a command that opens the device early — to fail before hours of
+// CPU work when the backend cannot run — and uses it only later. Why: the NVIDIA driver raises the
+// SM clock when a device is created and lowers it again about 3 s after (345 MHz idle against
+// 1980 MHz on an H200, docs/PERF.md), so a device opened before the run's LES has its clock down
+// by the time the GPU stages start. Every object made on the old device must be gone; with
+// validation on, the old device's messages are checked first. Returns the milliseconds taken.
+StatusOr<double> ReopenVulkanDevice(VulkanSession& session);
+
 // The rollout on the session's device with the kernel of options.rollout_kernel; records the
 // kernel used in the session.
 StatusOr<std::unique_ptr<vk::VulkanRollout>> CreateVulkanRollout(VulkanSession& session,

@@ -12,12 +12,13 @@
 // timed: the wall-clock time of the whole Decode call (per snapshot, readback into host vectors
 // included), the device time of the snapshot (first timestamp to last: every stage is recorded
 // into one command buffer, one submission unless the closure runs past the steps recorded) and
-// every stage's device time from its timestamps (scatter_lowk, ifft_lp, synth, ifft_resid, the
-// mask and its parts smooth / normalise / threshold / closure, combine, readback), with the
+// every stage's device time from its timestamps (scatter_lowk — on the device the one dispatch
+// that writes both spectra, so synth is 0 —, ifft_lp, ifft_resid, the mask and its parts smooth /
+// normalise (with the threshold: threshold is 0) / closure, combine, readback), with the
 // closure steps recorded and run and the submissions per decode. "per snapshot" decodes with
 // DecodeInto into one reused DecodedFrame (an observer's steady state); "with a new frame" uses
 // Decode, which allocates the frame's vectors every call. Medians (and minima) are reported. --modes also times modes `none` and
-// `metrics` per decode. Decoder creation (VkFFT plan compilation) is reported separately and not
+// `metrics` per decode, host and device (no field readback copy in either). Decoder creation (VkFFT plan compilation) is reported separately and not
 // counted. Unless --no-check, the first decode of each row is compared with core_ref's Decoder
 // (MAE / max|ω_ref| of ω_lp, ω_resid, ω and the mask's Hamming distance) and the guard words are
 // checked: a fast wrong answer is reported as such (exit status 3). --closure-plan picks the
@@ -87,7 +88,7 @@ struct Row {
   double create_ms = 0;
   Stats snapshot, device, scatter, ifft_lp, mask, synth, ifft_resid, combine, readback, unpack;
   Stats mask_smooth, mask_normalise, mask_threshold, mask_closure;
-  Stats snapshot_new, unpack_new, mode_none, mode_metrics;
+  Stats snapshot_new, unpack_new, mode_none, mode_metrics, mode_none_device, mode_metrics_device;
   Stats submissions, steps_recorded, steps_run;
   std::string closure_plan, closure_dispatch;
   int closure_dispatches = 0;
@@ -255,7 +256,8 @@ int main(int argc, char** argv) {
       }
       bool readback_cached = false;
       std::vector<double> snap, dev, sc, il, mk, sy, ir, cb, rb, up, none, metrics, snap_new,
-          up_new, mk_smooth, mk_norm, mk_thr, mk_closure, subs, rec_steps, run_steps;
+          up_new, mk_smooth, mk_norm, mk_thr, mk_closure, subs, rec_steps, run_steps, none_dev,
+          metrics_dev;
       // The steady state of an observer: DecodeInto a frame whose storage is reused.
       dashi::DecodedFrame frame{
           {}, {}, {}, dashi::ClosureResult{*dashi::Carrier::Zeros({1, 1}), 0, false, {}}, {}};
@@ -296,8 +298,10 @@ int main(int argc, char** argv) {
         if (modes) {
           if (!decode(static_cast<uint64_t>(r), ObserverMode::kNone)) return 1;
           none.push_back((*dec)->last_report().host_ms);
+          none_dev.push_back((*dec)->last_report().device_ms);
           if (!decode(static_cast<uint64_t>(r), ObserverMode::kMetrics)) return 1;
           metrics.push_back((*dec)->last_report().host_ms);
+          metrics_dev.push_back((*dec)->last_report().device_ms);
         }
       }
       row.snapshot = Summarise(snap);
@@ -321,6 +325,8 @@ int main(int argc, char** argv) {
       row.unpack_new = Summarise(up_new);
       row.mode_none = Summarise(none);
       row.mode_metrics = Summarise(metrics);
+      row.mode_none_device = Summarise(none_dev);
+      row.mode_metrics_device = Summarise(metrics_dev);
       rows.push_back(row);
       std::printf("N=%-5d %s  closure plan %s (%s, %d dispatches)  D=%lld, %zu residual modes, "
                   "decoder created in %.0f ms\n",
@@ -355,6 +361,8 @@ int main(int argc, char** argv) {
       if (modes) {
         line("mode none (host)", row.mode_none);
         line("mode metrics (host)", row.mode_metrics);
+        line("mode none (device)", row.mode_none_device);
+        line("mode metrics (device)", row.mode_metrics_device);
       }
       std::printf("\n");
     }
@@ -402,6 +410,8 @@ int main(int argc, char** argv) {
       kv("readback_unpack_host_new_frame", r.unpack_new);
       kv("mode_none_host", r.mode_none);
       kv("mode_metrics_host", r.mode_metrics);
+      kv("mode_none_device", r.mode_none_device);
+      kv("mode_metrics_device", r.mode_metrics_device);
       out << "      \"closure_steps_recorded\": " << r.steps_recorded.median
           << ",\n      \"closure_steps_run\": " << r.steps_run.median
           << ",\n      \"submissions\": " << r.submissions.median << "\n";

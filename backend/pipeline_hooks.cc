@@ -228,6 +228,7 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
     double scatter = 0, ifft_lp = 0, mask = 0, synth = 0, ifft_resid = 0, combine = 0, compare = 0;
     double smooth = 0, normalise = 0, threshold = 0, closure = 0;
     double readback = 0, readback_host = 0, device = 0, host = 0;
+    std::vector<double> host_each, device_each;  // per snapshot, in order
     for (const vk::VulkanDecodeReport& d : stats.decodes) {
       scatter += d.stages.scatter_lowk_ms / n;
       compare += d.compare_ms / n;
@@ -244,6 +245,8 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
       readback_host += d.readback_host_ms / n;
       device += d.device_ms / n;
       host += d.host_ms / n;
+      host_each.push_back(d.host_ms);
+      device_each.push_back(d.device_ms);
     }
     const vk::VulkanDecodeReport& last = stats.decodes.back();
     j["decode"] = {{"snapshots", stats.decodes.size()},
@@ -264,6 +267,8 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
                    {"mean_device_ms", device},
                    {"mean_readback_host_ms", readback_host},
                    {"mean_host_ms", host},
+                   {"host_ms_each", host_each},
+                   {"device_ms_each", device_each},
                    {"readback_bytes_per_snapshot",
                     last.readback_bytes + last.closure_readback_bytes +
                         (stats.decodes_scored ? vk::kFieldMomentsReadbackBytes : 0)},

@@ -44,6 +44,9 @@ StatusOr<std::unique_ptr<CarrierClosure>> CarrierClosure::Create(CarrierRecorder
     limits.max_invocations = std::min(limits.max_invocations, options.max_invocations);
   }
   ClosureDispatchPlan plan = PlanClosureDispatch(recorder.shape(), params, limits, options.plan);
+  if (plan.dispatch == ClosureDispatch::kSharedMemory) {
+    DASHI_RETURN_IF_ERROR(recorder.ClosureSharedPipeline(plan).status());
+  }
   const uint64_t carrier_bytes = recorder.cells() * 4;
   const uint64_t slots = plan.dispatch == ClosureDispatch::kSharedMemory
                              ? std::max<uint64_t>(steps_per_submission,

@@ -230,22 +230,7 @@ Status CarrierRecorder::ClosureShared(CommandBatch& b, const ClosureDispatchPlan
   }
   DASHI_RETURN_IF_ERROR(CheckCarrierOperand(iterate, "closure iterate"));
   if (field != nullptr) DASHI_RETURN_IF_ERROR(CheckFieldOperand(*field, "closure field"));
-  const ComputePipeline* pipe = nullptr;
-  for (const auto& [w, pl] : closure_shared_) {
-    if (w == plan.workgroup) pipe = pl.get();
-  }
-  if (pipe == nullptr) {
-    ComputePipelineSpec spec;
-    spec.spirv = spirv::kCarrierClosureShared;
-    spec.num_buffers = 4;
-    spec.push_constant_bytes = sizeof(CarrierClosureSharedParams);
-    spec.specialization = {plan.workgroup, plan.words, plan.rows};
-    spec.max_binding_sets = 1;  // sets come from the DescriptorSetCache
-    DASHI_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> made,
-                           ComputePipeline::Create(kernels_.ctx(), spec));
-    pipe = made.get();
-    closure_shared_.emplace_back(plan.workgroup, std::move(made));
-  }
+  DASHI_ASSIGN_OR_RETURN(const ComputePipeline* pipe, ClosureSharedPipeline(plan));
   // Without a field, the iterate stands in for the unread field binding.
   const DeviceBuffer& f = field != nullptr ? *field : iterate;
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set,
@@ -261,6 +246,24 @@ Status CarrierRecorder::ClosureShared(CommandBatch& b, const ClosureDispatchPlan
   b.Dispatch(*pipe, set, &sp, sizeof(sp), 1, 1);
   b.Barrier();
   return OkStatus();
+}
+
+StatusOr<const ComputePipeline*> CarrierRecorder::ClosureSharedPipeline(
+    const ClosureDispatchPlan& plan) {
+  for (const auto& [w, pl] : closure_shared_) {
+    if (w == plan.workgroup) return pl.get();
+  }
+  ComputePipelineSpec spec;
+  spec.spirv = spirv::kCarrierClosureShared;
+  spec.num_buffers = 4;
+  spec.push_constant_bytes = sizeof(CarrierClosureSharedParams);
+  spec.specialization = {plan.workgroup, plan.words, plan.rows};
+  spec.max_binding_sets = 1;  // sets come from the DescriptorSetCache
+  DASHI_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> made,
+                         ComputePipeline::Create(kernels_.ctx(), spec));
+  const ComputePipeline* pipe = made.get();
+  closure_shared_.emplace_back(plan.workgroup, std::move(made));
+  return pipe;
 }
 
 Status CarrierRecorder::Smooth(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,

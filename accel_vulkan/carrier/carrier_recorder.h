@@ -105,6 +105,9 @@ class CarrierRecorder {
                        const DeviceBuffer& iterate, const DeviceBuffer* field,
                        const DeviceBuffer& levels, const DeviceBuffer& control,
                        const ClosureParams& p);
+  // The one-dispatch closure's pipeline for `plan`'s workgroup size, made on first use and kept
+  // (CarrierClosure::Create asks for it, so no pipeline is made while a decode is timed).
+  StatusOr<const ComputePipeline*> ClosureSharedPipeline(const ClosureDispatchPlan& plan);
   Status Smooth(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
                 const SmoothingParams& p);
   // max|x| into records()[kRecordMaxAbs], then out = x / max|x| (x when the max is 0).

@@ -1278,6 +1278,72 @@ bool Fft2d::ColumnsMany(std::span<const std::span<Complex>> data, bool inverse) 
   return true;
 }
 
+bool Fft2d::ColumnsForwardMapInverse(
+    std::span<const std::span<Complex>> fwd, std::span<const std::span<Complex>> inv,
+    const std::function<void(size_t, size_t, int)>& body) const {
+  const size_t half = half_cols();
+  constexpr size_t kMaxArrays = 16;
+  if (cols_ < 2 * kBlock || fwd.size() > kMaxArrays || inv.size() > kMaxArrays) return false;
+  for (const auto& a : fwd) {
+    if (a.size() != rows_ * half) return false;
+  }
+  for (const auto& a : inv) {
+    if (a.size() != rows_ * half) return false;
+  }
+  const size_t blocks = (half - 1) / kBlock;  // full blocks; column half − 1 is the Nyquist one
+  const size_t nyquist = half - 1;
+  // The Nyquist columns of up to kBlock arrays, one per lane of a padded block (other lanes
+  // zero), through the column pass: each lane's operations are its own (see the top of this
+  // file), so a column's result does not depend on its neighbours.
+  auto nyquist_pass = [&](std::span<const std::span<Complex>> arrays, bool inverse, double* pad,
+                          double* re, double* im) {
+    for (size_t a0 = 0; a0 < arrays.size(); a0 += kBlock) {
+      const size_t na = std::min(kBlock, arrays.size() - a0);
+      std::fill(pad, pad + 2 * kBlock * rows_, 0.0);
+      for (size_t l = 0; l < na; ++l) {
+        const Complex* src = arrays[a0 + l].data() + nyquist;
+        for (size_t i = 0; i < rows_; ++i) {
+          pad[2 * (i * kBlock + l)] = src[i * half].real();
+          pad[2 * (i * kBlock + l) + 1] = src[i * half].imag();
+        }
+      }
+      ComplexColumnPass(pad, rows_, kBlock, kBlock, col_fft_.bit_reverse_.data(),
+                        col_fft_.twiddles_.data(), inverse, /*scaled=*/false, 1.0, re, im);
+      for (size_t l = 0; l < na; ++l) {
+        Complex* dst = arrays[a0 + l].data() + nyquist;
+        for (size_t i = 0; i < rows_; ++i) {
+          dst[i * half] = Complex(pad[2 * (i * kBlock + l)], pad[2 * (i * kBlock + l) + 1]);
+        }
+      }
+    }
+  };
+  ParallelFor(pool_, blocks, 1, [&](size_t begin, size_t end, int worker) {
+    double* re = PassScratch(2 * kBlock * rows_ + 2 * kBlock * rows_);
+    double* im = re + kBlock * rows_;
+    double* pad = re + 2 * kBlock * rows_;
+    for (size_t blk = begin; blk < end; ++blk) {
+      const size_t c = blk * kBlock;
+      for (const auto& a : fwd) {
+        ComplexColumnPass(reinterpret_cast<double*>(a.data()) + 2 * c, rows_, half, kBlock,
+                          col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+                          /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
+      }
+      body(c, c + kBlock, worker);
+      for (const auto& a : inv) {
+        ComplexColumnPass(reinterpret_cast<double*>(a.data()) + 2 * c, rows_, half, kBlock,
+                          col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+                          /*inverse=*/true, /*scaled=*/false, 1.0, re, im);
+      }
+    }
+    if (end == blocks) {  // the chunk with the last block also takes the Nyquist column
+      nyquist_pass(fwd, /*inverse=*/false, pad, re, im);
+      body(nyquist, half, worker);
+      nyquist_pass(inv, /*inverse=*/true, pad, re, im);
+    }
+  });
+  return true;
+}
+
 std::vector<Complex> Fft2d::Rfft(std::span<const double> real) const {
   if (real.size() != rows_ * cols_) return {};
   std::vector<Complex> out(rows_ * half_cols());

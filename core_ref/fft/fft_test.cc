@@ -633,6 +633,90 @@ TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
   }
 }
 
+// The column section (ColumnsForwardMapInverse: forward column passes, an element-wise map,
+// inverse column passes, per block of columns, the Nyquist columns of all the arrays in shared
+// blocks) gives the bytes of ColumnsMany + the map over the whole array + ColumnsMany on one
+// thread, for 1..5 threads, shapes with fewer rows than a fused block and more, up to 16
+// arrays a side (more than one block of Nyquist columns); narrow shapes and size mismatches
+// write nothing.
+TEST(FftDeterminismTest, ColumnSectionGivesTheSeparatePassesBytes) {
+  const std::pair<size_t, size_t> shapes[] = {{8, 16}, {16, 16}, {64, 16}, {32, 128}, {128, 64}};
+  const std::pair<size_t, size_t> counts[] = {{3, 6}, {0, 4}, {3, 0}, {9, 16}};
+  for (int threads = 1; threads <= 5; ++threads) {
+    ThreadPool pool(threads);
+    for (const auto& [rows, cols] : shapes) {
+      for (const auto& [nf, ni] : counts) {
+        SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + ", " +
+                     std::to_string(threads) + " threads, " + std::to_string(nf) + " + " +
+                     std::to_string(ni) + " arrays");
+        StatusOr<Fft2d> one = Fft2d::Create(rows, cols);
+        StatusOr<Fft2d> many = Fft2d::Create(rows, cols);
+        ASSERT_TRUE(one.ok() && many.ok());
+        many->set_thread_pool(&pool);
+        const size_t hc = one->half_cols(), hs = rows * hc;
+        std::vector<std::vector<std::complex<double>>> fwant(nf), fgot(nf), iwant(ni), igot(ni);
+        std::vector<std::span<std::complex<double>>> fw(nf), fg(nf), iw(ni), ig(ni);
+        for (size_t a = 0; a < nf; ++a) {
+          fwant[a] = fgot[a] = RandomComplex(hs, 500 + a);
+          fw[a] = fwant[a];
+          fg[a] = fgot[a];
+        }
+        for (size_t a = 0; a < ni; ++a) {
+          iwant[a] = igot[a] = RandomComplex(hs, 600 + a);  // kept where the map reads them
+          iw[a] = iwant[a];
+          ig[a] = igot[a];
+        }
+        // inv[a] ← f(fwd at the same element, inv[a]'s own value, a).
+        auto map = [&](std::vector<std::span<std::complex<double>>>& f,
+                       std::vector<std::span<std::complex<double>>>& inv, size_t i, size_t j) {
+          const size_t idx = i * hc + j;
+          for (size_t a = 0; a < inv.size(); ++a) {
+            std::complex<double> v = inv[a][idx] * 0.5;
+            if (!f.empty()) v += f[a % f.size()][idx] * std::complex<double>(1.0, -0.25 * a);
+            inv[a][idx] = v;
+          }
+        };
+        ASSERT_TRUE(one->ColumnsMany(fw, /*inverse=*/false));
+        for (size_t i = 0; i < rows; ++i) {
+          for (size_t j = 0; j < hc; ++j) map(fw, iw, i, j);
+        }
+        ASSERT_TRUE(one->ColumnsMany(iw, /*inverse=*/true));
+        std::vector<int> calls(hc, 0);
+        ASSERT_TRUE(many->ColumnsForwardMapInverse(fg, ig, [&](size_t cb, size_t ce, int worker) {
+          EXPECT_TRUE(worker >= 0 && worker < threads);
+          for (size_t j = cb; j < ce; ++j) ++calls[j];  // blocks are disjoint: no race
+          for (size_t i = 0; i < rows; ++i) {
+            for (size_t j = cb; j < ce; ++j) map(fg, ig, i, j);
+          }
+        }));
+        EXPECT_EQ(calls, std::vector<int>(hc, 1));
+        for (size_t a = 0; a < nf; ++a) {
+          EXPECT_EQ(0, std::memcmp(fwant[a].data(), fgot[a].data(), hs * 16)) << "fwd " << a;
+        }
+        for (size_t a = 0; a < ni; ++a) {
+          EXPECT_EQ(0, std::memcmp(iwant[a].data(), igot[a].data(), hs * 16)) << "inv " << a;
+        }
+      }
+    }
+    // Fewer than 16 columns, more than 16 arrays, a size mismatch: false, nothing written.
+    StatusOr<Fft2d> narrow = Fft2d::Create(16, 8);
+    ASSERT_TRUE(narrow.ok());
+    std::vector<std::complex<double>> x(16 * 5, std::complex<double>(3, 3));
+    std::span<std::complex<double>> xs[17];
+    for (auto& v : xs) v = x;
+    auto never = [](size_t, size_t, int) { ADD_FAILURE() << "body called"; };
+    EXPECT_FALSE(narrow->ColumnsForwardMapInverse(std::span(xs, 1), {}, never));
+    StatusOr<Fft2d> wide = Fft2d::Create(16, 32);
+    ASSERT_TRUE(wide.ok());
+    EXPECT_FALSE(wide->ColumnsForwardMapInverse(std::span(xs, 1), {}, never));  // 16×5 ≠ 16×17
+    std::vector<std::complex<double>> y(16 * 17, std::complex<double>(3, 3));
+    for (auto& v : xs) v = y;
+    EXPECT_FALSE(wide->ColumnsForwardMapInverse({}, std::span(xs, 17), never));
+    EXPECT_EQ(x[0], std::complex<double>(3, 3));
+    EXPECT_EQ(y[0], std::complex<double>(3, 3));
+  }
+}
+
 TEST(FftSizeTest, InvalidSizesAreRejected) {
   for (size_t n : {size_t{0}, size_t{3}, size_t{6}, size_t{1} << 21, size_t{1000}}) {
     auto f = Fft1d::Create(n);

@@ -101,7 +101,6 @@ LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads)
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr),
       fft_(std::move(fft)) {
   fft_.set_thread_pool(pool_.get());
-  column_sections_ = p.n >= 16 && static_cast<size_t>(p.n) / 16 >= static_cast<size_t>(threads);
   const size_t hs = static_cast<size_t>(grid_.half_size());
   const size_t cells = static_cast<size_t>(p.n) * static_cast<size_t>(p.n);
   for (auto& v : work_.spec) v.resize(hs);
@@ -130,8 +129,8 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads) {
   s.decay_full_.resize(g.half_size());
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < hc; ++j) {
-      s.decay_half_[s.PrivateIndex(i, j)] = Exp(-p.nu0 * g.K2(i, j) * (0.5 * p.dt));
-      s.decay_full_[s.PrivateIndex(i, j)] = Exp(-p.nu0 * g.K2(i, j) * p.dt);
+      s.decay_half_[i * hc + j] = Exp(-p.nu0 * g.K2(i, j) * (0.5 * p.dt));
+      s.decay_full_[i * hc + j] = Exp(-p.nu0 * g.K2(i, j) * p.dt);
     }
   }
 
@@ -335,42 +334,42 @@ Status LesSolver::Step() {
   // The element-wise passes: each writes only its own element (and reads the stage arrays and
   // transformed products at it), so any partition of the elements gives the same bits.
   // Stage 1: a = R(ŵ).
-  auto stage1 = [&](int64_t i, int64_t j, int64_t idx, int64_t, double, double, int) {
+  auto stage1 = [&](int64_t i, int64_t j, int64_t idx, double, double, int) {
     ForwardDerivatives(i, j, w[idx]);
   };
   // Stage 2: b = R(E_h (ŵ + a/2)).
-  auto stage2 = [&](int64_t i, int64_t j, int64_t idx, int64_t q, double kx, double ky, int) {
+  auto stage2 = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
     const Complex a = rhs(i, j, idx, kx, ky);
-    ka[q] = a;
-    ForwardDerivatives(i, j, eh[q] * (w[idx] + 0.5 * a));
+    ka[idx] = a;
+    ForwardDerivatives(i, j, eh[idx] * (w[idx] + 0.5 * a));
   };
   // Stage 3: c = R(E_h ŵ + b/2).
-  auto stage3 = [&](int64_t i, int64_t j, int64_t idx, int64_t q, double kx, double ky, int) {
+  auto stage3 = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
     const Complex b = rhs(i, j, idx, kx, ky);
-    kb[q] = b;
-    ForwardDerivatives(i, j, eh[q] * w[idx] + 0.5 * b);
+    kb[idx] = b;
+    ForwardDerivatives(i, j, eh[idx] * w[idx] + 0.5 * b);
   };
   // Stage 4: d = R(E ŵ + E_h c).
-  auto stage4 = [&](int64_t i, int64_t j, int64_t idx, int64_t q, double kx, double ky, int) {
+  auto stage4 = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
     const Complex c = rhs(i, j, idx, kx, ky);
-    kc[q] = c;
-    ForwardDerivatives(i, j, ef[q] * w[idx] + eh[q] * c);
+    kc[idx] = c;
+    ForwardDerivatives(i, j, ef[idx] * w[idx] + eh[idx] * c);
   };
   // ŵ ← E ŵ + (E a + 2 E_h (b + c) + d)/6, and whether every value is finite (one flag per
   // worker, combined after the join: AND does not depend on the order).
   Complex* next = work_.next.data();
   std::vector<char> finite(static_cast<size_t>(pool != nullptr ? pool->threads() : 1), 1);
-  auto finish = [&](int64_t i, int64_t j, int64_t idx, int64_t q, double kx, double ky,
-                    int worker) {
+  auto finish = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int worker) {
     const Complex d = rhs(i, j, idx, kx, ky);
-    const Complex bc = kb[q] + kc[q];
-    const Complex incr = ef[q] * ka[q] + 2.0 * eh[q] * bc + d;
-    const Complex x = ef[q] * w[idx] + incr / 6.0;
+    const Complex bc = kb[idx] + kc[idx];
+    const Complex incr = ef[idx] * ka[idx] + 2.0 * eh[idx] * bc + d;
+    const Complex x = ef[idx] * w[idx] + incr / 6.0;
     next[idx] = x;
     if (!std::isfinite(x.real()) || !std::isfinite(x.imag())) finite[worker] = 0;
   };
 
-  if (column_sections_) {
+  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->threads()) : 1;
+  if (static_cast<size_t>(n) / 16 >= threads) {
     // Two parallel sections per right-hand side: the row section (TransformedProducts: inverse
     // row passes, products, forward row passes, block by block) and one section over blocks of
     // 8 spectral columns that runs the forward column passes of the products, the element-wise
@@ -387,13 +386,10 @@ Status LesSolver::Step() {
     auto columns = [&](std::span<const std::span<Complex>> fwd,
                        std::span<const std::span<Complex>> inv, auto&& element) {
       fft_.ColumnsForwardMapInverse(fwd, inv, [&](size_t cb, size_t ce, int worker) {
-        // The private arrays' elements of these columns are contiguous (PrivateIndex).
-        const int64_t c0 = static_cast<int64_t>(cb), width = static_cast<int64_t>(ce - cb);
         for (int64_t i = 0; i < n; ++i) {
           const double ky = static_cast<double>(g.Ky(i));
-          for (int64_t j = c0; j < c0 + width; ++j) {
-            element(i, j, i * hc + j, c0 * n + i * width + (j - c0),
-                    static_cast<double>(g.Kx(j)), ky, worker);
+          for (int64_t j = static_cast<int64_t>(cb); j < static_cast<int64_t>(ce); ++j) {
+            element(i, j, i * hc + j, static_cast<double>(g.Kx(j)), ky, worker);
           }
         }
       });
@@ -413,7 +409,7 @@ Status LesSolver::Step() {
         for (int64_t i = static_cast<int64_t>(b); i < static_cast<int64_t>(e); ++i) {
           const double ky = static_cast<double>(g.Ky(i));
           for (int64_t j = 0; j < hc; ++j) {
-            element(i, j, i * hc + j, i * hc + j, static_cast<double>(g.Kx(j)), ky, worker);
+            element(i, j, i * hc + j, static_cast<double>(g.Kx(j)), ky, worker);
           }
         }
       });

@@ -82,21 +82,8 @@ class LesSolver {
   // element-wise passes, in Fft2d::ColumnsForwardMapInverse).
   void TransformedProducts(bool fused);
 
-  // Where element (i, j) of the solver's private half-spectrum arrays (decay_half_,
-  // decay_full_, work_.stage) is: row-major as the spectrum (i·(N/2+1) + j) on the row-section
-  // path; with column sections, by blocks of 8 columns as Fft2d::ColumnsForwardMapInverse visits
-  // them — block c (columns 8c..8c+7) at [8c·N, 8(c+1)·N), row by row, then the Nyquist column —
-  // so that a column section reads and writes them contiguously. Only addresses change.
-  int64_t PrivateIndex(int64_t i, int64_t j) const {
-    if (!column_sections_) return i * grid_.half_cols() + j;
-    const int64_t c0 = j - j % 8, width = j < grid_.n() / 2 ? 8 : 1;
-    return c0 * grid_.n() + i * width + (j - c0);
-  }
-
   LesParams params_;
   SpectralGrid grid_;
-  // N/16 ≥ threads: two parallel sections per right-hand side (Step).
-  bool column_sections_ = false;
   std::unique_ptr<ThreadPool> pool_;  // null for one thread; on the heap: fft_ points at it
   Fft2d fft_;
   std::vector<Complex> w_hat_;

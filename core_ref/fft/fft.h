@@ -111,22 +111,6 @@ class Fft2d {
       const std::function<void(size_t begin, size_t end, const double* const* real,
                                double* const* products)>& body) const;
 
-  // The column halves of the same transforms around an element-wise map, as one parallel
-  // section over blocks of 8 columns of the half spectrum (for a caller that goes from the
-  // forward column pass of some arrays, through a computation at each spectral element, to the
-  // inverse column pass of others: the LES between two row sections). Per block of columns:
-  // the forward column pass of every fwd[p] (RfftMany's second pass), then
-  // body(col_begin, col_end, worker), which must read and write only the columns
-  // [col_begin, col_end) of any rows × (cols/2+1) array, then the inverse column pass of every
-  // inv[a] (IrfftManyDestroying's first pass). The Nyquist column is its own call of `body`
-  // (col_begin = cols/2), its transforms made for all the arrays together (one column per lane
-  // of a block). `worker` is the pool's (0 without one). Same operations per element as
-  // ColumnsMany: the same bits. False, with nothing written, when a size does not match, cols <
-  // 16, or there are more than 16 arrays.
-  bool ColumnsForwardMapInverse(
-      std::span<const std::span<Complex>> fwd, std::span<const std::span<Complex>> inv,
-      const std::function<void(size_t col_begin, size_t col_end, int worker)>& body) const;
-
   // Runs the row and column passes on `pool` (null: on the calling thread). Each row or column
   // is transformed by exactly the same operations whichever thread takes it: the results are
   // bit-identical for any thread count. The pool must outlive its use here.

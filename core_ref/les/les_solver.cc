@@ -192,10 +192,7 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads) {
 //   B  the inverse real FFTs of those spectra (two parallel sections for all of them);
 //   C  (grid cells) the products: advection −(u ω_x + v ω_y), and ν_t ω_x, ν_t ω_y;
 //   D  the forward real FFTs of the products (two parallel sections);
-// and a last pass finishes the fourth stage and forms the new state. When N/16 ≥ threads, D's
-// column passes, the next A and B's column passes run as one section over blocks of spectral
-// columns, and B's row passes, C and D's row passes as one over blocks of rows (two sections per
-// right-hand side); otherwise each is its own section. Every element is computed
+// and a last pass finishes the fourth stage and forms the new state. Every element is computed
 // by one thread with exactly the operations, in the same order, of the plain formulation
 // (right-hand side → stored → RK4 combination → stored → derivative spectra): fusing the passes
 // keeps each intermediate in a register instead of memory, never changes a rounding.
@@ -271,7 +268,7 @@ void Products(const double* const* real, double* const* products, size_t count,
 
 }  // namespace
 
-void LesSolver::TransformedProducts(bool fused) {
+void LesSolver::TransformedProducts() {
   const ThreadPool* pool = pool_.get();
   const bool smagorinsky = params_.cs > 0;
   const size_t count = smagorinsky ? 6 : 4;
@@ -283,19 +280,21 @@ void LesSolver::TransformedProducts(bool fused) {
   for (size_t a = 0; a < count; ++a) spec[a] = work_.spec[a];
   for (size_t p = 0; p < nproducts; ++p) out[p] = work_.product_hat[p];
   const size_t n = static_cast<size_t>(grid_.n());
-  if (fused) {
+  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->threads()) : 1;
+  if (n / 16 >= threads) {
     // Enough blocks of 16 rows for every thread: the inverse row passes, the products and the
     // forward row passes run as one section, block by block, the real fields only ever in the
     // thread's cache. (With fewer blocks than threads, the separate passes below balance
-    // better: each of them has count or nproducts times as many units.) The column passes
-    // around it are the caller's (Step: ColumnsForwardMapInverse).
+    // better: each of them has count or nproducts times as many units.)
     std::span<const Complex> spec_in[6];
     for (size_t a = 0; a < count; ++a) spec_in[a] = work_.spec[a];
+    fft_.ColumnsMany(std::span(spec, count), /*inverse=*/true);
     fft_.InverseRowsMapForwardRows(
         std::span(spec_in, count), std::span(out, nproducts),
         [&](size_t b, size_t e, const double* const* real, double* const* products) {
           Products(real, products, (e - b) * n, smagorinsky, c2);
         });
+    fft_.ColumnsMany(std::span(out, nproducts), /*inverse=*/false);
     return;
   }
   std::span<double> real[6];
@@ -315,7 +314,7 @@ void LesSolver::TransformedProducts(bool fused) {
 
 Status LesSolver::Step() {
   const SpectralGrid& g = grid_;
-  const int64_t n = g.n(), hc = g.half_cols();
+  const int64_t hc = g.half_cols();
   const ThreadPool* pool = pool_.get();
   const bool smagorinsky = params_.cs > 0;
   const double dt = params_.dt;
@@ -328,102 +327,58 @@ Status LesSolver::Step() {
   const Complex* adv_hat = work_.product_hat[0].data();
   const Complex* fx_hat = work_.product_hat[1].data();
   const Complex* fy_hat = work_.product_hat[2].data();
+  auto for_rows = [&](auto&& element) {
+    ParallelFor(pool, static_cast<size_t>(g.n()), 1, [&](size_t b, size_t e, int worker) {
+      for (int64_t i = static_cast<int64_t>(b); i < static_cast<int64_t>(e); ++i) {
+        const double ky = static_cast<double>(g.Ky(i));
+        for (int64_t j = 0; j < hc; ++j) {
+          element(i, j, i * hc + j, static_cast<double>(g.Kx(j)), ky, worker);
+        }
+      }
+    });
+  };
   auto rhs = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky) {
     return FinishRhs(g, i, j, idx, kx, ky, smagorinsky, dt, adv_hat, fx_hat, fy_hat);
   };
-  // The element-wise passes: each writes only its own element (and reads the stage arrays and
-  // transformed products at it), so any partition of the elements gives the same bits.
+
   // Stage 1: a = R(ŵ).
-  auto stage1 = [&](int64_t i, int64_t j, int64_t idx, double, double, int) {
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double, double, int) {
     ForwardDerivatives(i, j, w[idx]);
-  };
+  });
+  TransformedProducts();
   // Stage 2: b = R(E_h (ŵ + a/2)).
-  auto stage2 = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
     const Complex a = rhs(i, j, idx, kx, ky);
     ka[idx] = a;
     ForwardDerivatives(i, j, eh[idx] * (w[idx] + 0.5 * a));
-  };
+  });
+  TransformedProducts();
   // Stage 3: c = R(E_h ŵ + b/2).
-  auto stage3 = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
     const Complex b = rhs(i, j, idx, kx, ky);
     kb[idx] = b;
     ForwardDerivatives(i, j, eh[idx] * w[idx] + 0.5 * b);
-  };
+  });
+  TransformedProducts();
   // Stage 4: d = R(E ŵ + E_h c).
-  auto stage4 = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int) {
     const Complex c = rhs(i, j, idx, kx, ky);
     kc[idx] = c;
     ForwardDerivatives(i, j, ef[idx] * w[idx] + eh[idx] * c);
-  };
+  });
+  TransformedProducts();
   // ŵ ← E ŵ + (E a + 2 E_h (b + c) + d)/6, and whether every value is finite (one flag per
   // worker, combined after the join: AND does not depend on the order).
   Complex* next = work_.next.data();
   std::vector<char> finite(static_cast<size_t>(pool != nullptr ? pool->threads() : 1), 1);
-  auto finish = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int worker) {
+  for_rows([&](int64_t i, int64_t j, int64_t idx, double kx, double ky, int worker) {
     const Complex d = rhs(i, j, idx, kx, ky);
     const Complex bc = kb[idx] + kc[idx];
     const Complex incr = ef[idx] * ka[idx] + 2.0 * eh[idx] * bc + d;
     const Complex x = ef[idx] * w[idx] + incr / 6.0;
     next[idx] = x;
     if (!std::isfinite(x.real()) || !std::isfinite(x.imag())) finite[worker] = 0;
-  };
-
-  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->threads()) : 1;
-  if (static_cast<size_t>(n) / 16 >= threads) {
-    // Two parallel sections per right-hand side: the row section (TransformedProducts: inverse
-    // row passes, products, forward row passes, block by block) and one section over blocks of
-    // 8 spectral columns that runs the forward column passes of the products, the element-wise
-    // pass and the inverse column passes of the next derivative spectra — each column block
-    // stays in one thread's cache from the forward transform to the inverse one, and the two
-    // joins between them are gone.
-    const size_t count = smagorinsky ? 6 : 4;
-    const size_t nproducts = smagorinsky ? 3 : 1;
-    std::span<Complex> spec[6];
-    std::span<Complex> prod[3];
-    for (size_t a = 0; a < count; ++a) spec[a] = work_.spec[a];
-    for (size_t p = 0; p < nproducts; ++p) prod[p] = work_.product_hat[p];
-    const std::span<const std::span<Complex>> specs(spec, count), prods(prod, nproducts), none;
-    auto columns = [&](std::span<const std::span<Complex>> fwd,
-                       std::span<const std::span<Complex>> inv, auto&& element) {
-      fft_.ColumnsForwardMapInverse(fwd, inv, [&](size_t cb, size_t ce, int worker) {
-        for (int64_t i = 0; i < n; ++i) {
-          const double ky = static_cast<double>(g.Ky(i));
-          for (int64_t j = static_cast<int64_t>(cb); j < static_cast<int64_t>(ce); ++j) {
-            element(i, j, i * hc + j, static_cast<double>(g.Kx(j)), ky, worker);
-          }
-        }
-      });
-    };
-    columns(none, specs, stage1);
-    TransformedProducts(/*fused=*/true);
-    columns(prods, specs, stage2);
-    TransformedProducts(/*fused=*/true);
-    columns(prods, specs, stage3);
-    TransformedProducts(/*fused=*/true);
-    columns(prods, specs, stage4);
-    TransformedProducts(/*fused=*/true);
-    columns(prods, none, finish);
-  } else {
-    auto for_rows = [&](auto&& element) {
-      ParallelFor(pool, static_cast<size_t>(n), 1, [&](size_t b, size_t e, int worker) {
-        for (int64_t i = static_cast<int64_t>(b); i < static_cast<int64_t>(e); ++i) {
-          const double ky = static_cast<double>(g.Ky(i));
-          for (int64_t j = 0; j < hc; ++j) {
-            element(i, j, i * hc + j, static_cast<double>(g.Kx(j)), ky, worker);
-          }
-        }
-      });
-    };
-    for_rows(stage1);
-    TransformedProducts(/*fused=*/false);
-    for_rows(stage2);
-    TransformedProducts(/*fused=*/false);
-    for_rows(stage3);
-    TransformedProducts(/*fused=*/false);
-    for_rows(stage4);
-    TransformedProducts(/*fused=*/false);
-    for_rows(finish);
-  }
+  });
   for (char f : finite) {
     if (!f) {
       return FailedPreconditionError("LES diverged at step " + std::to_string(step_ + 1) +

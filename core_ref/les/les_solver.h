@@ -77,10 +77,7 @@ class LesSolver {
   void ForwardDerivatives(int64_t i, int64_t j, Complex x);
   // work_.spec → (inverse FFTs) → products → (forward FFTs) → work_.product_hat; the
   // right-hand side dt · (advection + eddy diffusion), dealiased, is finished from these.
-  // fused (N/16 ≥ threads): only the row section — work_.spec already through the inverse
-  // column passes, work_.product_hat left for the forward ones (Step runs both, with the
-  // element-wise passes, in Fft2d::ColumnsForwardMapInverse).
-  void TransformedProducts(bool fused);
+  void TransformedProducts();
 
   LesParams params_;
   SpectralGrid grid_;

@@ -44,8 +44,7 @@ constexpr std::chrono::nanoseconds kSpin = std::chrono::microseconds(100);
 
 }  // namespace
 
-ThreadPool::ThreadPool(int threads)
-    : threads_(std::max(threads, 1)), done_(std::make_unique<Done[]>(threads_)) {
+ThreadPool::ThreadPool(int threads) : threads_(std::max(threads, 1)) {
   // Spinning only pays when every thread has a core of its own.
   const unsigned cores = std::thread::hardware_concurrency();
   spin_ = (cores == 0 || static_cast<unsigned>(threads_) <= cores) ? kSpin
@@ -84,14 +83,11 @@ void ThreadPool::WorkerLoop(int worker) {
     size_t begin, end;
     Chunk(static_cast<size_t>(worker), &begin, &end);
     if (begin < end) (*body_)(begin, end, worker);
-    // Done (release: the chunk's writes and the end of this worker's reads of the job happen
-    // before the caller sees it). A worker that finds the caller asleep wakes it (seq_cst:
-    // either this load sees caller_sleeping_, or the caller's check after setting it sees this
-    // done flag).
-    done_[worker].generation.store(seen, std::memory_order_seq_cst);
-    if (caller_sleeping_.load(std::memory_order_seq_cst)) {
-      wake_.fetch_add(1, std::memory_order_seq_cst);
-      wake_.notify_all();
+    // The last one to finish wakes the caller if it went to sleep (seq_cst: either this load
+    // sees caller_sleeping_ or the caller's check after setting it sees pending_ == 0).
+    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
+        caller_sleeping_.load(std::memory_order_seq_cst)) {
+      pending_.notify_all();
     }
   }
 }
@@ -110,24 +106,16 @@ void ThreadPool::ParallelFor(size_t n, size_t grain,
   n_ = n;
   grain_ = grain;
   units_ = units;
-  const uint32_t generation =
-      generation_.fetch_add(1, std::memory_order_seq_cst) + 1;  // publishes the job (release)
+  pending_.store(threads_ - 1, std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_seq_cst);  // publishes the job (release)
   if (sleepers_.load(std::memory_order_seq_cst) > 0) generation_.notify_all();
   size_t begin, end;
   Chunk(0, &begin, &end);
   if (begin < end) body(begin, end, 0);
-  // Workers 1.. in order: the first not yet done is remembered, so that each check reads the
-  // lines of the unfinished workers only.
-  int next = 1;
-  auto all_done = [&](std::memory_order order) {
-    while (next < threads_ && done_[next].generation.load(order) == generation) ++next;
-    return next == threads_;
-  };
-  WaitUntil(spin_, [&] { return all_done(std::memory_order_acquire); }, [&] {
+  WaitUntil(spin_, [&] { return pending_.load(std::memory_order_acquire) == 0; }, [&] {
     caller_sleeping_.store(true, std::memory_order_seq_cst);
-    const uint32_t w = wake_.load(std::memory_order_seq_cst);
-    // wait returns at once if a worker has bumped wake_ since the load above.
-    if (!all_done(std::memory_order_seq_cst)) wake_.wait(w, std::memory_order_seq_cst);
+    const int left = pending_.load(std::memory_order_seq_cst);
+    if (left != 0) pending_.wait(left);  // returns at once if a worker has finished since
     caller_sleeping_.store(false, std::memory_order_relaxed);
   });
   body_ = nullptr;

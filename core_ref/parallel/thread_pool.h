@@ -11,8 +11,7 @@
 //
 // A call costs about a microsecond, not a wake-up through the kernel: idle workers spin on an
 // atomic generation counter for up to 100 µs before they block (std::atomic::wait), and the
-// caller waits for the join the same way, on one flag per worker (each on a cache line of its
-// own: the workers finishing a job never contend for one line). A run of short ParallelFor calls
+// caller waits for the join on an atomic countdown the same way. A run of short ParallelFor calls
 // (an LES step is a few dozen) therefore never goes through the kernel. A pool with more threads
 // than the machine has hardware threads never spins (it would take the core from the thread it
 // waits for); neither does anything else than the spin depend on timing.
@@ -24,7 +23,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <thread>
 #include <vector>
 
@@ -61,22 +59,15 @@ class ThreadPool {
   mutable size_t n_ = 0, grain_ = 1, units_ = 0;
   std::chrono::nanoseconds spin_;  // how long a waiting thread spins before it blocks
   // Bumped once per job (and once to stop); workers wait for it to change. On a cache line of
-  // its own, as are the done flags: the workers' joins must not disturb the line they spin on.
+  // its own, as is pending_: the workers' countdown must not disturb the line they spin on.
   alignas(64) mutable std::atomic<uint32_t> generation_{0};
   // Workers blocked in generation_.wait(): the caller notifies only when there are some.
   mutable std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
-  // done_[w]: the last generation worker w has finished (its chunk run, the job's fields no
-  // longer read); the caller waits until every worker's equals the current generation. One
-  // cache line each, so that the join is one store per worker, not a contended countdown.
-  struct alignas(64) Done {
-    std::atomic<uint32_t> generation{0};
-  };
-  std::unique_ptr<Done[]> done_;
-  // Whether the caller sleeps in wake_.wait(): a worker that finishes then bumps wake_ and
-  // notifies it. On a line of its own, read by every worker at every join.
-  alignas(64) mutable std::atomic<bool> caller_sleeping_{false};
-  mutable std::atomic<uint32_t> wake_{0};
+  // Workers that have not finished the current job; the caller waits for 0.
+  alignas(64) mutable std::atomic<int> pending_{0};
+  // Whether the caller sleeps in pending_.wait(): the last worker to finish notifies it then.
+  mutable std::atomic<bool> caller_sleeping_{false};
 };
 
 // body(begin, end, worker) over [0, n): through `pool` when it is non-null and has more than one

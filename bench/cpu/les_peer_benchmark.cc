@@ -8,7 +8,13 @@
 // column is the mean of 2·R dashi steps in a row with no peer step between them (as in `dashi
 // simulate`: the pool's workers stay awake, their caches warm).
 //
+// `--peer 0` times dashi alone (no FFTW peer, no FFTW plans: its columns print as 0), for
+// thread-scaling runs with more repetitions on little machine time. The "empty section µs"
+// column is the mean cost of one ParallelFor with T one-unit chunks and an empty body on the
+// step's pool size (the fork and join alone).
+//
 //   bazel run -c opt //bench/cpu:les_peer_benchmark -- --n 128,256,512 --threads 1,2 [--reps R]
+//       [--peer 0]
 #include <fftw3.h>
 
 #include <algorithm>
@@ -19,6 +25,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,6 +57,7 @@ struct Stat {
   double median = 0, min = 0;
 };
 Stat Summarise(std::vector<double> v) {
+  if (v.empty()) return {};
   std::sort(v.begin(), v.end());
   return {v[v.size() / 2], v.front()};
 }
@@ -68,6 +76,7 @@ double RelL2(const std::vector<dashi::Complex>& a, const std::vector<dashi::Comp
 int main(int argc, char** argv) {
   std::vector<int> sizes = {128, 256, 512}, threads = {1, 2};
   int reps = 0;
+  bool with_peer = true;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--n") == 0)
       sizes = ParseList(argv[i + 1]);
@@ -75,6 +84,8 @@ int main(int argc, char** argv) {
       threads = ParseList(argv[i + 1]);
     else if (std::strcmp(argv[i], "--reps") == 0)
       reps = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--peer") == 0)
+      with_peer = std::atoi(argv[i + 1]) != 0;
   }
   fftw_init_threads();
   const std::time_t now = std::time(nullptr);
@@ -89,8 +100,8 @@ int main(int argc, char** argv) {
   std::printf(
       "| N | T | dashi step ms | FFTW peer step ms | dashi/peer | dashi speed-up vs T=1 | "
       "peer speed-up | dashi back-to-back step ms | its speed-up | dashi rfft+irfft us | "
-      "FFTW r2c+c2r us | ratio | peer rel L2 |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "FFTW r2c+c2r us | ratio | peer rel L2 | empty section us |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int n : sizes) {
     double dashi_t1 = 0, peer_t1 = 0, solo_t1 = 0;
     for (int t : threads) {
@@ -102,12 +113,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "%s\n", les.status().ToString().c_str());
         return 1;
       }
-      dashi::bench::FftwLes peer(p, t, les->spectrum());
+      std::unique_ptr<dashi::bench::FftwLes> peer;
+      if (with_peer) peer = std::make_unique<dashi::bench::FftwLes>(p, t, les->spectrum());
       for (int s = 0; s < 3; ++s) {
         (void)les->Step();
-        peer.Step();
+        if (peer) peer->Step();
       }
-      const double rel = RelL2(les->spectrum(), peer.spectrum());
+      const double rel = peer ? RelL2(les->spectrum(), peer->spectrum()) : 0.0;
       if (!(rel < 1e-9)) {
         std::fprintf(stderr, "N=%d: the FFTW peer differs from dashi by %.3g (relative L2)\n", n,
                      rel);
@@ -119,10 +131,10 @@ int main(int argc, char** argv) {
         auto t0 = Clock::now();
         (void)les->Step();
         auto t1 = Clock::now();
-        peer.Step();
+        if (peer) peer->Step();
         auto t2 = Clock::now();
         td.push_back(Ms(t0, t1));
-        tp.push_back(Ms(t1, t2));
+        if (peer) tp.push_back(Ms(t1, t2));
       }
       // dashi alone, r steps back to back (no peer step between them: the pool's workers stay
       // awake and their caches warm from one step to the next, as in `dashi simulate`).
@@ -142,20 +154,32 @@ int main(int argc, char** argv) {
         half = fft->Rfft(field);
         back = fft->Irfft(half);
         auto t1 = Clock::now();
-        peer.ForwardOnce(field, half);
-        peer.InverseOnce(half, back);
+        if (peer) {
+          peer->ForwardOnce(field, half);
+          peer->InverseOnce(half, back);
+        }
         auto t2 = Clock::now();
         fd.push_back(Ms(t0, t1) * 1e3);
-        fp.push_back(Ms(t1, t2) * 1e3);
+        if (peer) fp.push_back(Ms(t1, t2) * 1e3);
+      }
+      // The fork and join alone: T one-unit chunks, empty bodies.
+      double empty_us = 0;
+      {
+        const int calls = 2000;
+        const auto e0 = Clock::now();
+        for (int i = 0; i < calls; ++i) {
+          pool.ParallelFor(static_cast<size_t>(t), 1, [](size_t, size_t, int) {});
+        }
+        empty_us = Ms(e0, Clock::now()) * 1e3 / calls;
       }
       const Stat sd = Summarise(td), sp = Summarise(tp), fsd = Summarise(fd), fsp = Summarise(fp);
       if (t == threads.front()) dashi_t1 = sd.median, peer_t1 = sp.median, solo_t1 = solo;
       std::printf(
           "| %d | %d | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f "
-          "| %.2f | %.1e |\n",
-          n, t, sd.median, sd.min, sp.median, sp.min, sd.median / sp.median, dashi_t1 / sd.median,
-          peer_t1 / sp.median, solo, solo_t1 / solo, fsd.median, fsp.median,
-          fsd.median / fsp.median, rel);
+          "| %.2f | %.1e | %.2f |\n",
+          n, t, sd.median, sd.min, sp.median, sp.min, sp.median > 0 ? sd.median / sp.median : 0.0,
+          dashi_t1 / sd.median, sp.median > 0 ? peer_t1 / sp.median : 0.0, solo, solo_t1 / solo, fsd.median, fsp.median,
+          fsp.median > 0 ? fsd.median / fsp.median : 0.0, rel, empty_us);
       std::fflush(stdout);
     }
   }

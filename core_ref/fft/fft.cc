@@ -749,12 +749,18 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
   if (c0 < ncols && rows >= 16) {
     // A last, partial block (the real transforms' Nyquist column): copied into a padded block of
     // 8 columns (unused lanes zero) and run as a full one; only its nb columns are copied back.
+    // The block lives in this thread's buffer (no allocation per call: the LES runs this for
+    // every array of every real transform); every element is written before it is read.
     const size_t nb = ncols - c0;
-    std::vector<double> pad(2 * B * rows, 0.0);
+    thread_local std::vector<double> pad_buf;
+    if (pad_buf.size() < 2 * B * rows) pad_buf.resize(2 * B * rows);
+    double* pad = pad_buf.data();
     for (size_t i = 0; i < rows; ++i) {
-      for (size_t l = 0; l < 2 * nb; ++l) pad[2 * B * i + l] = data[2 * (i * stride + c0) + l];
+      for (size_t l = 0; l < 2 * B; ++l) {
+        pad[2 * B * i + l] = l < 2 * nb ? data[2 * (i * stride + c0) + l] : 0.0;
+      }
     }
-    FusedColumnBlock(pad.data(), rows, B, rev, tw, inverse, scaled, scale, re, im);
+    FusedColumnBlock(pad, rows, B, rev, tw, inverse, scaled, scale, re, im);
     for (size_t i = 0; i < rows; ++i) {
       for (size_t l = 0; l < 2 * nb; ++l) data[2 * (i * stride + c0) + l] = pad[2 * B * i + l];
     }

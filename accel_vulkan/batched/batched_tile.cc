@@ -144,18 +144,36 @@ std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chu
 }
 
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
+  // K blocks of at most 16 chunks (four tree slots in registers: D = 2048 ran 245 µs a step at
+  // B = 256 in two blocks against 300 µs in one, docs/PERF.md), then more blocks or smaller tiles
+  // until the workgroups fill the SMs.
+  const int64_t chunks = (dim + 63) / 64;
+  const uint32_t s0 = static_cast<uint32_t>(std::min<uint64_t>(
+      std::bit_ceil(static_cast<uint64_t>((chunks + 15) / 16)), kMaxBatchedBlocks));
+  auto split = [&](uint32_t f) { return std::min(s0 * f, kMaxBatchedBlocks); };
   const BatchedTile candidates[] = {
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4},
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 4},
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2},
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 2},
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 1},
-      {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .split = split(1)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .split = split(2)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
+       .split = split(2)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
+       .split = split(4)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 2,
+       .split = split(4)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 1,
+       .split = split(4)},
+      {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1,
+       .split = split(4)},
   };
   if (sm_count == 0) return candidates[0];
-  const int64_t target = static_cast<int64_t>(sm_count);
+  // "Fills": within 1/16 of the SM count (128 workgroups on 132 SMs).
+  const int64_t target = static_cast<int64_t>(sm_count - sm_count / 16);
   for (const BatchedTile& t : candidates) {
-    const int64_t groups = ((batch + t.rows() - 1) / t.rows()) * ((dim + t.cols() - 1) / t.cols());
+    if (t.rows() > batch) continue;  // idle rows in every workgroup
+    const int64_t groups = ((batch + t.rows() - 1) / t.rows()) *
+                           ((dim + t.cols() - 1) / t.cols()) * BatchedBlocks(chunks, t);
     if (groups >= target) return t;
   }
   return candidates[std::size(candidates) - 1];

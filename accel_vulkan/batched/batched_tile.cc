@@ -167,7 +167,9 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1,
        .split = split(4)},
   };
-  if (sm_count == 0) return candidates[0];
+  // Unknown SM count (CPU drivers): the 64 × 64 default in one block, as before K blocks (no
+  // scratch buffer, so the largest B·D is not halved by block sums).
+  if (sm_count == 0) return {};
   // "Fills": within 1/16 of the SM count (128 workgroups on 132 SMs).
   const int64_t target = static_cast<int64_t>(sm_count - sm_count / 16);
   for (const BatchedTile& t : candidates) {

@@ -89,10 +89,12 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // of at most 16 chunks (s0 = bit_ceil(ceil(m / 16)): four tree slots in registers; D = 2048 is
 // two blocks), then the first of 64×64 (16×16 threads, 4×4 outputs) with split s0, 64×64 with
 // 2·s0, 32×32 (2×2 outputs) with 2·s0, 32×32 with 4·s0, 16×32, 16×16 (1×1 outputs) and 8×8
-// (8×8 threads) with 4·s0 of at most B rows whose workgroup count ceil(B/rows)·ceil(D/cols)·blocks reaches
-// sm_count − sm_count/16, else the last; the first when sm_count is 0. Small B·D are
-// latency-bound (every output is a chain of dependent adds): K blocks and smaller tiles spread
-// them over more SMs (measured on an H200: docs/PERF.md).
+// (8×8 threads) with 4·s0 of at most B rows whose workgroup count
+// ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last; the 64×64
+// default without K blocks when sm_count is 0. K blocks need blocks·B·D doubles of scratch
+// (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain of dependent
+// adds): K blocks and smaller tiles spread them over more SMs (measured on an H200:
+// docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);
 
 // The specialization constants 0..6 of the kernel for a resolved tile and m chunks.

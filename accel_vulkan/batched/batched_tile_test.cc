@@ -109,14 +109,15 @@ TEST(BatchedTileTest, LimitsOfTheStatesAndTheGrid) {
 }
 
 TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
-  // Unknown SM count: the 64 × 64 default, one K block up to D = 1024 (16 chunks), two at 2048.
+  // Unknown SM count: the 64 × 64 default in one K block.
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).rows(), 64u);
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).cols(), 64u);
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).split, 1u);
-  EXPECT_EQ(SuggestBatchedTile(64, 1024, 0).split, 1u);
-  EXPECT_EQ(SuggestBatchedTile(64, 1025, 0).split, 2u);
-  EXPECT_EQ(SuggestBatchedTile(64, 2048, 0).split, 2u);
-  EXPECT_EQ(SuggestBatchedTile(64, 4096, 0).split, 4u);
+  EXPECT_EQ(SuggestBatchedTile(64, 2048, 0).split, 1u);
+  // Known SM count, enough workgroups: K blocks of at most 16 chunks.
+  EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).split, 1u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 1025, 132).split, 2u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 4096, 132).split, 4u);
   // 132 SMs (a workgroup count of at least 124 fills them). B = 1024, D = 1024: 16 × 16 = 256
   // workgroups of 64 × 64.
   BatchedTile t = SuggestBatchedTile(1024, 1024, 132);

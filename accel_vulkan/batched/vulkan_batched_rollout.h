@@ -41,7 +41,8 @@
 // Float controls as in VulkanRollout: the shader comes in the eight float-controls variants of
 // shaders/defs.bzl and Create() picks every mode the device reports (accel_vulkan/device_caps).
 //
-// Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes) and the states (B·D·8 bytes + kGuardBytes) each
+// Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes), the states (B·D·8 bytes + kGuardBytes) and, with K
+// blocks or the tree slots in memory, the tiled kernel's scratch (BatchedScratchDoubles) each
 // within maxStorageBufferRange (lavapipe: 128 MiB); ceil(D / cols) and ceil(B / rows)
 // workgroups within maxComputeWorkGroupCount. Beyond them UNIMPLEMENTED naming the limit.
 //

@@ -29,7 +29,8 @@ struct DeviceObjects {
 // observed states copied from a device-side history ring: docs/ARCHITECTURE.md); otherwise the
 // tiled kernel with the tile SuggestBatchedTile picks for this device's SM count (the default
 // 64×64 tile gives a batch of 3 only ceil(D/64) workgroups: 330 µs a step at D = 506 in a run on
-// an H200; 75 µs with the 8×8 tile this picks, docs/PERF.md).
+// an H200; 75 µs with the 8×8 tile it picked before K blocks, docs/PERF.md; it now picks the
+// tile and the K blocks, "Large batches" there).
 Status CreateRollout(VulkanSession& session, DeviceObjects& objects, int64_t dim,
                      std::span<const double> a, int64_t batch) {
   const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(*session.ctx);

@@ -11,7 +11,32 @@ std::string BatchedTile::ToString() const {
   return std::to_string(rows()) + "x" + std::to_string(cols()) + " (" +
          std::to_string(threads_y) + "x" + std::to_string(threads_x) + " threads x " +
          std::to_string(rows_per_thread) + "x" + std::to_string(cols_per_thread) +
-         " outputs; rows x cols), k " + std::to_string(slice_k);
+         " outputs; rows x cols), k " + std::to_string(slice_k) +
+         (split > 1 ? ", split " + std::to_string(split) : std::string()) +
+         (tree_in_memory != 0 ? ", tree in memory" : "");
+}
+
+uint32_t BatchedBlockChunks(int64_t chunks, const BatchedTile& tile) {
+  const uint64_t m = static_cast<uint64_t>(std::max<int64_t>(chunks, 1));
+  const uint64_t split = std::max<uint32_t>(tile.split, 1);
+  return static_cast<uint32_t>(std::bit_ceil((m + split - 1) / split));
+}
+
+uint32_t BatchedBlocks(int64_t chunks, const BatchedTile& tile) {
+  const uint64_t m = static_cast<uint64_t>(std::max<int64_t>(chunks, 1));
+  const uint64_t q = BatchedBlockChunks(chunks, tile);
+  return static_cast<uint32_t>((m + q - 1) / q);
+}
+
+uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& tile) {
+  const int64_t chunks = (dim + 63) / 64;
+  const uint64_t plane = static_cast<uint64_t>(batch) * static_cast<uint64_t>(dim);
+  const uint64_t blocks = BatchedBlocks(chunks, tile);
+  uint64_t doubles = blocks > 1 ? blocks * plane : 0;
+  if (tile.tree_in_memory != 0) {
+    doubles += blocks * BatchedTreeSlots(BatchedBlockChunks(chunks, tile)) * plane;
+  }
+  return doubles;
 }
 
 uint64_t BatchedSharedBytes(const BatchedTile& tile) {
@@ -45,6 +70,13 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
         std::to_string(limits.maxComputeWorkGroupSize[1]) +
         ") or maxComputeWorkGroupInvocations = " +
         std::to_string(limits.maxComputeWorkGroupInvocations));
+  }
+  if (tile.split == 0 || tile.split > kMaxBatchedBlocks) {
+    return InvalidArgumentError(where + "split must lie in [1, " +
+                                std::to_string(kMaxBatchedBlocks) + "]");
+  }
+  if (tile.tree_in_memory > 1) {
+    return InvalidArgumentError(where + "tree_in_memory must be 0 or 1");
   }
   BatchedTile out = tile;
   if (out.slice_k == 0) {
@@ -80,6 +112,14 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
                               std::to_string(b * d * sizeof(double) + guard_bytes) +
                               " bytes (with guard words)" + range);
   }
+  const uint64_t scratch = BatchedScratchDoubles(batch, dim, tile);
+  if (scratch >= (1ull << 32) ||
+      scratch * sizeof(double) + guard_bytes > limits.maxStorageBufferRange) {
+    return UnimplementedError(shape + "tile " + tile.ToString() + " needs " +
+                              std::to_string(scratch) +
+                              " doubles of scratch (block sums, tree slots; at most 2^32 - 1)" +
+                              range);
+  }
   const uint64_t groups_x = (d + tile.cols() - 1) / tile.cols();
   const uint64_t groups_y = (b + tile.rows() - 1) / tile.rows();
   if (groups_x > limits.maxComputeWorkGroupCount[0] ||
@@ -94,23 +134,48 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 }
 
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks) {
-  return {tile.threads_x,       tile.threads_y, tile.rows_per_thread,
-          tile.cols_per_thread, tile.slice_k,   BatchedTreeSlots(chunks)};
+  return {tile.threads_x,
+          tile.threads_y,
+          tile.rows_per_thread,
+          tile.cols_per_thread,
+          tile.slice_k,
+          BatchedTreeSlots(BatchedBlockChunks(chunks, tile)),
+          tile.tree_in_memory};
 }
 
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
+  // K blocks of at most 16 chunks (four tree slots in registers: D = 2048 ran 245 µs a step at
+  // B = 256 in two blocks against 300 µs in one, docs/PERF.md), then more blocks or smaller tiles
+  // until the workgroups fill the SMs.
+  const int64_t chunks = (dim + 63) / 64;
+  const uint32_t s0 = static_cast<uint32_t>(std::min<uint64_t>(
+      std::bit_ceil(static_cast<uint64_t>((chunks + 15) / 16)), kMaxBatchedBlocks));
+  auto split = [&](uint32_t f) { return std::min(s0 * f, kMaxBatchedBlocks); };
   const BatchedTile candidates[] = {
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4},
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 4},
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2},
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 2},
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 1},
-      {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .split = split(1)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .split = split(2)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
+       .split = split(2)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
+       .split = split(4)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 2,
+       .split = split(4)},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 1,
+       .split = split(4)},
+      {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1,
+       .split = split(4)},
   };
-  if (sm_count == 0) return candidates[0];
-  const int64_t target = static_cast<int64_t>(sm_count);
+  // Unknown SM count (CPU drivers): the 64 × 64 default in one block, as before K blocks (no
+  // scratch buffer, so the largest B·D is not halved by block sums).
+  if (sm_count == 0) return {};
+  // "Fills": within 1/16 of the SM count (128 workgroups on 132 SMs).
+  const int64_t target = static_cast<int64_t>(sm_count - sm_count / 16);
   for (const BatchedTile& t : candidates) {
-    const int64_t groups = ((batch + t.rows() - 1) / t.rows()) * ((dim + t.cols() - 1) / t.cols());
+    if (t.rows() > batch) continue;  // idle rows in every workgroup
+    const int64_t groups = ((batch + t.rows() - 1) / t.rows()) *
+                           ((dim + t.cols() - 1) / t.cols()) * BatchedBlocks(chunks, t);
     if (groups >= target) return t;
   }
   return candidates[std::size(candidates) - 1];

@@ -33,11 +33,19 @@ struct BatchedTile {
   // stages fit maxComputeSharedMemorySize (16 on NVIDIA's 48 KiB, 8 on lavapipe's 32 KiB with the
   // default tile).
   uint32_t slice_k = 0;
+  // K blocks: the m chunks are cut into about `split` aligned blocks of a power of two of chunks
+  // (BatchedBlockChunks), one workgroup per (tile, block), the block sums folded by a second
+  // dispatch (more workgroups for a small B·D; docs/PERF.md). 1 = one dispatch, no block sums.
+  uint32_t split = 1;
+  // Specialization constant 6: 1 = the tree slots in a device scratch buffer, not in registers
+  // (fewer registers per invocation: occupancy, or larger rows_per_thread × cols_per_thread).
+  uint32_t tree_in_memory = 0;
 
   uint32_t threads() const { return threads_x * threads_y; }
   uint32_t rows() const { return threads_y * rows_per_thread; }
   uint32_t cols() const { return threads_x * cols_per_thread; }
-  // "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16": every pair rows (B) first.
+  // "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16", then ", split 4" when split > 1
+  // and ", tree in memory" when set: every pair rows (B) first.
   std::string ToString() const;
 };
 
@@ -51,28 +59,45 @@ uint64_t BatchedSharedBytes(const BatchedTile& tile);
 // max(1, bit_width(m − 1)); the last chunk's carry stays in the accumulators.
 uint32_t BatchedTreeSlots(int64_t chunks);
 
+// Chunks per K block for m ≥ 1 chunks: bit_ceil(ceil(m / split)) (a power of two, so each block
+// is a subtree of the contract's tree), and the number of blocks ceil(m / that).
+uint32_t BatchedBlockChunks(int64_t chunks, const BatchedTile& tile);
+uint32_t BatchedBlocks(int64_t chunks, const BatchedTile& tile);
+// Most K blocks: the combine keeps log2 of this many slots (batched_rollout.comp).
+inline constexpr uint32_t kMaxBatchedBlocks = 64;
+
+// Doubles of the kernel's scratch buffer for B × D: the block sums (blocks·B·D when blocks > 1)
+// and the tree slots in memory (blocks·slots·B·D when tree_in_memory); 0 when neither.
+uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& tile);
+
 // Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the
-// field and the limit: a zero field, slice_k not a divisor of 64, more than
-// kMaxOutputsPerThread accumulators, a workgroup beyond maxComputeWorkGroupSize /
+// field and the limit: a zero field, slice_k not a divisor of 64, split beyond
+// kMaxBatchedBlocks, tree_in_memory not 0 or 1, more than kMaxOutputsPerThread accumulators, a workgroup beyond maxComputeWorkGroupSize /
 // maxComputeWorkGroupInvocations, shared memory beyond maxComputeSharedMemorySize.
 StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
                                          const VkPhysicalDeviceLimits& limits);
 
 // Whether B trajectories of dimension D fit one dispatch of a resolved tile on the device:
-// UNIMPLEMENTED naming the limit when A (D²·8 bytes) or the states plus `guard_bytes`
-// (B·D·8 + guard_bytes) exceed maxStorageBufferRange, or ceil(D / cols) or ceil(B / rows)
+// UNIMPLEMENTED naming the limit when A (D²·8 bytes), the states plus `guard_bytes`
+// (B·D·8 + guard_bytes) or the scratch buffer plus `guard_bytes` exceed maxStorageBufferRange
+// (or the scratch 2^32 doubles, the shader's 32-bit indices), or ceil(D / cols) or ceil(B / rows)
 // workgroups exceed maxComputeWorkGroupCount[0] or [1].
 Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
                           uint64_t guard_bytes, const VkPhysicalDeviceLimits& limits);
 
-// A tile for B trajectories of dimension D on a device with `sm_count` SMs (0: unknown): the
-// largest of 64×64 (16×16 threads, 4×4 outputs), 32×64, 32×32, 16×32, 16×16 (1×1 outputs) and
-// 8×8 (8×8 threads) whose workgroup count ceil(B/rows)·ceil(D/cols) reaches sm_count, else the
-// 8×8 tile; the 64×64 tile when sm_count is 0. Small batches are latency-bound (every output is a
-// chain of D dependent adds): smaller tiles spread them over more SMs (docs/PERF.md).
+// A tile for B trajectories of dimension D on a device with `sm_count` SMs (0: unknown). K blocks
+// of at most 16 chunks (s0 = bit_ceil(ceil(m / 16)): four tree slots in registers; D = 2048 is
+// two blocks), then the first of 64×64 (16×16 threads, 4×4 outputs) with split s0, 64×64 with
+// 2·s0, 32×32 (2×2 outputs) with 2·s0, 32×32 with 4·s0, 16×32, 16×16 (1×1 outputs) and 8×8
+// (8×8 threads) with 4·s0 of at most B rows whose workgroup count
+// ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last; the 64×64
+// default without K blocks when sm_count is 0. K blocks need blocks·B·D doubles of scratch
+// (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain of dependent
+// adds): K blocks and smaller tiles spread them over more SMs (measured on an H200:
+// docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);
 
-// The specialization constants 0..5 of the kernel for a resolved tile and m chunks.
+// The specialization constants 0..6 of the kernel for a resolved tile and m chunks.
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks);
 
 }  // namespace dashi::vk

@@ -44,6 +44,10 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
   EXPECT_EQ(code({.rows_per_thread = 8, .cols_per_thread = 9}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.threads_x = 64, .threads_y = 32}), StatusCode::kInvalidArgument);  // 2048
   EXPECT_EQ(code({.slice_k = 3}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.split = 0}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.split = 65}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.split = 64}), StatusCode::kOk);
+  EXPECT_EQ(code({.tree_in_memory = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 128}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 16}), StatusCode::kInvalidArgument);  // 33024 > 32768 bytes
   const Status st = ResolveBatchedTile({.slice_k = 16}, l).status();
@@ -63,7 +67,25 @@ TEST(BatchedTileTest, TreeSlotsAreTheBitWidthOfTheChunkCountMinusOne) {
   EXPECT_EQ(BatchedTreeSlots(9), 4u);
   EXPECT_EQ(BatchedTreeSlots(16), 4u);  // D = 1024
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8}, 5),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0}));
+  // K blocks: the slots of one block (16 of 32 chunks: 4), and the slots-in-memory flag.
+  EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .split = 2, .tree_in_memory = 1}, 32),
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1}));
+}
+
+TEST(BatchedTileTest, KBlocksArePowerOfTwoChunkRuns) {
+  // m = 7: split 3 → ceil(7/3) = 3 → blocks of 4 chunks, 2 blocks (the last of 3).
+  EXPECT_EQ(BatchedBlockChunks(7, {.split = 3}), 4u);
+  EXPECT_EQ(BatchedBlocks(7, {.split = 3}), 2u);
+  EXPECT_EQ(BatchedBlocks(7, {.split = 8}), 7u);  // blocks of one chunk
+  EXPECT_EQ(BatchedBlocks(7, {.split = 1}), 1u);
+  EXPECT_EQ(BatchedBlocks(16, {.split = 4}), 4u);
+  // Scratch: B·D per block sum (blocks > 1) plus blocks·slots·B·D with the slots in memory.
+  EXPECT_EQ(BatchedScratchDoubles(3, 1024, {.split = 1}), 0u);
+  EXPECT_EQ(BatchedScratchDoubles(3, 1024, {.split = 4}), 4u * 3 * 1024);
+  EXPECT_EQ(BatchedScratchDoubles(3, 1024, {.split = 4, .tree_in_memory = 1}),
+            4u * 3 * 1024 + 4u * 2 * 3 * 1024);
+  EXPECT_EQ(BatchedScratchDoubles(3, 1024, {.tree_in_memory = 1}), 4u * 3 * 1024);
 }
 
 TEST(BatchedTileTest, LimitsOfTheStatesAndTheGrid) {
@@ -87,19 +109,45 @@ TEST(BatchedTileTest, LimitsOfTheStatesAndTheGrid) {
 }
 
 TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
-  // Unknown SM count: the 64 × 64 default.
+  // Unknown SM count: the 64 × 64 default in one K block.
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).rows(), 64u);
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).cols(), 64u);
-  // 132 SMs. B = 1024, D = 1024: 16 × 16 = 256 workgroups of 64 × 64.
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).split, 1u);
+  EXPECT_EQ(SuggestBatchedTile(64, 2048, 0).split, 1u);
+  // Known SM count, enough workgroups: K blocks of at most 16 chunks.
+  EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).split, 1u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 1025, 132).split, 2u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 4096, 132).split, 4u);
+  // 132 SMs (a workgroup count of at least 124 fills them). B = 1024, D = 1024: 16 × 16 = 256
+  // workgroups of 64 × 64.
   BatchedTile t = SuggestBatchedTile(1024, 1024, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.cols(), 64u);
-  // B = 256, D = 1024: 64 × 64 gives 64, 32 × 64 gives 128, 32 × 32 gives 256.
+  EXPECT_EQ(t.split, 1u);
+  // B = 256, D = 1024: 64 × 64 gives 64 workgroups, in two K blocks 128.
   t = SuggestBatchedTile(256, 1024, 132);
+  EXPECT_EQ(t.rows(), 64u);
+  EXPECT_EQ(t.cols(), 64u);
+  EXPECT_EQ(t.split, 2u);
+  // B = 256, D = 512: 64 × 64 gives 32 and 64; 32 × 32 in two blocks 256.
+  t = SuggestBatchedTile(256, 512, 132);
   EXPECT_EQ(t.rows(), 32u);
   EXPECT_EQ(t.cols(), 32u);
-  // B = 64, D = 512: even 16 × 16 gives only 128, so the 8 × 8 tile (512).
-  t = SuggestBatchedTile(64, 512, 132);
+  EXPECT_EQ(t.split, 2u);
+  // D = 2048: two blocks at least (four tree slots); B = 64 needs four for 128 workgroups.
+  t = SuggestBatchedTile(4096, 2048, 132);
+  EXPECT_EQ(t.rows(), 64u);
+  EXPECT_EQ(t.split, 2u);
+  t = SuggestBatchedTile(64, 2048, 132);
+  EXPECT_EQ(t.rows(), 64u);
+  EXPECT_EQ(t.split, 4u);
+  // B = 16, D = 512: no tile taller than B; 16 × 16 in four blocks gives 128.
+  t = SuggestBatchedTile(16, 512, 132);
+  EXPECT_EQ(t.rows(), 16u);
+  EXPECT_EQ(t.cols(), 16u);
+  EXPECT_EQ(t.split, 4u);
+  // B = 3: no candidate is as short; the last, 8 × 8.
+  t = SuggestBatchedTile(3, 512, 132);
   EXPECT_EQ(t.rows(), 8u);
   EXPECT_EQ(t.cols(), 8u);
   EXPECT_EQ(t.threads(), 64u);

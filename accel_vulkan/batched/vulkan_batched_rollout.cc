@@ -93,7 +93,7 @@ Status VulkanBatchedRollout::Init(std::span<const double> a) {
   DASHI_RETURN_IF_ERROR(a_buf.UploadValues<double>(ctx_, a));
   a_.emplace(std::move(a_buf));
   DASHI_ASSIGN_OR_RETURN(
-      pipe_, ComputePipeline::Create(ctx_, {spirv::kBatchedRolloutVariants[variant_], 3,
+      pipe_, ComputePipeline::Create(ctx_, {spirv::kBatchedRolloutVariants[variant_], 4,
                                             sizeof(BatchedRolloutPushConstants),
                                             BatchedSpecialization(tile_, chunks_),
                                             kMaxBindingSets}));
@@ -243,11 +243,28 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
       DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Create(ctx_, bytes));
       z.emplace(std::move(b));
     }
+    capacity_ = capacity;
+  }
+  if (regrown || batch > scratch_rows_) {
+    // The tiled kernel's block sums and tree slots (batched_rollout.comp): for the state
+    // buffers' capacity where that fits the limits, else for `batch` rows.
+    const int64_t rows =
+        CheckBatchedLimits(capacity_, dim_, tile_, kGuardBytes, limits_).ok() ? capacity_ : batch;
+    scratch_rows_ = 0;
+    const int64_t capacity = capacity_;
+    capacity_ = 0;  // until the descriptor sets exist again
+    scratch_.reset();
+    DASHI_ASSIGN_OR_RETURN(
+        DeviceBuffer scratch,
+        CreateGuardedBuffer(ctx_, BatchedScratchDoubles(rows, dim_, tile_) * sizeof(double)));
+    scratch_.emplace(std::move(scratch));
     for (int src = 0; src < 2; ++src) {
-      const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer()};
+      const VkBuffer bufs[] = {a_->buffer(), z_[src]->buffer(), z_[1 - src]->buffer(),
+                               scratch_->buffer()};
       DASHI_ASSIGN_OR_RETURN(sets_[src], pipe_->Bindings(bufs));
     }
     capacity_ = capacity;
+    scratch_rows_ = rows;
   }
   const int64_t by_budget = static_cast<int64_t>(options_.max_staging_bytes / state_bytes);
   slots_ = std::clamp<int64_t>(by_budget, 1, options_.max_snapshots_per_submit);
@@ -314,17 +331,27 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
   if (kernel_ == BatchedKernel::kSmallBatch) {
     return AdvanceSmallBatch(first_step, last_step, snapshot_steps, parity);
   }
-  dispatches_ += last_step - first_step;
-  const BatchedRolloutPushConstants push{static_cast<uint32_t>(dim_),
-                                         static_cast<uint32_t>(chunks_),
-                                         static_cast<uint32_t>(batch_)};
+  // K blocks: the products of each block (workgroups along z), then the combine of the blocks.
+  const uint32_t blocks = BatchedBlocks(chunks_, tile_);
+  dispatches_ += (last_step - first_step) * (blocks > 1 ? 2 : 1);
+  const BatchedRolloutPushConstants push{
+      static_cast<uint32_t>(dim_),   static_cast<uint32_t>(chunks_),
+      static_cast<uint32_t>(batch_), BatchedBlockChunks(chunks_, tile_),
+      blocks,                        0u};
+  BatchedRolloutPushConstants combine = push;
+  combine.phase = 1;
   const uint32_t groups_x = CeilDiv(dim_, tile_.cols());
   const uint32_t groups_y = CeilDiv(batch_, tile_.rows());
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
   return SubmitSteps(
       *batch_cmd_, first_step, last_step, snapshot_steps,
       [&](int src) {
-        batch_cmd_->Dispatch(*pipe_, sets_[src], &push, sizeof(push), groups_x, groups_y);
+        batch_cmd_->Dispatch(*pipe_, sets_[src], &push, sizeof(push), groups_x, groups_y,
+                             blocks);
+        if (blocks > 1) {
+          batch_cmd_->Barrier();
+          batch_cmd_->Dispatch(*pipe_, sets_[src], &combine, sizeof(combine), groups_x, groups_y);
+        }
       },
       [&](int state, size_t slot) {
         batch_cmd_->CopyBuffer(z_[state]->buffer(), staging_->buffer(), state_bytes, 0,
@@ -582,7 +609,12 @@ Status VulkanBatchedRollout::CheckGuardWords() const {
       regions.push_back({&*z_[k], payload, "batched rollout state buffer " + std::to_string(k)});
     }
   }
-  // The small-batch kernel's buffers end with their guards (CreateGuardedBuffer).
+  // The tiled kernel's scratch and the small-batch kernel's buffers end with their guards
+  // (CreateGuardedBuffer).
+  if (scratch_.has_value()) {
+    regions.push_back(
+        {&*scratch_, scratch_->size() - kGuardBytes, "batched rollout tiled scratch"});
+  }
   if (small_partials_.has_value()) {
     regions.push_back({&*small_partials_, small_partials_->size() - kGuardBytes,
                        "batched rollout chunk partials"});

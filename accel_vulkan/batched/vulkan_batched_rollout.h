@@ -14,7 +14,8 @@
 // device-local memory. Two kernels, both bit-exact per row (options.kernel, chosen per Run()):
 //  - kTiled: each step is ONE dispatch of shaders/batched/batched_rollout.comp, a tiled GEMM whose
 //    workgroups own (rows × cols) tiles of the output (BatchedTile), followed by one buffer
-//    barrier; up to `max_steps_per_submit` steps go into one command buffer.
+//    barrier (with K blocks, tile.split > 1: a dispatch of block sums, a barrier, a dispatch
+//    combining them); up to `max_steps_per_submit` steps go into one command buffer.
 //  - kSmallBatch: shaders/batched/batched_persistent.comp, the B-row form of the single-trajectory
 //    persistent kernel: ONE dispatch runs many steps, G resident workgroups (one per SM) share
 //    the (64-row chunk, W-column tile) units, each keeps its unit's column block of A in
@@ -40,7 +41,8 @@
 // Float controls as in VulkanRollout: the shader comes in the eight float-controls variants of
 // shaders/defs.bzl and Create() picks every mode the device reports (accel_vulkan/device_caps).
 //
-// Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes) and the states (B·D·8 bytes + kGuardBytes) each
+// Limits: 1 ≤ D ≤ kMaxDim; A (D²·8 bytes), the states (B·D·8 bytes + kGuardBytes) and, with K
+// blocks or the tree slots in memory, the tiled kernel's scratch (BatchedScratchDoubles) each
 // within maxStorageBufferRange (lavapipe: 128 MiB); ceil(D / cols) and ceil(B / rows)
 // workgroups within maxComputeWorkGroupCount. Beyond them UNIMPLEMENTED naming the limit.
 //
@@ -246,7 +248,9 @@ class VulkanBatchedRollout {
   // uploads without allocating or creating a command buffer).
   std::optional<HostVisibleBuffer> upload_;
   std::unique_ptr<ComputePipeline> pipe_;
-  std::array<VkDescriptorSet, 2> sets_{};  // [src]: (A, z[src], z[1−src])
+  std::optional<DeviceBuffer> scratch_;  // block sums and tree slots, scratch_rows_ rows + guard
+  int64_t scratch_rows_ = 0;
+  std::array<VkDescriptorSet, 2> sets_{};  // [src]: (A, z[src], z[1−src], scratch)
   std::unique_ptr<CommandBatch> batch_cmd_;
 
   // kSmallBatch: pipeline, per-batch partials (2·B·m·D doubles + guard), history ring

@@ -139,6 +139,50 @@ TEST_F(VulkanBatchedRolloutTest, TileShapesAndSliceDepthsAgree) {
   }
 }
 
+// K blocks (split > 1: block sums, then their combine) and the tree slots in memory, alone and
+// together: chunk counts m = 3 (D = 130), 7 (420: blocks of 1, 2 and 4 chunks give 7, 4 and 2
+// blocks, the last partial), 8 (449: a last chunk of one row) and 16 (1000), partial tiles, an
+// 8 × 8 micro-tile, 64 blocks at most (D = 2100: 33 blocks of one chunk).
+TEST_F(VulkanBatchedRolloutTest, KBlocksAndTreeInMemoryMatchCoreRef) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 1, .tree_in_memory = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 2},
+      {.threads_x = 3, .threads_y = 5, .rows_per_thread = 2, .cols_per_thread = 3, .slice_k = 8,
+       .split = 3, .tree_in_memory = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 32,
+       .split = 64},
+      {.threads_x = 4, .threads_y = 2, .rows_per_thread = 8, .cols_per_thread = 8, .slice_k = 8,
+       .split = 4, .tree_in_memory = 1},
+  };
+  for (const int64_t dim : {130, 420, 449, 1000}) {
+    const uint64_t a_seed = 500 + dim;
+    const std::vector<double> a = DecayingMatrix(dim, a_seed);
+    for (const BatchedTile& tile : tiles) {
+      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
+      ASSERT_NE(r, nullptr);
+      for (const int64_t batch : {1, 17}) {
+        const uint64_t z_seed = 600 + batch;
+        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
+                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
+        const std::vector<double> z0 =
+            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
+        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
+        EXPECT_EQ(r->last_timings().dispatches,
+                  3 * (BatchedBlocks(r->chunks(), r->tile()) > 1 ? 2 : 1));
+      }
+    }
+  }
+  const int64_t dim = 2100, batch = 3;
+  const std::vector<double> a = DecayingMatrix(dim, 500 + dim);
+  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 603, 1.0);
+  std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tiles[3]});
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(BatchedBlocks(r->chunks(), r->tile()), 33u);
+  ExpectMatchesReference(*r, z0, batch, a, {.steps = 2, .hash_every = 1});
+}
+
 // docs/MATH.md §9's pairwise-tree examples in every row (z = s at the first row of each chunk, 0
 // elsewhere; s differs per row): D = 256 with partials (1e16, 1, −1e16, 1)·s gives 0 (a flat sum
 // gives s), D = 192 with (1, 1e16, −1e16)·s gives 0 (left to right gives s).
@@ -157,15 +201,21 @@ TEST_F(VulkanBatchedRolloutTest, PairwiseTreeExamples) {
     for (size_t c = 0; c < partials.size(); ++c) {
       for (int64_t j = 0; j < dim; ++j) a[64 * c * dim + j] = partials[c];
     }
-    std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a);
-    ASSERT_NE(r, nullptr);
-    StatusOr<BatchedRolloutResult> got = r->Run(z0, batch, {.steps = 1, .hash_every = 1});
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    for (int64_t b = 0; b < batch; ++b) {
-      std::vector<double> want(static_cast<size_t>(dim));
-      ASSERT_TRUE(CanonicalVecMatScalar(Row(z0, b, dim), a, want).ok());
-      for (double w : want) ASSERT_EQ(w, 0.0);
-      EXPECT_TRUE(SameBits(got->final_state(b), want)) << "D=" << dim << " trajectory " << b;
+    // The default tile, then K blocks of 2 and of 1 chunk (the combine forms the tree's upper
+    // levels) with the slots in memory.
+    for (const BatchedTile tile :
+         {BatchedTile{}, BatchedTile{.split = 2}, BatchedTile{.split = 4, .tree_in_memory = 1}}) {
+      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
+      ASSERT_NE(r, nullptr);
+      StatusOr<BatchedRolloutResult> got = r->Run(z0, batch, {.steps = 1, .hash_every = 1});
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      for (int64_t b = 0; b < batch; ++b) {
+        std::vector<double> want(static_cast<size_t>(dim));
+        ASSERT_TRUE(CanonicalVecMatScalar(Row(z0, b, dim), a, want).ok());
+        for (double w : want) ASSERT_EQ(w, 0.0);
+        EXPECT_TRUE(SameBits(got->final_state(b), want))
+            << "D=" << dim << " trajectory " << b << " tile " << tile.ToString();
+      }
     }
   }
 }

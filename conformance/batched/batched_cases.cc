@@ -8,6 +8,8 @@
 //                                      (65, 200)}: single row / column, partial tiles and chunks
 //   batched_rollout.tiles              the same over four non-default tile shapes (slice depths
 //                                      1, 4, 32, 64) at B = 9, D = 193, 8 steps
+//   batched_rollout.k_blocks           the same over K blocks (split 8, 4, 3: 7, 4, 2 blocks) and
+//                                      the tree slots in memory, B = 9, D = 420, 6 steps
 //   batched_rollout.subnormal          states in the subnormal range (bit-exact or FAIL)
 //   batched_rollout.signed_zero        states of ±0 only (the contract's sign-of-zero details)
 //   batched_rollout.guard_words        guard words after the state buffers overwritten
@@ -276,6 +278,45 @@ CaseResult Tiles(VulkanContext& ctx) {
 DASHI_CONFORMANCE_CASE("batched_rollout.tiles", "batched_rollout",
                        "trajectories differing from core_ref, summed over 4 tile shapes", 0.0,
                        Tiles);
+
+// K blocks and the tree slots in memory (BatchedTile::split, tree_in_memory): D = 420, m = 7
+// chunks (the last of 36 rows); split 8, 4, 3 give 7, 4 and 2 blocks of 1, 2 and 4 chunks (the
+// last partial), and the slots in memory alone.
+CaseResult KBlocks(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t batch = 9, dim = 420;
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> z0 =
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+  const RolloutParams p{.steps = 6, .hash_every = 2};
+  const Reference want = RunCoreRef(z0, a, dim, p);
+  if (!want.status.ok()) return FailFromStatus(want.status);
+  const BatchedTile tiles[] = {
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 8},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 4, .tree_in_memory = 1},
+      {.threads_x = 3, .threads_y = 2, .rows_per_thread = 2, .cols_per_thread = 3, .slice_k = 8,
+       .split = 3},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .tree_in_memory = 1},
+  };
+  int64_t differ = 0;
+  std::string detail = "B=9, D=420, " + SeedText(batch, dim) + ", 6 steps, hash_every 2";
+  for (const BatchedTile& tile : tiles) {
+    CASE_ASSIGN(const auto compared,
+                DeviceVersusReference(ctx, batch, dim, a, z0, p, want,
+                                      {.tile = tile, .kernel = BatchedKernel::kTiled}));
+    differ += compared.first;
+    detail += "; " + compared.second + ": " + std::to_string(compared.first) + " differ";
+  }
+  return Judge(static_cast<double>(differ), 0, detail);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.k_blocks", "batched_rollout",
+                       "trajectories differing from core_ref, summed over 4 K-block / "
+                       "slots-in-memory tiles", 0.0,
+                       KBlocks);
 
 // Subnormal arithmetic, D = 130 (chunks 64, 64, 2), B = 4: even indices i are "s", odd "n";
 // z0[s] ~ 2^-1040 (subnormal), z0[n] ~ 1e-160; A[n][s] ~ 1e-160 (normal × normal = subnormal

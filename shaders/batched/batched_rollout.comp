@@ -30,6 +30,20 @@
 //   1): 4 for D = 1024 instead of 5, i.e. RM·RN fewer live doubles. The level loops are unrolled
 //   over the slots, so every slot index is a compile-time constant and the slots stay in
 //   registers; the bits tested depend only on c and m, uniform across the workgroup.
+//   Tree slots in memory (constant 6 = 1): the slots live in the scratch buffer (binding 3),
+//   each invocation's own words, written and read back by the same invocation only (program
+//   order, no barrier), instead of RM·RN·kTreeSlots registers: a slot is touched at most twice
+//   per chunk (64 terms), and the registers freed buy occupancy or larger RM × RN tiles.
+//   K blocks (push constants block_chunks, blocks): for a small B·D the chunks are split into
+//   blocks of block_chunks (a power of two) aligned chunks, one workgroup per (tile, block)
+//   (gl_WorkGroupID.z). The contract's tree over m chunks is the same tree over the block sums,
+//   each block sum the tree over its own chunks (an aligned block of 2^q chunks is a subtree of
+//   the level-by-level tree, and the last, partial block pairs as a list of its own: its offset
+//   is even at every level below q), so each workgroup runs the counter above over its block
+//   and writes the block sum into the scratch buffer (phase 0); a second dispatch (phase 1, same
+//   pipeline, no barrier() on that path) folds the blocks per output with the same counter.
+//   Scratch layout (doubles): block sums [s][b][j] (blocks > 1) first, then the slots
+//   [s][k][b][j] (constant 6 = 1); the host sizes it (BatchedScratchDoubles).
 // Rows b ≥ B and columns j ≥ D of a partial tile are staged as zeros and never written.
 // Every barrier() is reached in uniform control flow (the loops depend only on push and
 // specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles (the +1 pads the Z stage
@@ -46,7 +60,8 @@ layout(constant_id = 1) const uint kThreadsY = 16u;      // TY
 layout(constant_id = 2) const uint kRowsPerThread = 4u;  // RM
 layout(constant_id = 3) const uint kColsPerThread = 4u;  // RN
 layout(constant_id = 4) const uint kSliceK = 8u;         // TK, divides 64
-layout(constant_id = 5) const uint kTreeSlots = 1u;      // max(1, bit_width(m − 1))
+layout(constant_id = 5) const uint kTreeSlots = 1u;      // max(1, bit_width(block_chunks − 1))
+layout(constant_id = 6) const uint kTreeInMemory = 0u;   // 1: the tree slots in scratch
 
 #include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
@@ -63,6 +78,7 @@ const uint kALoads = (kSliceK * kTileCols + kThreads - 1u) / kThreads;
 layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   // D×D
 layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z[]; };  // B×D
 layout(std430, set = 0, binding = 2) writeonly buffer StatesOut { double y[]; };  // B×D
+layout(std430, set = 0, binding = 3) buffer Scratch { double scratch[]; };  // see the header
 
 #include "batched_rollout_params.glsl"  // BatchedRolloutPushConstants
 
@@ -70,7 +86,10 @@ shared double zs[2u * kZStage];  // [stage][kk][row of the tile]: Z transposed
 shared double as[2u * kAStage];  // [stage][kk][column of the tile]
 
 double acc[kOutputs];                  // p_c of the current chunk, [r·RN + n]
-double slot[kTreeSlots * kOutputs];    // the tree's binary counter, [k·RM·RN + r·RN + n]
+// The tree's binary counter, [k·RM·RN + r·RN + n]; one unused double with the slots in memory.
+double slot[kTreeSlots * kOutputs * (1u - kTreeInMemory) + kTreeInMemory];
+uint slot_base;                        // slots in memory: scratch index of slot 0 of (b0+ty, j0+tx)
+bool valid[kOutputs];                  // output (r, n) lies inside B × D
 double z_next[kZLoads];                // this invocation's share of the next slice
 double a_next[kALoads];
 
@@ -148,18 +167,43 @@ void AccumulateSlice(uint stage, uint tx, uint ty, uint begin, uint count) {
 
 // Adds the finished partial p_c (in acc; c chunks were finished before it) to the tree counter.
 // The last chunk's carry stays in acc (see the file comment).
+// Scratch index of slot k of output e (slots in memory).
+uint SlotIndex(uint k, uint e) {
+  const uint r = e / kColsPerThread, n = e - r * kColsPerThread;
+  return slot_base + k * params.rows * params.dim + r * kThreadsY * params.dim + n * kThreadsX;
+}
+
+// slot k + acc into acc (the earlier block on the left).
+void MergeSlot(uint k) {
+  [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
+    if (kTreeInMemory != 0u) {
+      if (valid[e]) {
+        CONTRACT_MERGE(acc[e], scratch[SlotIndex(k, e)], acc[e]);
+      }
+    } else {
+      CONTRACT_MERGE(acc[e], slot[k * kOutputs + e], acc[e]);
+    }
+  }
+}
+
+void StoreSlot(uint k) {
+  [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
+    if (kTreeInMemory != 0u) {
+      if (valid[e]) scratch[SlotIndex(k, e)] = acc[e];
+    } else {
+      slot[k * kOutputs + e] = acc[e];
+    }
+  }
+}
+
 void PushChunk(uint c, bool last) {
   bool carrying = true;
   [[unroll]] for (uint k = 0u; k < kTreeSlots; ++k) {
     if (carrying) {
       if (((c >> k) & 1u) != 0u) {
-        [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
-          CONTRACT_MERGE(acc[e], slot[k * kOutputs + e], acc[e]);
-        }
+        MergeSlot(k);
       } else {
-        if (!last) {
-          [[unroll]] for (uint e = 0u; e < kOutputs; ++e) slot[k * kOutputs + e] = acc[e];
-        }
+        if (!last) StoreSlot(k);
         carrying = false;
       }
     }
@@ -171,54 +215,114 @@ void PushChunk(uint c, bool last) {
 void FoldTree(uint chunks) {
   const uint low = uint(findLSB(chunks));
   [[unroll]] for (uint k = 0u; k < kTreeSlots; ++k) {
-    if (k > low && ((chunks >> k) & 1u) != 0u) {
-      [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
-        CONTRACT_MERGE(acc[e], slot[k * kOutputs + e], acc[e]);
+    if (k > low && ((chunks >> k) & 1u) != 0u) MergeSlot(k);
+  }
+}
+
+// Phase 1: output (b, j) = the counter above over the `blocks` block sums [s][b][j] (s in
+// increasing order), with its slots in a register array (blocks ≤ 2^kMaxBlockLevels, checked by
+// the host).
+const uint kMaxBlockLevels = 6u;
+double CombineBlocks(uint b, uint j) {
+  const uint blocks = params.blocks;
+  const uint plane = params.rows * params.dim;
+  double st[kMaxBlockLevels];
+  double carry = 0.0LF;
+  for (uint s = 0u; s < blocks; ++s) {
+    carry = scratch[s * plane + b * params.dim + j];
+    const bool last = s + 1u == blocks;
+    bool carrying = true;
+    [[unroll]] for (uint k = 0u; k < kMaxBlockLevels; ++k) {
+      if (carrying) {
+        if (((s >> k) & 1u) != 0u) {
+          CONTRACT_MERGE(carry, st[k], carry);
+        } else {
+          if (!last) st[k] = carry;
+          carrying = false;
+        }
       }
     }
   }
+  const uint low = uint(findLSB(blocks));
+  [[unroll]] for (uint k = 0u; k < kMaxBlockLevels; ++k) {
+    if (k > low && ((blocks >> k) & 1u) != 0u) {
+      CONTRACT_MERGE(carry, st[k], carry);
+    }
+  }
+  return carry;
 }
 
 void main() {
   const uint dim = params.dim;
-  const uint chunks = params.chunks;
   const uint tx = gl_LocalInvocationID.x;
   const uint ty = gl_LocalInvocationID.y;
   const uint l = ty * kThreadsX + tx;
   const uint j0 = gl_WorkGroupID.x * kTileCols;
   const uint b0 = gl_WorkGroupID.y * kTileRows;
+  if (params.phase != 0u) {  // uniform: a push constant; no barrier() on this path
+    [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
+      const uint b = b0 + ty + r * kThreadsY;
+      [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) {
+        const uint j = j0 + tx + n * kThreadsX;
+        if (b < params.rows && j < dim) y[b * dim + j] = CombineBlocks(b, j);
+      }
+    }
+    return;
+  }
+  // This workgroup's K block: chunks [c_begin, c_end), slices [t_begin, t_end).
+  const uint block = gl_WorkGroupID.z;
+  const uint c_begin = block * params.block_chunks;
+  const uint c_end = min(params.chunks, c_begin + params.block_chunks);
+  const uint chunks = c_end - c_begin;
   const uint slices = (dim + kSliceK - 1u) / kSliceK;
   const uint slices_per_chunk = kChunk / kSliceK;
+  const uint t_begin = c_begin * slices_per_chunk;
+  const uint t_end = min(slices, c_end * slices_per_chunk);
+  const uint plane = params.rows * dim;
+  [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
+    const uint r = e / kColsPerThread, n = e - r * kColsPerThread;
+    valid[e] = b0 + ty + r * kThreadsY < params.rows && j0 + tx + n * kThreadsX < dim;
+  }
+  slot_base = (params.blocks > 1u ? params.blocks * plane : 0u) +
+              block * kTreeSlots * plane + (b0 + ty) * dim + j0 + tx;
 
-  LoadSlice(0u, l, b0, j0);
+  LoadSlice(t_begin, l, b0, j0);
   StoreSlice(0u, l);
   memoryBarrierShared();
   barrier();
-  for (uint t = 0u; t < slices; ++t) {
-    const uint stage = t & 1u;
+  for (uint t = t_begin; t < t_end; ++t) {
+    const uint stage = (t - t_begin) & 1u;
     // Issue the next slice's global loads now; they complete while this slice is computed.
-    if (t + 1u < slices) LoadSlice(t + 1u, l, b0, j0);
+    if (t + 1u < t_end) LoadSlice(t + 1u, l, b0, j0);
     const uint count = min(kSliceK, dim - t * kSliceK);
-    const uint c = t / slices_per_chunk;
+    const uint c = t / slices_per_chunk;  // global chunk; c − c_begin within the block
     const bool chunk_start = t == c * slices_per_chunk;
     if (chunk_start) Products(stage * kZStage + ty, stage * kAStage + tx, true);
     AccumulateSlice(stage, tx, ty, chunk_start ? 1u : 0u, count);
-    if (t + 1u == slices) {
-      PushChunk(c, true);
+    if (t + 1u == t_end) {
+      PushChunk(c - c_begin, true);
     } else if (t + 1u == (c + 1u) * slices_per_chunk) {
-      PushChunk(c, false);
+      PushChunk(c - c_begin, false);
     }
-    if (t + 1u < slices) StoreSlice(stage ^ 1u, l);
+    if (t + 1u < t_end) StoreSlice(stage ^ 1u, l);
     memoryBarrierShared();
     barrier();
   }
   FoldTree(chunks);
 
+  // The finished y of the tile, or this block's sum for phase 1.
+  const bool to_scratch = params.blocks > 1u;
   [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
     const uint b = b0 + ty + r * kThreadsY;
     [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) {
       const uint j = j0 + tx + n * kThreadsX;
-      if (b < params.rows && j < dim) y[b * dim + j] = acc[r * kColsPerThread + n];
+      if (b < params.rows && j < dim) {
+        if (to_scratch) {
+          scratch[block * plane + b * dim + j] = acc[r * kColsPerThread + n];
+        } else {
+          y[b * dim + j] = acc[r * kColsPerThread + n];
+        }
+      }
     }
   }
 }

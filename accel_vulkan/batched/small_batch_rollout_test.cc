@@ -136,6 +136,41 @@ TEST_F(SmallBatchRolloutTest, OptionsAgree) {
       7);
 }
 
+// Row groups (a unit's rows spread over R groups of C invocations) and interleaved rows per
+// invocation: with A in registers (D ≤ C) and every row in one pass (the merged arrival wait and
+// rebuild), in several passes, and with A read per unit (D > C: the one workgroup walks units).
+TEST_F(SmallBatchRolloutTest, RowGroupsAgree) {
+  const RolloutParams every{.steps = 9, .hash_every = 4, .observe_every = 1};
+  const RolloutParams sparse{.steps = 12, .hash_every = 5, .observe_every = 3};
+  // Merged: B = 3 over 3 row groups of one row each (the run's shape of the GPU).
+  ExpectMatchesRolloutBatch(
+      3, 16, every, SmallBatch({.small_batch_workgroup = 16, .small_batch_row_groups = 3}), 21);
+  // Merged: 2 row groups of 3 rows (4 interleaved, the last zero), a partial chunk.
+  ExpectMatchesRolloutBatch(
+      5, 30, sparse, SmallBatch({.small_batch_workgroup = 32, .small_batch_row_groups = 2}), 22);
+  // Merged, one row per chain, more row groups than rows.
+  ExpectMatchesRolloutBatch(3, 64, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 4,
+                                        .small_batch_group_rows = 1}),
+                            23);
+  // Resident A, several passes (B > P): the separate device-wide barrier.
+  ExpectMatchesRolloutBatch(9, 64, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_pass_rows = 4}),
+                            24);
+  // A read per unit (D > C), two interleaved rows per invocation.
+  ExpectMatchesRolloutBatch(17, 100, sparse,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 4,
+                                        .small_batch_group_rows = 2}),
+                            25);
+  // Merged at the run's D (506: eight chunks, the last of 58 rows), B = 3 in 2 row groups.
+  ExpectMatchesRolloutBatch(
+      3, 506, every, SmallBatch({.small_batch_workgroup = 512, .small_batch_row_groups = 2}), 26);
+}
+
 // One dispatch covers many steps where the device reports its SM count (the point of the
 // kernel); elsewhere (lavapipe) one step per dispatch (see vulkan_batched_rollout.cc).
 TEST_F(SmallBatchRolloutTest, StepsPerDispatch) {
@@ -191,6 +226,16 @@ TEST_F(SmallBatchRolloutTest, KernelChoice) {
                 .code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_workgroup = 8}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_group_rows = 3}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(VulkanBatchedRollout::Create(
+                ctx(), dim, a,
+                SmallBatch({.small_batch_workgroup = 256, .small_batch_row_groups = 1024}))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);

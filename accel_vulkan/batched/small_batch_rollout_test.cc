@@ -166,6 +166,26 @@ TEST_F(SmallBatchRolloutTest, RowGroupsAgree) {
                                         .small_batch_row_groups = 4,
                                         .small_batch_group_rows = 2}),
                             25);
+  // Merged, the rebuild by fewer invocations, several entries at once: Q = 16 invocations of 48
+  // rebuilding 3 entries each (the single-trajectory kernel's 64 pollers at B = 3); Q = 20, U =
+  // 4 (an uneven last round, clamped loads); Q = 0 (all) with U = 2 at B = 17.
+  ExpectMatchesRolloutBatch(3, 16, every,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_rebuilders = 16,
+                                        .small_batch_rebuild_unroll = 3}),
+                            27);
+  ExpectMatchesRolloutBatch(5, 61, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuilders = 20,
+                                        .small_batch_rebuild_unroll = 4}),
+                            28);
+  ExpectMatchesRolloutBatch(17, 130, every,
+                            SmallBatch({.small_batch_workgroup = 256,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 2}),
+                            29);
   // Merged at the run's D (506: eight chunks, the last of 58 rows), B = 3 in 2 row groups.
   ExpectMatchesRolloutBatch(
       3, 506, every, SmallBatch({.small_batch_workgroup = 512, .small_batch_row_groups = 2}), 26);
@@ -233,6 +253,11 @@ TEST_F(SmallBatchRolloutTest, KernelChoice) {
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rebuild_unroll = 5}))
+          .status()
+          .code(),
+      StatusCode::kInvalidArgument);
   EXPECT_EQ(VulkanBatchedRollout::Create(
                 ctx(), dim, a,
                 SmallBatch({.small_batch_workgroup = 256, .small_batch_row_groups = 1024}))

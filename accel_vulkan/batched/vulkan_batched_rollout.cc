@@ -158,6 +158,11 @@ Status VulkanBatchedRollout::InitSmallBatch() {
     return InvalidArgumentError("batched rollout (small batch): small_batch_group_rows " +
                                 std::to_string(group_rows) + " is not 0, 1, 2 or 4");
   }
+  if (options_.small_batch_rebuild_unroll > 4) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_unroll " +
+                                std::to_string(options_.small_batch_rebuild_unroll) +
+                                " is not 0 (automatic) or 1..4");
+  }
   const uint64_t tiles = CeilDiv(dim_, static_cast<int64_t>(cols));
   groups = std::min<uint64_t>(groups, m * tiles);
   DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
@@ -215,6 +220,9 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
     while (p > 4 && !SmallBatchPassFits(p, limits_)) p -= 4;
   }
   shape.pass_rows = static_cast<uint32_t>(p);
+  shape.rebuilders = options_.small_batch_rebuilders;
+  shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
+  if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
   return shape;
 }
 
@@ -233,7 +241,8 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
                                      sizeof(BatchedPersistentPushConstants),
                                      {small_cols_ * shape.row_groups, shape.pass_rows,
                                       static_cast<uint32_t>(chunks_), small_resident_ ? 1u : 0u,
-                                      shape.row_groups, shape.group_rows},
+                                      shape.row_groups, shape.group_rows, shape.rebuilders,
+                                      shape.rebuild_unroll},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   small_now_ = shape;

@@ -103,6 +103,10 @@ struct VulkanBatchedRolloutOptions {
   // that fit. With A in registers and one pass, the arrival wait and the state's rebuild are
   // merged (the single-trajectory persistent kernel's step; shaders/batched/batched_persistent.comp).
   uint32_t small_batch_pass_rows = 0;
+  // The merged wait only: invocations that poll and rebuild the state (0 = automatic) and the
+  // entries each rebuilds at once, 1..4 (0 = automatic); see batched_persistent.comp.
+  uint32_t small_batch_rebuilders = 0;
+  uint32_t small_batch_rebuild_unroll = 0;
   uint32_t small_batch_spin_limit = 1u << 22;  // polls before a device-wide barrier gives up
   // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else 1
   // (lavapipe computed wrong states with several: accel_vulkan/batched/vulkan_batched_rollout.cc).
@@ -202,6 +206,8 @@ class VulkanBatchedRollout {
   uint32_t small_batch_row_groups() const { return small_now_.row_groups; }
   uint32_t small_batch_group_rows() const { return small_now_.group_rows; }
   uint32_t small_batch_pass_rows() const { return small_now_.pass_rows; }
+  uint32_t small_batch_rebuilders() const { return small_now_.rebuilders; }
+  uint32_t small_batch_rebuild_unroll() const { return small_now_.rebuild_unroll; }
   bool small_batch_resident_a() const { return small_resident_; }
   const BatchedRolloutTimings& last_timings() const { return timings_; }
   const Float64Controls& device_float_controls() const { return float_controls_; }
@@ -237,6 +243,8 @@ class VulkanBatchedRollout {
     uint32_t row_groups = 1;
     uint32_t group_rows = 4;
     uint32_t pass_rows = 4;
+    uint32_t rebuilders = 0;  // 0: all C·R
+    uint32_t rebuild_unroll = 1;
     bool operator==(const SmallBatchShape&) const = default;
   };
   SmallBatchShape SmallBatchShapeFor(int64_t batch) const;

@@ -5,11 +5,12 @@
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
 //       [--warmup 2] [--warmup-seconds 0] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3]
 //       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,single]
-//       [--small-configs CxRxG[xP],...]
+//       [--small-configs CxRxG[xP[xQxU]],...]
 //
-// --small-configs: the small-batch kernel's rows run once per setting: C columns per unit,
-// R row groups, G interleaved rows, P rows per pass (VulkanBatchedRolloutOptions'
-// small_batch_workgroup, _row_groups, _group_rows, _pass_rows; 0 = automatic). Default: 0x0x0.
+// --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU]]: C columns
+// per unit, R row groups, G interleaved rows, P rows per pass, Q rebuilding invocations, U entries
+// each rebuilds at once (VulkanBatchedRolloutOptions' small_batch_workgroup, _row_groups,
+// _group_rows, _pass_rows, _rebuilders, _rebuild_unroll; 0 = automatic). Default: 0x0x0.
 // --kernels: the batched kernel of each row (BatchedKernel: auto, tiled, small-batch), and
 // `single`: the single-trajectory VulkanRollout (its automatic kernel, persistent on a GPU) run B
 // times one after the other is not measured; its row gives the time of ONE trajectory's step at
@@ -66,7 +67,7 @@ struct Flags {
   bool validation = false;
   std::vector<std::string> kernels = {"auto"};
   double warmup_seconds = 0;
-  std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0}};  // C, R, G, P
+  std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0}};  // C, R, G, P, Q, U
 };
 
 constexpr const char* kUsage =
@@ -74,7 +75,7 @@ constexpr const char* kUsage =
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
     "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK],...] [--verify-rows 3] [--no-verify]\n"
     "         [--validation] [--kernels auto,tiled,small-batch,single]\n"
-    "         [--small-configs CxRxG[xP],...]\n";
+    "         [--small-configs CxRxG[xP[xQxU]],...]\n";
 
 // Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
 bool ParseIntegers(const std::string& text, char sep, int64_t min_value,
@@ -153,8 +154,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       std::string item;
       while (ok && std::getline(in, item, ',')) {
         std::vector<int64_t> v;
-        ok = ParseIntegers(item, 'x', 0, &v) && (v.size() == 3 || v.size() == 4);
-        v.resize(4, 0);
+        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 3 && v.size() <= 6;
+        v.resize(6, 0);
         f->small_configs.push_back(v);
       }
       ok = ok && !f->small_configs.empty();
@@ -295,6 +296,8 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
            .small_batch_row_groups = static_cast<uint32_t>(small[1]),
            .small_batch_group_rows = static_cast<uint32_t>(small[2]),
            .small_batch_pass_rows = static_cast<uint32_t>(small[3]),
+           .small_batch_rebuilders = static_cast<uint32_t>(small[4]),
+           .small_batch_rebuild_unroll = static_cast<uint32_t>(small[5]),
            .max_steps_per_submit = f.steps,
            .max_snapshots_per_submit = 1});
   if (!r.ok()) {
@@ -319,6 +322,8 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
                              " R=" + std::to_string((*r)->small_batch_row_groups()) +
                              " rows=" + std::to_string((*r)->small_batch_group_rows()) +
                              " P=" + std::to_string((*r)->small_batch_pass_rows()) +
+                             " Q=" + std::to_string((*r)->small_batch_rebuilders()) +
+                             " U=" + std::to_string((*r)->small_batch_rebuild_unroll()) +
                              ((*r)->small_batch_resident_a() ? " A in registers" : " A from L2") +
                              ", " + std::to_string(t.dispatches) + " dispatch(es)"
                        : "tiled " + row.tile.ToString();
@@ -376,7 +381,7 @@ int main(int argc, char** argv) {
         const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx);
         tiles.push_back(dashi::vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0));
       }
-      const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0}};
+      const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0}};
       for (const std::string& kernel_name : f.kernels)
       for (const BatchedTile& tile : tiles)
       for (const std::vector<int64_t>& small :

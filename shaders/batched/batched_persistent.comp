@@ -42,8 +42,13 @@ layout(constant_id = 2) const uint kChunks = 1u;     // m = ceil(D / 64), 1 ≤ 
 layout(constant_id = 3) const uint kResident = 0u;   // 1: at most one unit per workgroup
 layout(constant_id = 4) const uint kRowGroups = 1u;  // R: row groups; C = W / R columns per unit
 layout(constant_id = 5) const uint kGroupRows = 4u;  // rows whose chains one invocation interleaves
+// Merged wait only: Q, the invocations that poll and rebuild (l < Q; 0 = all W), and U, the
+// entries each of them rebuilds at once (their U·m loads issued before the U trees).
+layout(constant_id = 6) const uint kRebuilders = 0u;
+layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 const uint kMaxChunks = 32u;
 const uint kMaxGroupRows = 4u;
+const uint kMaxRebuildUnroll = 4u;
 
 #include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
@@ -219,15 +224,17 @@ void main() {
       }
     }
     if (merged) {
-      // The device-wide barrier and the next state's rebuild in one: after the arrival, every
-      // invocation with entries to rebuild polls the counter itself and, once all workgroups
-      // have arrived, rebuilds entries q = l, l + W, … of part[] (row q / 64, entry q mod 64) from
-      // this step's partials; rows ≥ B and entries past D keep their zeros from step 0.
+      // The device-wide barrier and the next state's rebuild in one: after the arrival, each of
+      // the first Q invocations polls the counter itself and, once all workgroups have arrived,
+      // rebuilds entries q = q0 + e·Q + l (e < U, q0 = 0, U·Q, …) of part[] (row q / 64, entry
+      // q mod 64) from this step's partials, the U·m loads first (clamped to a valid entry),
+      // then the U trees; rows ≥ B and entries past D keep their zeros from step 0.
       memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
       barrier();              // ... and every invocation is done reading part[]
       if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
       const uint entries = g < units ? rows * kChunk : 0u;  // uniform
-      if (l < entries) {
+      const uint rebuilders = kRebuilders == 0u ? wg : min(kRebuilders, wg);
+      if (l < min(entries, rebuilders)) {
         if (AwaitArrivals((step + 1u) * groups, true) != 0u) {
           atomicOr(failed, 1u);
         } else {
@@ -236,14 +243,40 @@ void main() {
           const uint i0 = c * kChunk;
           const uint n = min(kChunk, dim - i0);
           const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
-          for (uint q = l; q < entries; q += wg) {
-            const uint b = q / kChunk;
-            const uint k = q - b * kChunk;
-            if (k < n) {
-              const double v = RebuildEntry(out_base + b * row_stride, i0 + k);
-              part[q] = v;
-              if (history_now && t == 0u) {
-                history[HistorySlot(step + 1u) * state_size + b * dim + i0 + k] = v;
+          for (uint q0 = 0u; q0 < entries; q0 += rebuilders * kRebuildUnroll) {
+            double v[kMaxRebuildUnroll * kMaxChunks];
+            [[unroll]] for (uint e = 0u; e < kMaxRebuildUnroll; ++e) {
+              if (e < kRebuildUnroll) {
+                const uint q = min(q0 + e * rebuilders + l, entries - 1u);
+                const uint b = q / kChunk;
+                const uint k = min(q - b * kChunk, n - 1u);
+                const uint from = out_base + b * row_stride + i0 + k;
+                [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                  if (cc < kChunks) v[e * kMaxChunks + cc] = partials[from + cc * dim];
+                }
+              }
+            }
+            [[unroll]] for (uint e = 0u; e < kMaxRebuildUnroll; ++e) {
+              if (e < kRebuildUnroll) {
+                // The contract's tree over the m partials (as RebuildEntry).
+                [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) {
+                  [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) {
+                    if (cc + s < kChunks) {
+                      CONTRACT_MERGE(v[e * kMaxChunks + cc], v[e * kMaxChunks + cc],
+                                     v[e * kMaxChunks + cc + s]);
+                    }
+                  }
+                }
+                const uint q = q0 + e * rebuilders + l;
+                const uint b = q / kChunk;
+                const uint k = q - b * kChunk;
+                if (q < entries && k < n) {
+                  part[q] = v[e * kMaxChunks];
+                  if (history_now && t == 0u) {
+                    history[HistorySlot(step + 1u) * state_size + b * dim + i0 + k] =
+                        v[e * kMaxChunks];
+                  }
+                }
               }
             }
           }

@@ -161,7 +161,7 @@ class VulkanBatchedRollout {
   // The largest B for which kAuto picks the small-batch kernel (where A stays in registers: the
   // measured crossover with the tiled kernel on an H200, docs/PERF.md; beyond it, or with A read
   // per step, the tiled kernel was as fast or faster).
-  static constexpr int64_t kSmallBatchAutoMaxRows = 8;
+  static constexpr int64_t kSmallBatchAutoMaxRows = 16;
 
   // Uploads A (dim×dim, row-major) and builds the pipeline.
   // INVALID_ARGUMENT: dim < 1, a.size() ≠ dim², a NaN/±Inf in A (naming the entry), bad options.

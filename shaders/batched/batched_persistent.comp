@@ -48,7 +48,6 @@ layout(constant_id = 6) const uint kRebuilders = 0u;
 layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 const uint kMaxChunks = 32u;
 const uint kMaxGroupRows = 4u;
-const uint kMaxRebuildUnroll = 4u;
 
 #include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
@@ -118,6 +117,39 @@ bool GridBarrier(uint arrivals_target) {
   barrier();
   return failed == 0u;
 }
+
+// The merged rebuild's U-entry rounds (entry e of the round at q0; inside main's merged branch):
+// REBUILD_LOAD loads the m partials of entry q0 + e·Q + l (clamped to a valid entry) into v;
+// REBUILD_STORE folds them by the contract's tree (as RebuildEntry) and stores the entry.
+#define REBUILD_LOAD(v, e) \
+  if ((e) < kRebuildUnroll) { \
+    const uint q = min(q0 + (e) * rebuilders + l, entries - 1u); \
+    const uint b = q / kChunk; \
+    const uint k = min(q - b * kChunk, n - 1u); \
+    const uint from = out_base + b * row_stride + i0 + k; \
+    [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) { \
+      if (cc < kChunks) v[cc] = partials[from + cc * dim]; \
+    } \
+  }
+#define REBUILD_STORE(v, e) \
+  if ((e) < kRebuildUnroll) { \
+    [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) { \
+      [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) { \
+        if (cc + s < kChunks) { \
+          CONTRACT_MERGE(v[cc], v[cc], v[cc + s]); \
+        } \
+      } \
+    } \
+    const uint q = q0 + (e) * rebuilders + l; \
+    const uint b = q / kChunk; \
+    const uint k = q - b * kChunk; \
+    if (q < entries && k < n) { \
+      part[q] = v[0]; \
+      if (history_now && t == 0u) { \
+        history[HistorySlot(step + 1u) * state_size + b * dim + i0 + k] = v[0]; \
+      } \
+    } \
+  }
 
 void main() {
   const uint dim = params.dim;
@@ -243,41 +275,31 @@ void main() {
           const uint i0 = c * kChunk;
           const uint n = min(kChunk, dim - i0);
           const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
-          for (uint q0 = 0u; q0 < entries; q0 += rebuilders * kRebuildUnroll) {
-            double v[kMaxRebuildUnroll * kMaxChunks];
-            [[unroll]] for (uint e = 0u; e < kMaxRebuildUnroll; ++e) {
-              if (e < kRebuildUnroll) {
-                const uint q = min(q0 + e * rebuilders + l, entries - 1u);
-                const uint b = q / kChunk;
-                const uint k = min(q - b * kChunk, n - 1u);
-                const uint from = out_base + b * row_stride + i0 + k;
-                [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
-                  if (cc < kChunks) v[e * kMaxChunks + cc] = partials[from + cc * dim];
+          if (kRebuilders == 0u && kRebuildUnroll == 1u) {
+            // Every invocation, one entry at a time.
+            for (uint q = l; q < entries; q += wg) {
+              const uint b = q / kChunk;
+              const uint k = q - b * kChunk;
+              if (k < n) {
+                const double v = RebuildEntry(out_base + b * row_stride, i0 + k);
+                part[q] = v;
+                if (history_now && t == 0u) {
+                  history[HistorySlot(step + 1u) * state_size + b * dim + i0 + k] = v;
                 }
               }
             }
-            [[unroll]] for (uint e = 0u; e < kMaxRebuildUnroll; ++e) {
-              if (e < kRebuildUnroll) {
-                // The contract's tree over the m partials (as RebuildEntry).
-                [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) {
-                  [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) {
-                    if (cc + s < kChunks) {
-                      CONTRACT_MERGE(v[e * kMaxChunks + cc], v[e * kMaxChunks + cc],
-                                     v[e * kMaxChunks + cc + s]);
-                    }
-                  }
-                }
-                const uint q = q0 + e * rebuilders + l;
-                const uint b = q / kChunk;
-                const uint k = q - b * kChunk;
-                if (q < entries && k < n) {
-                  part[q] = v[e * kMaxChunks];
-                  if (history_now && t == 0u) {
-                    history[HistorySlot(step + 1u) * state_size + b * dim + i0 + k] =
-                        v[e * kMaxChunks];
-                  }
-                }
-              }
+          } else {
+            for (uint q0 = 0u; q0 < entries; q0 += rebuilders * kRebuildUnroll) {
+              // One register array per entry (constant indices only).
+              double v0[kMaxChunks], v1[kMaxChunks], v2[kMaxChunks], v3[kMaxChunks];
+              REBUILD_LOAD(v0, 0u);
+              REBUILD_LOAD(v1, 1u);
+              REBUILD_LOAD(v2, 2u);
+              REBUILD_LOAD(v3, 3u);
+              REBUILD_STORE(v0, 0u);
+              REBUILD_STORE(v1, 1u);
+              REBUILD_STORE(v2, 2u);
+              REBUILD_STORE(v3, 3u);
             }
           }
         }

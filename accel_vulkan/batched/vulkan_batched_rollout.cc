@@ -199,18 +199,24 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
     int64_t batch) const {
   const uint64_t b = static_cast<uint64_t>(std::max<int64_t>(batch, 1));
   SmallBatchShape shape;
+  // Automatic row groups and rows per invocation (docs/PERF.md, "Small and mid batches"): with A
+  // in registers one row group per row up to 256 / C (B = 3 at C = 64: one row per invocation),
+  // then 2 or 4 interleaved rows; with A read per step (D = 2048, or one workgroup) four
+  // interleaved rows per invocation and a row group per four rows up to 256 / C (one row per
+  // invocation was slower there: 63.8 vs 34.9 µs at B = 1, D = 2048).
+  const uint64_t max_r = std::max<uint64_t>(1, kSmallBatchAutoInvocations / small_cols_);
   uint64_t r = options_.small_batch_row_groups;
   if (r == 0) {
-    r = small_groups_ <= 1
-            ? 1
-            : std::min<uint64_t>(b, std::max<uint64_t>(1, kSmallBatchAutoInvocations / small_cols_));
+    r = small_groups_ <= 1 ? 1
+        : small_resident_  ? std::min<uint64_t>(b, max_r)
+                           : std::min<uint64_t>((b + 3) / 4, max_r);
     while (r > 1 && small_cols_ * r > small_max_wg_) --r;
   }
   shape.row_groups = static_cast<uint32_t>(r);
   uint64_t g = options_.small_batch_group_rows;
   if (g == 0) {
     const uint64_t per_group = (b + r - 1) / r;
-    g = per_group <= 1 ? 1 : per_group <= 2 ? 2 : 4;
+    g = !small_resident_ || per_group > 2 ? 4 : per_group;
   }
   shape.group_rows = static_cast<uint32_t>(g);
   uint64_t p = options_.small_batch_pass_rows;

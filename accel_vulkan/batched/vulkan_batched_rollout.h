@@ -17,12 +17,13 @@
 //    barrier; up to `max_steps_per_submit` steps go into one command buffer.
 //  - kSmallBatch: shaders/batched/batched_persistent.comp, the B-row form of the single-trajectory
 //    persistent kernel: ONE dispatch runs many steps, G resident workgroups (one per SM) share
-//    the (64-row chunk, W-column tile) units, each keeps its unit's column block of A in
+//    the (64-row chunk, C-column tile) units, each keeps its unit's column block of A in
 //    registers across the steps (when every workgroup has at most one unit) and computes it for
-//    all B rows; a device-wide barrier separates the steps. The state after every step of a
+//    all B rows, spread over R row groups of C invocations; a device-wide barrier separates the
+//    steps (merged with the state's rebuild when every row fits one pass). The state after every step of a
 //    dispatch that contains an observed step also goes into a device-side history ring
 //    (staging_slots() states), from which the observed states are copied, so a dispatch does not
-//    end at every observed step. kAuto picks it for B ≤ kSmallBatchAutoMaxRows (8) on a device
+//    end at every observed step. kAuto picks it for B ≤ kSmallBatchAutoMaxRows (16) on a device
 //    that reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident
 //    together) when A stays in registers (every workgroup has at most one unit: D ≤ 1024 on a
 //    132-SM GPU) and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
@@ -73,7 +74,7 @@ namespace dashi::vk {
 
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
-  kAuto,        // kSmallBatch where it is faster (B ≤ 8, SM count reported, A in registers)
+  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
 };

@@ -4,23 +4,34 @@
 // is accel_vulkan/batched/vulkan_batched_rollout.h (BatchedKernel::kSmallBatch).
 //
 // Work units. As in rollout_persistent: unit u = (chunk c, column tile t), c = u / tiles, rows
-// i ∈ [64c, min(64c + 64, D)), outputs j = W·t + l (W = workgroup size, constant 0, one column
-// per invocation). Workgroup g takes u = g, g + G, … When every workgroup has at most one unit
-// (kResident = 1) each invocation loads its 64 entries of A's column j once, into registers, and
-// keeps them for all K steps; otherwise it reloads them per unit and step. Per step and unit, the
-// B rows are walked in passes of P rows (constant 1, a multiple of 4):
+// i ∈ [64c, min(64c + 64, D)), outputs j = C·t + lc. The workgroup (W = C·R invocations, constant
+// 0; R = row groups, constant 4) is R row groups of C invocations: invocation l is column
+// lc = l mod C of row group rg = l / C. Workgroup g takes u = g, g + G, … When every workgroup has
+// at most one unit (kResident = 1) each invocation loads its 64 entries of A's column j once, into
+// registers, and keeps them for all K steps (the R row groups hold the same column); otherwise it
+// reloads them per unit and step. Per step and unit, the B rows are walked in passes of P rows
+// (constant 1, a multiple of 4):
 //   1. part[r·64 + k] ← entry 64c + k of row p0 + r of the current state: at step 0 from the input
 //      states, later rebuilt from the previous step's chunk partials by the contract's pairwise
 //      tree, unrolled over registers (kChunks = m ≤ 32, constant 2; RebuildEntry below, the same
 //      code as rollout_persistent's register tree);
-//   2. invocation l computes the chunk partial p_c[b][j] for the rows of the pass, four rows at a
-//      time (independent chains), each in the contract's order (acc = z[i0]·A[i0][j], then
+//   2. row group rg takes the groups of G consecutive rows rg, rg + R, … of the pass (G = constant
+//      5: 1, 2 or 4); invocation l computes the chunk partial p_c[b][j] of its G rows as G
+//      interleaved independent chains, each in the contract's order (acc = z[i0]·A[i0][j], then
 //      acc = acc + z[i]·A[i][j] for i in order up to min(i0 + 64, D) − 1, every product rounded
 //      before the add: `precise` = NoContraction), and stores it in partials[s mod 2][b][c][j].
 // Then the device-wide barrier of rollout_persistent (arrival counter sync[1 + slot], zeroed by the
 // host; bounded spin, sync[0] = 1 and an UNAVAILABLE error on the host instead of a hang). After
 // the last step workgroup g rebuilds the chunks c ≡ g (mod G) of every row and writes them to the
 // output states.
+//
+// Merged wait (kResident = 1 and B ≤ P, i.e. every row in one pass): as in rollout_persistent's
+// register-resident path, part[] keeps the unit's chunk of all B rows across the steps and the
+// device-wide barrier and the next state's rebuild are one: after the arrival, each of the first
+// Q invocations (constant 6; 0 = all W) polls the counter itself with acquire loads and rebuilds
+// its entries of part[] as soon as it sees the last arrival (no workgroup barrier between the
+// wait and the loads), U entries at a time (constant 7, 1..4: their U·m loads issued before the
+// U trees); the unit with t = 0 of each chunk writes Z_K from part[] at the end.
 //
 // History ring (push constant history_from ≠ 0): the state after each local step s =
 // history_from..K of the dispatch is also written to history[slot][b][i], slot = (history_base +

@@ -136,6 +136,64 @@ TEST_F(SmallBatchRolloutTest, OptionsAgree) {
       7);
 }
 
+// Row groups (a unit's rows spread over R groups of C invocations) and interleaved rows per
+// invocation: with A in registers and every row in one pass (the merged arrival wait and
+// rebuild), in several passes, and with A read per unit (the one workgroup walks the units).
+// Lavapipe runs one workgroup, so A stays in registers only for D ≤ 64 (one unit): the merged
+// path's tree over m > 1 chunk partials runs on GPUs (conformance, the benchmark's check).
+TEST_F(SmallBatchRolloutTest, RowGroupsAgree) {
+  const RolloutParams every{.steps = 9, .hash_every = 4, .observe_every = 1};
+  const RolloutParams sparse{.steps = 12, .hash_every = 5, .observe_every = 3};
+  // Merged: B = 3 over 3 row groups of one row each (the run's shape of the GPU).
+  ExpectMatchesRolloutBatch(
+      3, 16, every, SmallBatch({.small_batch_workgroup = 16, .small_batch_row_groups = 3}), 21);
+  // Merged: 2 row groups of 3 rows (4 interleaved, the last zero), a partial chunk.
+  ExpectMatchesRolloutBatch(
+      5, 30, sparse, SmallBatch({.small_batch_workgroup = 32, .small_batch_row_groups = 2}), 22);
+  // Merged, one row per chain, more row groups than rows.
+  ExpectMatchesRolloutBatch(3, 64, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 4,
+                                        .small_batch_group_rows = 1}),
+                            23);
+  // Resident A, several passes (B > P): the separate device-wide barrier.
+  ExpectMatchesRolloutBatch(9, 64, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_pass_rows = 4}),
+                            24);
+  // A read per unit (D > C), two interleaved rows per invocation.
+  ExpectMatchesRolloutBatch(17, 100, sparse,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 4,
+                                        .small_batch_group_rows = 2}),
+                            25);
+  // Merged, the rebuild by fewer invocations, several entries at once: Q = 16 invocations of 48
+  // rebuilding 3 entries each; Q = 20, U = 4 (an uneven last round, clamped loads); Q = 0 (all)
+  // with U = 2 at B = 17.
+  ExpectMatchesRolloutBatch(3, 16, every,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_rebuilders = 16,
+                                        .small_batch_rebuild_unroll = 3}),
+                            27);
+  ExpectMatchesRolloutBatch(5, 61, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuilders = 20,
+                                        .small_batch_rebuild_unroll = 4}),
+                            28);
+  ExpectMatchesRolloutBatch(17, 60, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 2}),
+                            29);
+  // A read per unit at the run's D (506: eight chunks, the last of 58 rows), B = 3 in 2 row
+  // groups.
+  ExpectMatchesRolloutBatch(
+      3, 506, every, SmallBatch({.small_batch_workgroup = 512, .small_batch_row_groups = 2}), 26);
+}
+
 // One dispatch covers many steps where the device reports its SM count (the point of the
 // kernel); elsewhere (lavapipe) one step per dispatch (see vulkan_batched_rollout.cc).
 TEST_F(SmallBatchRolloutTest, StepsPerDispatch) {
@@ -156,7 +214,7 @@ TEST_F(SmallBatchRolloutTest, StepsPerDispatch) {
   }
 }
 
-// kAuto: the tiled kernel on a device without the SM count (lavapipe) or for B > 8; a forced
+// kAuto: the tiled kernel on a device without the SM count (lavapipe) or for B > 16; a forced
 // small-batch kernel beyond D = 2048 is UNIMPLEMENTED naming the limit.
 TEST_F(SmallBatchRolloutTest, KernelChoice) {
   const int64_t dim = 70;
@@ -167,7 +225,10 @@ TEST_F(SmallBatchRolloutTest, KernelChoice) {
   const bool has_sm_count = QuerySmInfo(ctx()).has_value();
   EXPECT_EQ(*(*autos)->KernelFor(3),
             has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
-  EXPECT_EQ(*(*autos)->KernelFor(9), BatchedKernel::kTiled);
+  EXPECT_EQ(*(*autos)->KernelFor(VulkanBatchedRollout::kSmallBatchAutoMaxRows),
+            has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
+  EXPECT_EQ(*(*autos)->KernelFor(VulkanBatchedRollout::kSmallBatchAutoMaxRows + 1),
+            BatchedKernel::kTiled);
   StatusOr<std::unique_ptr<VulkanBatchedRollout>> tiled =
       VulkanBatchedRollout::Create(ctx(), dim, a, {.kernel = BatchedKernel::kTiled});
   ASSERT_TRUE(tiled.ok());
@@ -191,6 +252,21 @@ TEST_F(SmallBatchRolloutTest, KernelChoice) {
                 .code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_workgroup = 8}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_group_rows = 3}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rebuild_unroll = 5}))
+          .status()
+          .code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(VulkanBatchedRollout::Create(
+                ctx(), dim, a,
+                SmallBatch({.small_batch_workgroup = 256, .small_batch_row_groups = 1024}))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);

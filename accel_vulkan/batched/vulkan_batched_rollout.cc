@@ -37,6 +37,11 @@ Status FirstTrajectoryError(std::span<const double> states, int64_t dim,
 
 uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
+// The small-batch kernel's shared memory for P rows per pass: P rows of 64 doubles plus the flag.
+bool SmallBatchPassFits(uint64_t pass_rows, const VkPhysicalDeviceLimits& lim) {
+  return pass_rows * 64 * sizeof(double) + sizeof(uint32_t) <= lim.maxComputeSharedMemorySize;
+}
+
 // The small-batch kernel rebuilds the state in registers from at most this many chunk partials
 // (its kMaxChunks): D ≤ 2048.
 constexpr int64_t kSmallBatchMaxChunks = 32;
@@ -44,7 +49,10 @@ constexpr int64_t kSmallBatchMaxChunks = 32;
 // with workgroups of ≤ 8 invocations there; accel_vulkan/rollout/vulkan_rollout.cc).
 constexpr uint64_t kSmallBatchMinWorkgroup = 16;
 // Rows per pass at most (shared memory 512 bytes a row).
-constexpr uint64_t kSmallBatchMaxPassRows = 32;
+constexpr uint64_t kSmallBatchMaxPassRows = 64;
+// Invocations per unit the automatic row groups aim at (C·R ≤ this): with A in registers each
+// invocation holds 64 doubles, so 256 invocations use half an SM's register file.
+constexpr uint64_t kSmallBatchAutoInvocations = 256;
 // Steps per dispatch where the SM count is reported (elsewhere 1: AdvanceSmallBatch).
 constexpr int64_t kSmallBatchStepsPerDispatch = 4096;
 // Arrival counters: one per dispatch until the host zeroes them again.
@@ -129,35 +137,40 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   const uint64_t m = static_cast<uint64_t>(chunks_);
   const uint64_t max_wg =
       std::min(lim.maxComputeWorkGroupSize[0], lim.maxComputeWorkGroupInvocations);
-  uint64_t wg = options_.small_batch_workgroup;
-  if (wg == 0) {
+  uint64_t cols = options_.small_batch_workgroup;
+  if (cols == 0) {
     // 64-column tiles while their units fit in the resident workgroups (more SMs busy), else 128.
     // One workgroup (lavapipe): 256, the fewest barrier() calls per step (see AdvanceSmallBatch).
-    wg = groups == 1 ? 256 : m * CeilDiv(dim_, 64) <= groups ? 64 : 128;
-    wg = std::min(wg, max_wg);
+    cols = groups == 1 ? 256 : m * CeilDiv(dim_, 64) <= groups ? 64 : 128;
+    cols = std::min(cols, max_wg);
   }
-  if (wg < kSmallBatchMinWorkgroup || wg > max_wg) {
+  const uint64_t row_groups = options_.small_batch_row_groups;
+  if (cols < kSmallBatchMinWorkgroup || cols * std::max<uint64_t>(row_groups, 1) > max_wg) {
     return InvalidArgumentError("batched rollout (small batch): workgroup size " +
-                                std::to_string(wg) + " is outside [" +
+                                std::to_string(cols) + " x " +
+                                std::to_string(std::max<uint64_t>(row_groups, 1)) +
+                                " row groups is outside [" +
                                 std::to_string(kSmallBatchMinWorkgroup) + ", " +
                                 std::to_string(max_wg) + "]");
   }
-  const uint64_t tiles = CeilDiv(dim_, static_cast<int64_t>(wg));
+  const uint32_t group_rows = options_.small_batch_group_rows;
+  if (group_rows != 0 && group_rows != 1 && group_rows != 2 && group_rows != 4) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_group_rows " +
+                                std::to_string(group_rows) + " is not 0, 1, 2 or 4");
+  }
+  if (options_.small_batch_rebuild_unroll > 4) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_unroll " +
+                                std::to_string(options_.small_batch_rebuild_unroll) +
+                                " is not 0 (automatic) or 1..4");
+  }
+  const uint64_t tiles = CeilDiv(dim_, static_cast<int64_t>(cols));
   groups = std::min<uint64_t>(groups, m * tiles);
   DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
       ctx_, "batched rollout (small batch)", groups, sm_info_.has_value(),
       options_.small_batch_allow_unverified_groups,
       "Use small_batch_groups = 1 or the tiled kernel"));
-  // Shared memory: P rows of 64 doubles plus the flag.
-  auto fits = [&](uint64_t p) {
-    return p * 64 * sizeof(double) + sizeof(uint32_t) <= lim.maxComputeSharedMemorySize;
-  };
-  uint64_t pass_rows = options_.small_batch_pass_rows;
-  if (pass_rows == 0) {
-    pass_rows = kSmallBatchMaxPassRows;
-    while (pass_rows > 4 && !fits(pass_rows)) pass_rows -= 4;
-  }
-  if (pass_rows % 4 != 0 || pass_rows > 1024 || !fits(pass_rows)) {
+  const uint64_t pass_rows = options_.small_batch_pass_rows;
+  if (pass_rows != 0 && (pass_rows % 4 != 0 || pass_rows > 1024 || !SmallBatchPassFits(pass_rows, lim))) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_pass_rows " +
                                 std::to_string(pass_rows) +
                                 " is not a multiple of 4 whose 512·P bytes fit "
@@ -165,18 +178,12 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                                 std::to_string(lim.maxComputeSharedMemorySize));
   }
   small_groups_ = static_cast<uint32_t>(groups);
-  small_wg_ = static_cast<uint32_t>(wg);
-  small_pass_rows_ = static_cast<uint32_t>(pass_rows);
+  small_cols_ = static_cast<uint32_t>(cols);
+  small_max_wg_ = static_cast<uint32_t>(max_wg);
   small_tiles_ = static_cast<uint32_t>(tiles);
   small_resident_ = m * tiles <= groups;
   small_steps_per_dispatch_ = options_.small_batch_max_steps_per_dispatch;
-  DASHI_ASSIGN_OR_RETURN(
-      small_pipe_,
-      ComputePipeline::Create(ctx_, {spirv::kBatchedPersistentVariants[variant_], 6,
-                                     sizeof(BatchedPersistentPushConstants),
-                                     {small_wg_, small_pass_rows_, static_cast<uint32_t>(m),
-                                      small_resident_ ? 1u : 0u},
-                                     kMaxBindingSets}));
+  small_now_ = SmallBatchShapeFor(1);
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer sync,
                          DeviceBuffer::Create(ctx_, (1 + kSyncCounters) * sizeof(uint32_t)));
   DASHI_RETURN_IF_ERROR(sync.Fill(ctx_, 0));
@@ -184,11 +191,73 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer sync_host,
                          HostVisibleBuffer::Create(ctx_, sizeof(uint32_t)));
   sync_host_.emplace(std::move(sync_host));
+  small_ready_ = true;
+  return OkStatus();
+}
+
+VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
+    int64_t batch) const {
+  const uint64_t b = static_cast<uint64_t>(std::max<int64_t>(batch, 1));
+  SmallBatchShape shape;
+  // Automatic row groups and rows per invocation (docs/PERF.md, "Small and mid batches"): with A
+  // in registers one row group per row up to 256 / C (B = 3 at C = 64: one row per invocation),
+  // then 2 or 4 interleaved rows; with A read per step (D = 2048, or one workgroup) four
+  // interleaved rows per invocation and a row group per four rows up to 256 / C (one row per
+  // invocation was slower there: 63.8 vs 34.9 µs at B = 1, D = 2048).
+  const uint64_t max_r = std::max<uint64_t>(1, kSmallBatchAutoInvocations / small_cols_);
+  uint64_t r = options_.small_batch_row_groups;
+  if (r == 0) {
+    r = small_groups_ <= 1 ? 1
+        : small_resident_  ? std::min<uint64_t>(b, max_r)
+                           : std::min<uint64_t>((b + 3) / 4, max_r);
+    while (r > 1 && small_cols_ * r > small_max_wg_) --r;
+  }
+  shape.row_groups = static_cast<uint32_t>(r);
+  uint64_t g = options_.small_batch_group_rows;
+  if (g == 0) {
+    const uint64_t per_group = (b + r - 1) / r;
+    g = !small_resident_ || per_group > 2 ? 4 : per_group;
+  }
+  shape.group_rows = static_cast<uint32_t>(g);
+  uint64_t p = options_.small_batch_pass_rows;
+  if (p == 0) {
+    // Every row in one pass where it fits (the merged wait), else the most rows that fit.
+    p = std::min<uint64_t>((b + 3) / 4 * 4, kSmallBatchMaxPassRows);
+    while (p > 4 && !SmallBatchPassFits(p, limits_)) p -= 4;
+  }
+  shape.pass_rows = static_cast<uint32_t>(p);
+  shape.rebuilders = options_.small_batch_rebuilders;
+  shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
+  if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
+  return shape;
+}
+
+Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
+  const SmallBatchShape shape = SmallBatchShapeFor(batch);
+  for (const auto& [s, pipe] : small_pipes_) {
+    if (s == shape) {
+      small_pipe_ = pipe.get();
+      small_now_ = shape;
+      return OkStatus();
+    }
+  }
+  DASHI_ASSIGN_OR_RETURN(
+      std::unique_ptr<ComputePipeline> pipe,
+      ComputePipeline::Create(ctx_, {spirv::kBatchedPersistentVariants[variant_], 6,
+                                     sizeof(BatchedPersistentPushConstants),
+                                     {small_cols_ * shape.row_groups, shape.pass_rows,
+                                      static_cast<uint32_t>(chunks_), small_resident_ ? 1u : 0u,
+                                      shape.row_groups, shape.group_rows, shape.rebuilders,
+                                      shape.rebuild_unroll},
+                                     kMaxBindingSets}));
+  small_pipe_ = pipe.get();
+  small_now_ = shape;
+  small_pipes_.emplace_back(shape, std::move(pipe));
   return OkStatus();
 }
 
 Status VulkanBatchedRollout::SmallBatchFits(int64_t batch) const {
-  if (!small_unavailable_.empty() || small_pipe_ == nullptr) {
+  if (!small_unavailable_.empty() || !small_ready_) {
     return UnimplementedError("batched rollout (small batch): " +
                               (small_unavailable_.empty() ? std::string("not built")
                                                           : small_unavailable_));
@@ -286,6 +355,7 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
     guards_batch_ = batch;
   }
+  if (kernel_ == BatchedKernel::kSmallBatch) DASHI_RETURN_IF_ERROR(SelectSmallBatchPipeline(batch));
   if (kernel_ == BatchedKernel::kSmallBatch &&
       (regrown || !small_partials_.has_value() || batch > small_capacity_ ||
        slots_ > history_slots_)) {

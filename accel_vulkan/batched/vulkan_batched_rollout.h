@@ -18,12 +18,13 @@
 //    combining them); up to `max_steps_per_submit` steps go into one command buffer.
 //  - kSmallBatch: shaders/batched/batched_persistent.comp, the B-row form of the single-trajectory
 //    persistent kernel: ONE dispatch runs many steps, G resident workgroups (one per SM) share
-//    the (64-row chunk, W-column tile) units, each keeps its unit's column block of A in
+//    the (64-row chunk, C-column tile) units, each keeps its unit's column block of A in
 //    registers across the steps (when every workgroup has at most one unit) and computes it for
-//    all B rows; a device-wide barrier separates the steps. The state after every step of a
+//    all B rows, spread over R row groups of C invocations; a device-wide barrier separates the
+//    steps (merged with the state's rebuild when every row fits one pass). The state after every step of a
 //    dispatch that contains an observed step also goes into a device-side history ring
 //    (staging_slots() states), from which the observed states are copied, so a dispatch does not
-//    end at every observed step. kAuto picks it for B ≤ kSmallBatchAutoMaxRows (8) on a device
+//    end at every observed step. kAuto picks it for B ≤ kSmallBatchAutoMaxRows (16) on a device
 //    that reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident
 //    together) when A stays in registers (every workgroup has at most one unit: D ≤ 1024 on a
 //    132-SM GPU) and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
@@ -57,6 +58,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "accel_vulkan/batched/batched_tile.h"
@@ -74,7 +76,7 @@ namespace dashi::vk {
 
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
-  kAuto,        // kSmallBatch where it is faster (B ≤ 8, SM count reported, A in registers)
+  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
 };
@@ -89,12 +91,25 @@ struct VulkanBatchedRolloutOptions {
   // small_batch_allow_unverified_groups, for tests of the bounded spin); clamped to the units.
   uint32_t small_batch_groups = 0;
   bool small_batch_allow_unverified_groups = false;
-  // Workgroup size W (≥ 16): 0 = automatic, 64 when the m·ceil(D/64) units fit in G, else 128;
-  // 256 when G = 1 (lavapipe: fewer barrier() calls per dispatch, see the .cc).
+  // Columns per unit C (≥ 16): 0 = automatic, 64 when the m·ceil(D/64) units fit in G, else 128;
+  // 256 when G = 1 (lavapipe: fewer barrier() calls per dispatch, see the .cc). The workgroup
+  // has C·R invocations (R below).
   uint32_t small_batch_workgroup = 0;
-  // Rows staged per pass (multiple of 4; shared memory 512·P bytes): 0 = automatic, 32 or less
-  // to fit maxComputeSharedMemorySize.
+  // Row groups R: the B rows of a unit are spread over R groups of C invocations (more warps per
+  // unit): 0 = automatic per B (1 when G = 1; else min(B, max(1, 256 / C))).
+  uint32_t small_batch_row_groups = 0;
+  // Rows whose dependent chains one invocation interleaves (1, 2 or 4): 0 = automatic per B
+  // (ceil(B / R) capped at 4, rounded up to 1, 2 or 4).
+  uint32_t small_batch_group_rows = 0;
+  // Rows staged per pass (multiple of 4; shared memory 512·P bytes): 0 = automatic, every row
+  // (B rounded up to 4) where that fits maxComputeSharedMemorySize and 64 rows, else the most
+  // that fit. With A in registers and one pass, the arrival wait and the state's rebuild are
+  // merged (the single-trajectory persistent kernel's step; shaders/batched/batched_persistent.comp).
   uint32_t small_batch_pass_rows = 0;
+  // The merged wait only: invocations that poll and rebuild the state (0 = automatic) and the
+  // entries each rebuilds at once, 1..4 (0 = automatic); see batched_persistent.comp.
+  uint32_t small_batch_rebuilders = 0;
+  uint32_t small_batch_rebuild_unroll = 0;
   uint32_t small_batch_spin_limit = 1u << 22;  // polls before a device-wide barrier gives up
   // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else 1
   // (lavapipe computed wrong states with several: accel_vulkan/batched/vulkan_batched_rollout.cc).
@@ -149,7 +164,7 @@ class VulkanBatchedRollout {
   // The largest B for which kAuto picks the small-batch kernel (where A stays in registers: the
   // measured crossover with the tiled kernel on an H200, docs/PERF.md; beyond it, or with A read
   // per step, the tiled kernel was as fast or faster).
-  static constexpr int64_t kSmallBatchAutoMaxRows = 8;
+  static constexpr int64_t kSmallBatchAutoMaxRows = 16;
 
   // Uploads A (dim×dim, row-major) and builds the pipeline.
   // INVALID_ARGUMENT: dim < 1, a.size() ≠ dim², a NaN/±Inf in A (naming the entry), bad options.
@@ -186,9 +201,16 @@ class VulkanBatchedRollout {
   // kSmallBatch gives for it.
   StatusOr<BatchedKernel> KernelFor(int64_t batch) const;
   // kSmallBatch's resolved settings (0 when it cannot run on this D / device).
+  // Workgroup size, row groups, interleaved rows and rows per pass are those of the last
+  // Prepare() / Run() with the small-batch kernel (before any: B = 1's).
   uint32_t small_batch_groups() const { return small_groups_; }
-  uint32_t small_batch_workgroup() const { return small_wg_; }
-  uint32_t small_batch_pass_rows() const { return small_pass_rows_; }
+  uint32_t small_batch_columns() const { return small_cols_; }
+  uint32_t small_batch_workgroup() const { return small_cols_ * small_now_.row_groups; }
+  uint32_t small_batch_row_groups() const { return small_now_.row_groups; }
+  uint32_t small_batch_group_rows() const { return small_now_.group_rows; }
+  uint32_t small_batch_pass_rows() const { return small_now_.pass_rows; }
+  uint32_t small_batch_rebuilders() const { return small_now_.rebuilders; }
+  uint32_t small_batch_rebuild_unroll() const { return small_now_.rebuild_unroll; }
   bool small_batch_resident_a() const { return small_resident_; }
   const BatchedRolloutTimings& last_timings() const { return timings_; }
   const Float64Controls& device_float_controls() const { return float_controls_; }
@@ -217,8 +239,20 @@ class VulkanBatchedRollout {
   // The same with the small-batch kernel.
   Status AdvanceSmallBatch(int64_t first_step, int64_t last_step,
                            std::span<const int64_t> snapshot_steps, int* parity);
-  // Resolves the small-batch settings and builds its pipeline (no-op when it cannot apply).
+  // Resolves the small-batch settings that do not depend on B (no-op when it cannot apply).
   Status InitSmallBatch();
+  // The small-batch kernel's per-B settings (specialization constants) and their pipeline.
+  struct SmallBatchShape {
+    uint32_t row_groups = 1;
+    uint32_t group_rows = 4;
+    uint32_t pass_rows = 4;
+    uint32_t rebuilders = 0;  // 0: all C·R
+    uint32_t rebuild_unroll = 1;
+    bool operator==(const SmallBatchShape&) const = default;
+  };
+  SmallBatchShape SmallBatchShapeFor(int64_t batch) const;
+  // Builds (once per shape) and selects the pipeline for `batch` rows.
+  Status SelectSmallBatchPipeline(int64_t batch);
   // Why the small-batch kernel cannot run `batch` rows here (OK when it can).
   Status SmallBatchFits(int64_t batch) const;
   std::span<const double> StagingSlot(size_t slot) const;
@@ -259,7 +293,11 @@ class VulkanBatchedRollout {
   // Reserve() whenever a buffer is.
   std::optional<SmInfo> sm_info_;
   BatchedKernel kernel_ = BatchedKernel::kTiled;  // of the current / last Run()
-  std::unique_ptr<ComputePipeline> small_pipe_;
+  // Pipelines by shape (kept: the descriptor sets of one serve all, same layout); the current.
+  std::vector<std::pair<SmallBatchShape, std::unique_ptr<ComputePipeline>>> small_pipes_;
+  ComputePipeline* small_pipe_ = nullptr;
+  SmallBatchShape small_now_;
+  bool small_ready_ = false;
   std::optional<DeviceBuffer> small_partials_;
   std::optional<DeviceBuffer> history_;
   std::optional<DeviceBuffer> sync_;
@@ -268,8 +306,8 @@ class VulkanBatchedRollout {
   int64_t small_capacity_ = 0;  // rows the partials and history were made for
   int64_t history_slots_ = 0;
   uint32_t small_groups_ = 0;
-  uint32_t small_wg_ = 0;
-  uint32_t small_pass_rows_ = 0;
+  uint32_t small_cols_ = 0;  // C
+  uint32_t small_max_wg_ = 0;  // the device's workgroup size limit
   uint32_t small_tiles_ = 0;
   bool small_resident_ = false;
   int64_t small_steps_per_dispatch_ = 0;

@@ -5,7 +5,12 @@
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
 //       [--warmup 2] [--warmup-seconds 0] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3]
 //       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,single]
+//       [--small-configs CxRxG[xP[xQxU]],...]
 //
+// --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU]]: C columns
+// per unit, R row groups, G interleaved rows, P rows per pass, Q rebuilding invocations, U entries
+// each rebuilds at once (VulkanBatchedRolloutOptions' small_batch_workgroup, _row_groups,
+// _group_rows, _pass_rows, _rebuilders, _rebuild_unroll; 0 = automatic). Default: 0x0x0.
 // --kernels: the batched kernel of each row (BatchedKernel: auto, tiled, small-batch), and
 // `single`: the single-trajectory VulkanRollout (its automatic kernel, persistent on a GPU) run B
 // times one after the other is not measured; its row gives the time of ONE trajectory's step at
@@ -62,13 +67,15 @@ struct Flags {
   bool validation = false;
   std::vector<std::string> kernels = {"auto"};
   double warmup_seconds = 0;
+  std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0}};  // C, R, G, P, Q, U
 };
 
 constexpr const char* kUsage =
     "usage: batched_rollout_vulkan_benchmark [--device SEL] [--dims 512,1024]\n"
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
     "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM]]],...] [--verify-rows 3] [--no-verify]\n"
-    "         [--validation] [--kernels auto,tiled,small-batch,single]\n";
+    "         [--validation] [--kernels auto,tiled,small-batch,single]\n"
+    "         [--small-configs CxRxG[xP[xQxU]],...]\n";
 
 // Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
 bool ParseIntegers(const std::string& text, char sep, int64_t min_value,
@@ -143,6 +150,17 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       ok = ParseIntegers(value, ',', 1, &f->batches);
     } else if (arg == "--tiles") {
       ok = ParseTiles(value, &f->tiles);
+    } else if (arg == "--small-configs") {
+      f->small_configs.clear();
+      std::stringstream in(value);
+      std::string item;
+      while (ok && std::getline(in, item, ',')) {
+        std::vector<int64_t> v;
+        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 3 && v.size() <= 6;
+        v.resize(6, 0);
+        f->small_configs.push_back(v);
+      }
+      ok = ok && !f->small_configs.empty();
     } else if (arg == "--warmup-seconds") {
       char* end = nullptr;
       f->warmup_seconds = std::strtod(value.c_str(), &end);
@@ -267,7 +285,7 @@ Row MeasureSingle(dashi::vk::VulkanContext& ctx, int64_t dim, std::span<const do
 
 Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const BatchedTile& tile,
             dashi::vk::BatchedKernel kernel, std::span<const double> a,
-            std::span<const double> z0, const Flags& f) {
+            std::span<const double> z0, const Flags& f, const std::vector<int64_t>& small) {
   Row row;
   const dashi::RolloutParams params{.steps = f.steps, .hash_every = f.steps};
   StatusOr<std::unique_ptr<dashi::vk::VulkanBatchedRollout>> r =
@@ -276,6 +294,12 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
           // One submission of all steps, one staging slot (its only snapshot is the final state).
           {.tile = tile,
            .kernel = kernel,
+           .small_batch_workgroup = static_cast<uint32_t>(small[0]),
+           .small_batch_row_groups = static_cast<uint32_t>(small[1]),
+           .small_batch_group_rows = static_cast<uint32_t>(small[2]),
+           .small_batch_pass_rows = static_cast<uint32_t>(small[3]),
+           .small_batch_rebuilders = static_cast<uint32_t>(small[4]),
+           .small_batch_rebuild_unroll = static_cast<uint32_t>(small[5]),
            .max_steps_per_submit = f.steps,
            .max_snapshots_per_submit = 1});
   if (!r.ok()) {
@@ -295,9 +319,13 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
     if (rep == 0) {
       const dashi::vk::BatchedRolloutTimings& t = (*r)->last_timings();
       row.kernel = t.kernel == dashi::vk::BatchedKernel::kSmallBatch
-                       ? "small-batch G=" + std::to_string((*r)->small_batch_groups()) +
-                             " W=" + std::to_string((*r)->small_batch_workgroup()) +
+                       ? "small-batch WG=" + std::to_string((*r)->small_batch_groups()) +
+                             " C=" + std::to_string((*r)->small_batch_columns()) +
+                             " R=" + std::to_string((*r)->small_batch_row_groups()) +
+                             " rows=" + std::to_string((*r)->small_batch_group_rows()) +
                              " P=" + std::to_string((*r)->small_batch_pass_rows()) +
+                             " Q=" + std::to_string((*r)->small_batch_rebuilders()) +
+                             " U=" + std::to_string((*r)->small_batch_rebuild_unroll()) +
                              ((*r)->small_batch_resident_a() ? " A in registers" : " A from L2") +
                              ", " + std::to_string(t.dispatches) + " dispatch(es)"
                        : "tiled " + row.tile.ToString();
@@ -355,8 +383,11 @@ int main(int argc, char** argv) {
         const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx);
         tiles.push_back(dashi::vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0));
       }
+      const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0}};
       for (const std::string& kernel_name : f.kernels)
-      for (const BatchedTile& tile : tiles) {
+      for (const BatchedTile& tile : tiles)
+      for (const std::vector<int64_t>& small :
+           kernel_name == "small-batch" ? f.small_configs : automatic) {
         if (kernel_name == "single" && (batch != f.batches.front() || &tile != &tiles.front())) {
           continue;  // one baseline row per D
         }
@@ -365,7 +396,7 @@ int main(int argc, char** argv) {
             : kernel_name == "small-batch" ? dashi::vk::BatchedKernel::kSmallBatch
                                            : dashi::vk::BatchedKernel::kAuto;
         const Row row = kernel_name == "single" ? MeasureSingle(**ctx, dim, a, z0, f)
-                                                : Measure(**ctx, dim, batch, tile, kernel, a, z0, f);
+                                                : Measure(**ctx, dim, batch, tile, kernel, a, z0, f, small);
         if (!row.error.empty()) {
           std::printf("%6lld %6lld  %-56s | error: %s\n", static_cast<long long>(dim),
                       static_cast<long long>(batch), kernel_name.c_str(), row.error.c_str());

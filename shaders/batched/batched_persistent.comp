@@ -4,23 +4,34 @@
 // is accel_vulkan/batched/vulkan_batched_rollout.h (BatchedKernel::kSmallBatch).
 //
 // Work units. As in rollout_persistent: unit u = (chunk c, column tile t), c = u / tiles, rows
-// i ∈ [64c, min(64c + 64, D)), outputs j = W·t + l (W = workgroup size, constant 0, one column
-// per invocation). Workgroup g takes u = g, g + G, … When every workgroup has at most one unit
-// (kResident = 1) each invocation loads its 64 entries of A's column j once, into registers, and
-// keeps them for all K steps; otherwise it reloads them per unit and step. Per step and unit, the
-// B rows are walked in passes of P rows (constant 1, a multiple of 4):
+// i ∈ [64c, min(64c + 64, D)), outputs j = C·t + lc. The workgroup (W = C·R invocations, constant
+// 0; R = row groups, constant 4) is R row groups of C invocations: invocation l is column
+// lc = l mod C of row group rg = l / C. Workgroup g takes u = g, g + G, … When every workgroup has
+// at most one unit (kResident = 1) each invocation loads its 64 entries of A's column j once, into
+// registers, and keeps them for all K steps (the R row groups hold the same column); otherwise it
+// reloads them per unit and step. Per step and unit, the B rows are walked in passes of P rows
+// (constant 1, a multiple of 4):
 //   1. part[r·64 + k] ← entry 64c + k of row p0 + r of the current state: at step 0 from the input
 //      states, later rebuilt from the previous step's chunk partials by the contract's pairwise
 //      tree, unrolled over registers (kChunks = m ≤ 32, constant 2; RebuildEntry below, the same
 //      code as rollout_persistent's register tree);
-//   2. invocation l computes the chunk partial p_c[b][j] for the rows of the pass, four rows at a
-//      time (independent chains), each in the contract's order (acc = z[i0]·A[i0][j], then
+//   2. row group rg takes the groups of G consecutive rows rg, rg + R, … of the pass (G = constant
+//      5: 1, 2 or 4); invocation l computes the chunk partial p_c[b][j] of its G rows as G
+//      interleaved independent chains, each in the contract's order (acc = z[i0]·A[i0][j], then
 //      acc = acc + z[i]·A[i][j] for i in order up to min(i0 + 64, D) − 1, every product rounded
 //      before the add: `precise` = NoContraction), and stores it in partials[s mod 2][b][c][j].
 // Then the device-wide barrier of rollout_persistent (arrival counter sync[1 + slot], zeroed by the
 // host; bounded spin, sync[0] = 1 and an UNAVAILABLE error on the host instead of a hang). After
 // the last step workgroup g rebuilds the chunks c ≡ g (mod G) of every row and writes them to the
 // output states.
+//
+// Merged wait (kResident = 1 and B ≤ P, i.e. every row in one pass): as in rollout_persistent's
+// register-resident path, part[] keeps the unit's chunk of all B rows across the steps and the
+// device-wide barrier and the next state's rebuild are one: after the arrival, each of the first
+// Q invocations (constant 6; 0 = all W) polls the counter itself with acquire loads and rebuilds
+// its entries of part[] as soon as it sees the last arrival (no workgroup barrier between the
+// wait and the loads), U entries at a time (constant 7, 1..4: their U·m loads issued before the
+// U trees); the unit with t = 0 of each chunk writes Z_K from part[] at the end.
 //
 // History ring (push constant history_from ≠ 0): the state after each local step s =
 // history_from..K of the dispatch is also written to history[slot][b][i], slot = (history_base +
@@ -33,14 +44,21 @@
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_memory_scope_semantics : require
 #include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
-layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint kPassRows = 4u;   // P: rows per pass, a multiple of 4
+layout(local_size_x_id = 0) in;  // W = C·R invocations
+layout(constant_id = 1) const uint kPassRows = 4u;   // P: rows per pass, a multiple of kGroupRows
 layout(constant_id = 2) const uint kChunks = 1u;     // m = ceil(D / 64), 1 ≤ m ≤ 32
 layout(constant_id = 3) const uint kResident = 0u;   // 1: at most one unit per workgroup
+layout(constant_id = 4) const uint kRowGroups = 1u;  // R: row groups; C = W / R columns per unit
+layout(constant_id = 5) const uint kGroupRows = 4u;  // rows whose chains one invocation interleaves
+// Merged wait only: Q, the invocations that poll and rebuild (l < Q; 0 = all W), and U, the
+// entries each of them rebuilds at once (their U·m loads issued before the U trees).
+layout(constant_id = 6) const uint kRebuilders = 0u;
+layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 const uint kMaxChunks = 32u;
-const uint kGroupRows = 4u;  // rows whose chains one invocation interleaves
+const uint kMaxGroupRows = 4u;
 
 #include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
@@ -79,10 +97,16 @@ double RebuildEntry(uint base, uint i) {
 uint HistorySlot(uint s) { return (params.history_base + s - 1u) % params.history_slots; }
 
 // Polls this dispatch's arrival counter until it reaches arrivals_target; 1 when this workgroup
-// must leave instead (see rollout_persistent.comp).
-uint AwaitArrivals(uint arrivals_target) {
+// must leave instead (see rollout_persistent.comp). acquire (a constant at each call): atomic
+// loads of acquire semantics, which order this invocation's later loads of the partials after
+// the arrivals it saw (the merged wait below), else volatile loads.
+uint AwaitArrivals(uint arrivals_target, bool acquire) {
   for (uint polls = 0u;; ++polls) {
-    if (sync[1u + params.sync_slot] >= arrivals_target) return 0u;
+    const uint arrived =
+        acquire ? atomicLoad(sync[1u + params.sync_slot], gl_ScopeDevice,
+                             gl_StorageSemanticsBuffer, gl_SemanticsAcquire)
+                : sync[1u + params.sync_slot];
+    if (arrived >= arrivals_target) return 0u;
     if ((polls & 63u) == 63u && sync[0] != 0u) return 1u;
     if (polls + 1u >= params.spin_limit) {
       atomicOr(sync[0], 1u);
@@ -97,13 +121,46 @@ bool GridBarrier(uint arrivals_target) {
   barrier();
   if (gl_LocalInvocationID.x == 0u) {
     atomicAdd(sync[1u + params.sync_slot], 1u);
-    failed = AwaitArrivals(arrivals_target);
+    failed = AwaitArrivals(arrivals_target, false);
     memoryBarrierBuffer();
   }
   memoryBarrierShared();
   barrier();
   return failed == 0u;
 }
+
+// The merged rebuild's U-entry rounds (entry e of the round at q0; inside main's merged branch):
+// REBUILD_LOAD loads the m partials of entry q0 + e·Q + l (clamped to a valid entry) into v;
+// REBUILD_STORE folds them by the contract's tree (as RebuildEntry) and stores the entry.
+#define REBUILD_LOAD(v, e) \
+  if ((e) < kRebuildUnroll) { \
+    const uint q = min(q0 + (e) * rebuilders + l, entries - 1u); \
+    const uint b = q / kChunk; \
+    const uint k = min(q - b * kChunk, n - 1u); \
+    const uint from = out_base + b * row_stride + i0 + k; \
+    [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) { \
+      if (cc < kChunks) v[cc] = partials[from + cc * dim]; \
+    } \
+  }
+#define REBUILD_STORE(v, e) \
+  if ((e) < kRebuildUnroll) { \
+    [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) { \
+      [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) { \
+        if (cc + s < kChunks) { \
+          CONTRACT_MERGE(v[cc], v[cc], v[cc + s]); \
+        } \
+      } \
+    } \
+    const uint q = q0 + (e) * rebuilders + l; \
+    const uint b = q / kChunk; \
+    const uint k = q - b * kChunk; \
+    if (q < entries && k < n) { \
+      part[q] = v[0]; \
+      if (history_now && t == 0u) { \
+        history[HistorySlot(step + 1u) * state_size + b * dim + i0 + k] = v[0]; \
+      } \
+    } \
+  }
 
 void main() {
   const uint dim = params.dim;
@@ -115,9 +172,16 @@ void main() {
   const uint g = gl_WorkGroupID.x;
   const uint l = gl_LocalInvocationID.x;
   const uint wg = gl_WorkGroupSize.x;
+  const uint cols = wg / kRowGroups;  // C: columns per unit (the host makes W a multiple of R)
+  const uint rg = l / cols;           // this invocation's row group
+  const uint lc = l - rg * cols;      // ... and column in the unit
   const uint row_stride = chunks * dim;  // partials of one row (one parity)
   const uint plane = rows * row_stride;  // partials of one parity
   const uint state_size = rows * dim;
+  // Merged wait (kResident and every row in one pass, uniform): part[] keeps the unit's chunk of
+  // all B rows from one step to the next, rebuilt right after the arrival wait by the invocations
+  // that poll (no workgroup barrier between the wait and the loads; rollout_persistent.comp).
+  const bool merged = kResident != 0u && rows <= kPassRows;
 
   // kResident: this invocation's column of its unit's A block, loaded once. Otherwise A is read
   // from memory at each use: an array of 64 doubles live across the barriers of a workgroup that
@@ -128,7 +192,7 @@ void main() {
   if (kResident != 0u && g < units) {
     const uint c = g / tiles;
     const uint i0 = c * kChunk;
-    const uint jl = min((g - c * tiles) * wg + l, dim - 1u);  // clamped loads; stores guarded
+    const uint jl = min((g - c * tiles) * cols + lc, dim - 1u);  // clamped loads; stores guarded
     const uint n = min(kChunk, dim - i0);
     [[unroll]] for (uint k = 0u; k < kChunk; ++k) ar[k] = (k < n) ? a[(i0 + k) * dim + jl] : 0.0LF;
   }
@@ -143,57 +207,138 @@ void main() {
       const uint t = u - c * tiles;
       const uint i0 = c * kChunk;
       const uint n = min(kChunk, dim - i0);  // rows of A in this chunk
-      const uint j = t * wg + l;
+      const uint j = t * cols + lc;
       const uint jl = min(j, dim - 1u);  // clamped loads; the stores are guarded
       for (uint p0 = 0u; p0 < rows; p0 += kPassRows) {
-        // Rows staged in this pass: up to P, rounded up to whole groups of four.
+        // Rows staged in this pass: up to P, rounded up to whole groups of kGroupRows.
         const uint staged = min(kPassRows, (rows - p0 + kGroupRows - 1u) / kGroupRows * kGroupRows);
-        barrier();  // every invocation is done reading part[] (uniform)
-        for (uint q0 = 0u; q0 < staged * kChunk; q0 += wg) {
-          const uint q = q0 + l;
-          if (q < staged * kChunk) {
-            const uint r = q / kChunk;
-            const uint k = q - r * kChunk;
-            const uint b = p0 + r;
-            double v = 0.0LF;
-            if (b < rows && k < n) {
-              if (step == 0u) {
-                v = z_in[b * dim + i0 + k];
-              } else {
-                v = RebuildEntry(in_base + b * row_stride, i0 + k);
-                if (write_history && t == 0u) {
-                  history[HistorySlot(step) * state_size + b * dim + i0 + k] = v;
+        if (!merged || step == 0u) {
+          barrier();  // every invocation is done reading part[] (uniform)
+          for (uint q0 = 0u; q0 < staged * kChunk; q0 += wg) {
+            const uint q = q0 + l;
+            if (q < staged * kChunk) {
+              const uint r = q / kChunk;
+              const uint k = q - r * kChunk;
+              const uint b = p0 + r;
+              double v = 0.0LF;
+              if (b < rows && k < n) {
+                if (step == 0u) {
+                  v = z_in[b * dim + i0 + k];
+                } else {
+                  v = RebuildEntry(in_base + b * row_stride, i0 + k);
+                  if (write_history && t == 0u) {
+                    history[HistorySlot(step) * state_size + b * dim + i0 + k] = v;
+                  }
                 }
               }
+              part[q] = v;
             }
-            part[q] = v;
           }
+          memoryBarrierShared();
+          barrier();
         }
-        memoryBarrierShared();
-        barrier();
-        for (uint r0 = 0u; r0 < staged; r0 += kGroupRows) {
-          double acc[kGroupRows];
+        // Row group rg takes the groups of kGroupRows rows rg, rg + R, … of the pass.
+        for (uint r0 = rg * kGroupRows; r0 < staged; r0 += kRowGroups * kGroupRows) {
+          double acc[kMaxGroupRows];
           const double a0 = A_ENTRY(0u);
-          [[unroll]] for (uint e = 0u; e < kGroupRows; ++e) {
-            CONTRACT_PRODUCT(product, part[(r0 + e) * kChunk], a0);
-            acc[e] = product;
+          [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
+            if (e < kGroupRows) {
+              CONTRACT_PRODUCT(product, part[(r0 + e) * kChunk], a0);
+              acc[e] = product;
+            }
           }
           [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
             if (k < n) {  // the contract's loop stops at the end of the chunk
               const double ak = A_ENTRY(k);
-              [[unroll]] for (uint e = 0u; e < kGroupRows; ++e) {
-                CONTRACT_TERM(acc[e], part[(r0 + e) * kChunk + k], ak);
+              [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
+                if (e < kGroupRows) {
+                  CONTRACT_TERM(acc[e], part[(r0 + e) * kChunk + k], ak);
+                }
               }
             }
           }
-          [[unroll]] for (uint e = 0u; e < kGroupRows; ++e) {
+          [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
             const uint b = p0 + r0 + e;
-            if (b < rows && j < dim) partials[out_base + b * row_stride + c * dim + j] = acc[e];
+            if (e < kGroupRows && b < rows && j < dim) {
+              partials[out_base + b * row_stride + c * dim + j] = acc[e];
+            }
           }
         }
       }
     }
-    if (!GridBarrier((step + 1u) * groups)) return;  // uniform: `failed` read after a barrier
+    if (merged) {
+      // The device-wide barrier and the next state's rebuild in one: after the arrival, each of
+      // the first Q invocations polls the counter itself and, once all workgroups have arrived,
+      // rebuilds entries q = q0 + e·Q + l (e < U, q0 = 0, U·Q, …) of part[] (row q / 64, entry
+      // q mod 64) from this step's partials, the U·m loads first (clamped to a valid entry),
+      // then the U trees; rows ≥ B and entries past D keep their zeros from step 0.
+      memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
+      barrier();              // ... and every invocation is done reading part[]
+      if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
+      const uint entries = g < units ? rows * kChunk : 0u;  // uniform
+      const uint rebuilders = kRebuilders == 0u ? wg : min(kRebuilders, wg);
+      if (l < min(entries, rebuilders)) {
+        if (AwaitArrivals((step + 1u) * groups, true) != 0u) {
+          atomicOr(failed, 1u);
+        } else {
+          const uint c = g / tiles;
+          const uint t = g - c * tiles;
+          const uint i0 = c * kChunk;
+          const uint n = min(kChunk, dim - i0);
+          const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
+          if (kRebuilders == 0u && kRebuildUnroll == 1u) {
+            // Every invocation, one entry at a time.
+            for (uint q = l; q < entries; q += wg) {
+              const uint b = q / kChunk;
+              const uint k = q - b * kChunk;
+              if (k < n) {
+                const double v = RebuildEntry(out_base + b * row_stride, i0 + k);
+                part[q] = v;
+                if (history_now && t == 0u) {
+                  history[HistorySlot(step + 1u) * state_size + b * dim + i0 + k] = v;
+                }
+              }
+            }
+          } else {
+            for (uint q0 = 0u; q0 < entries; q0 += rebuilders * kRebuildUnroll) {
+              // One register array per entry (constant indices only).
+              double v0[kMaxChunks], v1[kMaxChunks], v2[kMaxChunks], v3[kMaxChunks];
+              REBUILD_LOAD(v0, 0u);
+              REBUILD_LOAD(v1, 1u);
+              REBUILD_LOAD(v2, 2u);
+              REBUILD_LOAD(v3, 3u);
+              REBUILD_STORE(v0, 0u);
+              REBUILD_STORE(v1, 1u);
+              REBUILD_STORE(v2, 2u);
+              REBUILD_STORE(v3, 3u);
+            }
+          }
+        }
+      }
+      memoryBarrierShared();
+      barrier();
+      if (failed != 0u) return;  // uniform: read after the barrier
+    } else {
+      if (!GridBarrier((step + 1u) * groups)) return;  // uniform: `failed` read after a barrier
+    }
+  }
+
+  if (merged) {
+    // part[] holds Z_K's chunk c of every row (its history slot is written); the unit with t = 0
+    // of each chunk writes it.
+    if (g < units) {
+      const uint c = g / tiles;
+      const uint i0 = c * kChunk;
+      const uint n = min(kChunk, dim - i0);
+      if (g - c * tiles == 0u) {
+        for (uint q = l; q < rows * kChunk; q += wg) {
+          const uint b = q / kChunk;
+          const uint k = q - b * kChunk;
+          if (k < n) z_out[b * dim + i0 + k] = part[q];
+        }
+      }
+    }
+    return;
   }
 
   // Z_K: workgroup g writes the chunks c ≡ g (mod G) of every row.

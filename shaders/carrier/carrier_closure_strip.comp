@@ -21,8 +21,8 @@
 // at once, writing nothing, as the multi-dispatch path's empty indirect dispatches.
 // Restrictions (PlanClosureDispatch checks them): cols a multiple of 32; radii ≤ 15 (a window's
 // row lies within the word and its two neighbours). Every window offset counts, even on grids
-// narrower or shorter than the window (rows are wrapped with a full modulo), as core_ref's window
-// sums.
+// narrower or shorter than the window (rows are wrapped with a full unsigned modulo), as
+// core_ref's window sums.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_ARB_gpu_shader_int64 : require
@@ -156,13 +156,15 @@ void main() {
     row_active[t] = 0u;
     row_changed[t] = 0u;
   }
-  // s on the tile, rows wrapped (a full modulo: any radius against any number of rows).
+  // s on the tile, rows wrapped: tile row k is grid row (i0 − H + k) mod R, taken as
+  // (i0 + lift − H + k) mod R with lift a multiple of R ≥ H, so every operand is unsigned (GLSL
+  // leaves % of a negative operand undefined: NVIDIA's result differs from C's) and any radius
+  // wraps against any number of rows.
+  const uint lift = ((kHalo + p.rows - 1u) / p.rows) * p.rows;
   for (uint w = t; w < kTileRows * W; w += stride) {
     const uint k = w / W;
     const uint wj = w - k * W;
-    const int gi = int(i0) - int(kHalo) + int(k);
-    const int r = int(p.rows);
-    const uint row = uint(((gi % r) + r) % r);
+    const uint row = (i0 + lift - kHalo + k) % p.rows;
     const uint base = row * p.cols + wj * 32u;
     uint pos = 0u, neg = 0u;
     [[unroll]] for (uint q = 0u; q < 8u; ++q) {

@@ -1,4 +1,4 @@
-// DescriptorSetCache: descriptor sets of storage buffers at bindings 0..n−1 (n ≤ 4), compatible
+// DescriptorSetCache: descriptor sets of storage buffers at bindings 0..n−1 (n ≤ 5), compatible
 // with every ComputePipeline taking n buffers (identically defined set layouts), allocated once
 // per distinct buffer list and then reused. Recording a long command buffer again and again (the
 // decoder, every snapshot) then costs no vkUpdateDescriptorSets. Pools are added as needed.
@@ -39,7 +39,7 @@ struct BufferRange {
 
 class DescriptorSetCache {
  public:
-  static constexpr uint32_t kMaxBindings = 4;
+  static constexpr uint32_t kMaxBindings = 5;  // the strip-tiled closure step binds 5
 
   static StatusOr<std::unique_ptr<DescriptorSetCache>> Create(const VulkanContext& ctx);
   DescriptorSetCache(const DescriptorSetCache&) = delete;

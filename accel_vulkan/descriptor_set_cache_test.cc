@@ -54,7 +54,9 @@ TEST_F(DescriptorSetCacheTest, BindingCountOutsideRangeIsAnError) {
   DeviceBuffer b = *DeviceBuffer::Create(ctx(), 64);
   const BufferRange r = BufferRange::Of(b);
   EXPECT_FALSE((*cache)->Get({}).ok());
-  EXPECT_FALSE((*cache)->Get({r, r, r, r, r}).ok());
+  static_assert(DescriptorSetCache::kMaxBindings == 5);
+  EXPECT_FALSE((*cache)->Get({r, r, r, r, r, r}).ok());
+  EXPECT_TRUE((*cache)->Get({r, r, r, r, r}).ok());  // the strip-tiled closure step binds 5
   EXPECT_TRUE((*cache)->Get({r, r, r, r}).ok());
 }
 

@@ -130,11 +130,19 @@ StatusOr<int> CarrierClosure::RecordSteps(CommandBatch& b, int max_steps) {
     const DeviceBuffer& in = iterates_[s % 2];
     const DeviceBuffer& out = iterates_[(s + 1) % 2];
     const uint32_t slot = static_cast<uint32_t>(segment_steps_ + 1);
-    DASHI_RETURN_IF_ERROR(recorder_.ClosureStep(b, in, out, params_, &control));
-    DASHI_RETURN_IF_ERROR(recorder_.LevelStats(b, in, out, field_, *stats_, slot, &control));
-    DASHI_RETURN_IF_ERROR(recorder_.ClosureControl(b, *stats_, control, static_cast<uint32_t>(s),
-                                                   static_cast<uint32_t>(params_.max_iterations),
-                                                   slot));
+    if (plan_.dispatch == ClosureDispatch::kStrips) {
+      // The step and its row partials in one dispatch, the rows' reduction and the control in one.
+      DASHI_RETURN_IF_ERROR(recorder_.ClosureStrip(b, plan_, in, out, field_, control, params_));
+      DASHI_RETURN_IF_ERROR(recorder_.ClosureReduce(
+          b, *stats_, control, field_ != nullptr, static_cast<uint32_t>(s),
+          static_cast<uint32_t>(params_.max_iterations), slot));
+    } else {
+      DASHI_RETURN_IF_ERROR(recorder_.ClosureStep(b, in, out, params_, &control));
+      DASHI_RETURN_IF_ERROR(recorder_.LevelStats(b, in, out, field_, *stats_, slot, &control));
+      DASHI_RETURN_IF_ERROR(recorder_.ClosureControl(
+          b, *stats_, control, static_cast<uint32_t>(s),
+          static_cast<uint32_t>(params_.max_iterations), slot));
+    }
     ++steps_recorded_;
     ++segment_steps_;
   }

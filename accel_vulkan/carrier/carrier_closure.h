@@ -26,8 +26,13 @@
 // the readback copies the control record and the first kSharedReadbackSlots statistics slots
 // (levels 0..16: an observer's readback stays about 1 KiB); a deeper closure's further levels are
 // downloaded by ReadSubmission, synchronously (only fixed_point() holds s* on this path; the
-// other iterate is left as it was). Everything read through the
-// API is the same on both paths; dispatch_plan() says which one runs and why.
+// other iterate is left as it was). Where it does not fit but cols are a multiple of 32 and the
+// radii ≤ 15, each step is instead tiled into strips of whole rows with halos
+// (ClosureDispatch::kStrips: carrier_closure_strip.comp computes M, K_ann and the rows' partial
+// statistics in one dispatch, carrier_closure_reduce.comp the rows' reduction and the control in
+// another): the multi-dispatch path's segments, iterates and gating, 2 dispatches a step instead
+// of 7. Everything read through the API is the same on every path; dispatch_plan() says which
+// one runs and why.
 //
 //   DASHI_ASSIGN_OR_RETURN(auto closure, CarrierClosure::Create(*recorder, params, 8));
 //   closure->RecordStart(batch, s0, &field, /*read_levels=*/true);

@@ -56,7 +56,8 @@ class CarrierOps {
     // submissions, never fewer steps.
     int closure_steps_per_submission = 8;
     // The closure's path (CarrierClosure::Options): one shared-memory dispatch where it fits, or
-    // always the multi-dispatch steps; and the shared memory it may use (0: the device's).
+    // strip-tiled steps, or always the multi-dispatch steps; and the shared memory it may use
+    // (0: the device's).
     ClosurePlan closure_plan = ClosurePlan::kAuto;
     uint32_t closure_max_shared_bytes = 0;
     // And its workgroup's invocations (0: the device's limit).

@@ -14,6 +14,10 @@
 //                 carrier_reduce_rows (exact integer total).
 //   FuseChunk     carrier_fuse sums a chunk of channels in int32, writes sign(sum) after the last.
 //   ClosureShared carrier_closure_shared: the whole closure in one workgroup (its own comment).
+//   ClosureStrip  carrier_closure_strip: one closure step, a workgroup per strip of whole rows with
+//                 halos (M, K_ann and the row partials of the level statistics; its own comment).
+//   ClosureReduce carrier_closure_reduce: the rows in increasing i, then the control (one
+//                 workgroup).
 //   Smooth        carrier_smooth along rows into a scratch field, then along columns: the same
 //                 products, sums (d = −r..r) and single division as core_ref, each `precise`.
 //   NormalizeByMaxAbs  carrier_maxabs_rows (a workgroup per row) + carrier_reduce_rows (max,
@@ -26,7 +30,9 @@
 #include <string>
 #include <utility>
 
+#include "shaders/carrier/carrier_closure_reduce.h"
 #include "shaders/carrier/carrier_closure_shared.h"
+#include "shaders/carrier/carrier_closure_strip.h"
 
 namespace dashi::vk {
 namespace {
@@ -264,6 +270,82 @@ StatusOr<const ComputePipeline*> CarrierRecorder::ClosureSharedPipeline(
   const ComputePipeline* pipe = made.get();
   closure_shared_.emplace_back(plan.workgroup, std::move(made));
   return pipe;
+}
+
+Status CarrierRecorder::ClosureStrip(CommandBatch& b, const ClosureDispatchPlan& plan,
+                                     const DeviceBuffer& in, const DeviceBuffer& out,
+                                     const DeviceBuffer* field, const DeviceBuffer& control,
+                                     const ClosureParams& p) {
+  const uint32_t halo = static_cast<uint32_t>(p.majority.radius + p.annihilation.radius);
+  if (plan.dispatch != ClosureDispatch::kStrips || plan.rows == 0 ||
+      uint64_t{plan.words} * 32 != static_cast<uint64_t>(shape_.cols) ||
+      plan.strips != (static_cast<uint64_t>(shape_.rows) + plan.rows - 1) / plan.rows) {
+    return InvalidArgumentError("closure dispatch plan '" + plan.note + "' is not a " +
+                                "strip plan for " + ToString(shape_));
+  }
+  DASHI_RETURN_IF_ERROR(CheckCarrierOperand(in, "closure step input"));
+  DASHI_RETURN_IF_ERROR(CheckCarrierOperand(out, "closure step output"));
+  if (field != nullptr) DASHI_RETURN_IF_ERROR(CheckFieldOperand(*field, "closure field"));
+  const std::array<uint32_t, 4> key{plan.rows, plan.words, halo,
+                                    static_cast<uint32_t>(p.annihilation.radius)};
+  const ComputePipeline* pipe = nullptr;
+  for (const auto& [k, pl] : closure_strip_) {
+    if (k == key) pipe = pl.get();
+  }
+  if (pipe == nullptr) {
+    ComputePipelineSpec spec;
+    spec.spirv = spirv::kCarrierClosureStrip;
+    spec.num_buffers = 5;
+    spec.push_constant_bytes = sizeof(CarrierClosureSharedParams);
+    spec.specialization = {plan.workgroup, key[0], key[1], key[2], key[3]};
+    spec.max_binding_sets = 1;  // sets come from the DescriptorSetCache
+    DASHI_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> made,
+                           ComputePipeline::Create(kernels_.ctx(), spec));
+    pipe = made.get();
+    closure_strip_.emplace_back(key, std::move(made));
+  }
+  DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* partials, Scratch(kRowPartials));
+  // Without a field, the input stands in for the unread field binding.
+  const DeviceBuffer& f = field != nullptr ? *field : in;
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set,
+                         sets_->Get({R(in), R(out), R(f), R(*partials), R(control)}));
+  const CarrierClosureSharedParams sp{static_cast<uint32_t>(shape_.rows),
+                                      static_cast<uint32_t>(shape_.cols),
+                                      static_cast<uint32_t>(shape_.cols / 32),
+                                      static_cast<uint32_t>(p.majority.radius),
+                                      p.majority.eta,
+                                      static_cast<uint32_t>(p.annihilation.radius),
+                                      static_cast<uint32_t>(p.max_iterations),
+                                      field != nullptr ? 1u : 0u};
+  DASHI_ASSIGN_OR_RETURN(GroupCount g,
+                         kernels_.Groups(uint64_t{plan.strips} * plan.workgroup, plan.workgroup));
+  b.Dispatch(*pipe, set, &sp, sizeof(sp), g.x, g.y);
+  b.Barrier();
+  return OkStatus();
+}
+
+Status CarrierRecorder::ClosureReduce(CommandBatch& b, const DeviceBuffer& levels,
+                                      const DeviceBuffer& control, bool has_field, uint32_t step,
+                                      uint32_t max_iterations, uint32_t slot) {
+  if (levels.size() < (uint64_t{slot} + 1) * sizeof(CarrierTotals)) {
+    return InvalidArgumentError("closure statistics buffer has no slot " + std::to_string(slot));
+  }
+  if (closure_reduce_ == nullptr) {
+    ComputePipelineSpec spec;
+    spec.spirv = spirv::kCarrierClosureReduce;
+    spec.num_buffers = 3;
+    spec.push_constant_bytes = sizeof(CarrierClosureReduceParams);
+    spec.specialization = {kernels_.options().workgroup_size};
+    spec.max_binding_sets = 1;
+    DASHI_ASSIGN_OR_RETURN(closure_reduce_, ComputePipeline::Create(kernels_.ctx(), spec));
+  }
+  DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* partials, Scratch(kRowPartials));
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set, sets_->Get({R(*partials), R(levels), R(control)}));
+  const CarrierClosureReduceParams rp{static_cast<uint32_t>(shape_.rows), has_field ? 1u : 0u,
+                                      step, max_iterations, slot, 0};
+  b.Dispatch(*closure_reduce_, set, &rp, sizeof(rp), 1, 1);
+  b.Barrier();
+  return OkStatus();
 }
 
 Status CarrierRecorder::Smooth(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,

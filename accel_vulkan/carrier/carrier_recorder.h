@@ -108,6 +108,18 @@ class CarrierRecorder {
   // The one-dispatch closure's pipeline for `plan`'s workgroup size, made on first use and kept
   // (CarrierClosure::Create asks for it, so no pipeline is made while a decode is timed).
   StatusOr<const ComputePipeline*> ClosureSharedPipeline(const ClosureDispatchPlan& plan);
+  // One step of the strip-tiled closure (carrier_closure_strip.comp; `plan` from
+  // PlanClosureDispatch for this shape and `p`, kStrips): out = C(in), and per row the partials
+  // of out's level statistics (active cells, cells changed against `in`, Σ|field| over the
+  // support when `field` is given) into the row-partials scratch; a no-op once `control` says the
+  // closure is finished. Then ClosureReduce.
+  Status ClosureStrip(CommandBatch& b, const ClosureDispatchPlan& plan, const DeviceBuffer& in,
+                      const DeviceBuffer& out, const DeviceBuffer* field,
+                      const DeviceBuffer& control, const ClosureParams& p);
+  // After ClosureStrip of step `step`: the row partials into levels[slot] (as LevelStats) and
+  // the control (as ClosureControl), in one dispatch (carrier_closure_reduce.comp).
+  Status ClosureReduce(CommandBatch& b, const DeviceBuffer& levels, const DeviceBuffer& control,
+                       bool has_field, uint32_t step, uint32_t max_iterations, uint32_t slot);
   Status Smooth(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
                 const SmoothingParams& p);
   // max|x| into records()[kRecordMaxAbs], then out = x / max|x| (x when the max is 0).
@@ -155,6 +167,11 @@ class CarrierRecorder {
   std::array<CarrierDispatchArgs, kClosureArgsCount> closure_args_{};
   // The one-dispatch closure's pipelines, by workgroup size (kept: recorded work refers to them).
   std::vector<std::pair<uint32_t, std::unique_ptr<ComputePipeline>>> closure_shared_;
+  // The strip-tiled closure's pipelines: the step's by specialization (strip rows, words per
+  // row, halo, r_a; made on first use and kept, as above), the reduction's.
+  std::vector<std::pair<std::array<uint32_t, 4>, std::unique_ptr<ComputePipeline>>>
+      closure_strip_;
+  std::unique_ptr<ComputePipeline> closure_reduce_;
 };
 
 }  // namespace dashi::vk

@@ -467,10 +467,17 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
   report.closure_steps_run = progress.steps;
   report.closure_dispatch = m.closure->dispatch();
   // Multi-dispatch: level 0's statistics (2), then per step M and K_ann (2 + 2), the statistics (2)
-  // and the control (1).
-  report.closure_dispatches = report.closure_dispatch == ClosureDispatch::kSharedMemory
-                                  ? 1
-                                  : 2 + 7 * report.closure_steps_recorded;
+  // and the control (1); strips: level 0's statistics (2), then per step the strip step and the
+  // reduction with the control (2).
+  switch (report.closure_dispatch) {
+    case ClosureDispatch::kSharedMemory: report.closure_dispatches = 1; break;
+    case ClosureDispatch::kMultiDispatch:
+      report.closure_dispatches = 2 + 7 * report.closure_steps_recorded;
+      break;
+    case ClosureDispatch::kStrips:
+      report.closure_dispatches = 2 + 2 * report.closure_steps_recorded;
+      break;
+  }
   // Snapshots change slowly: the next decode records one step more than this one ran.
   m.first_closure_steps = std::clamp(progress.steps + 1, 1, m.options.closure_steps_per_submission);
 

@@ -82,8 +82,8 @@ struct VulkanDecodeReport {
   int closure_steps_recorded = 0;  // closure steps recorded, the empty ones included (all up to
                                    // the cap's check step on the one-dispatch path)
   int closure_steps_run = 0;       // steps the device ran: depth + 1 once converged
-  // The closure's path (one shared-memory dispatch, or 7 dispatches per step recorded) and the
-  // dispatches recorded for it in this decode (empty indirect ones included).
+  // The closure's path (one shared-memory dispatch, or 7 dispatches per step recorded, or 2 per
+  // step for strips) and the dispatches recorded for it in this decode (empty ones included).
   ClosureDispatch closure_dispatch = ClosureDispatch::kMultiDispatch;
   int closure_dispatches = 0;
 };

@@ -7,6 +7,8 @@
 //   carrier.closure.parity_3_steps_per_submission  the closure continued over submissions.
 //   carrier.closure.parity_{multi_dispatch,shared_memory,fallback}  each closure path forced,
 //                             or taken because the grid does not fit the shared memory allowed.
+//   carrier.closure.parity_strips{,_one_row}  the strip-tiled closure steps forced, with strips
+//                             of up to 8 rows, and of one row (4 words) for a small budget.
 //   carrier.invariant.*       MATH §2 on the device's OWN outputs: mask property, defect
 //                             monotonicity along the device closure levels, K_ann idempotence,
 //                             closure fixed point, fusion tie rule.
@@ -330,7 +332,7 @@ CaseResult ClosureParity(vk::VulkanContext& ctx, int steps_per_submission, Closu
   CASE_ASSIGN(auto ops, MakeOps(ctx, kW, 65535, steps_per_submission, path));
   Tally t;
   int max_depth = 0;
-  int64_t shared = 0, multi = 0;
+  int64_t shared = 0, multi = 0, strips = 0;
   for (size_t si = 0; si < shapes.size(); ++si) {
     const GridShape s = shapes[si];
     const RealField field = RandomField(s, kSeed + 100 + si, 3.0);
@@ -358,7 +360,9 @@ CaseResult ClosureParity(vk::VulkanContext& ctx, int steps_per_submission, Closu
             t.Note(gpu.dispatch != *want ? 1 : 0,
                    what + " ran on the " + vk::ClosureDispatchName(gpu.dispatch) + " path");
           }
-          (gpu.dispatch == vk::ClosureDispatch::kSharedMemory ? shared : multi) += 1;
+          (gpu.dispatch == vk::ClosureDispatch::kSharedMemory
+               ? shared
+               : (gpu.dispatch == vk::ClosureDispatch::kStrips ? strips : multi)) += 1;
           max_depth = std::max(max_depth, ref.depth);
         }
       }
@@ -367,7 +371,8 @@ CaseResult ClosureParity(vk::VulkanContext& ctx, int steps_per_submission, Closu
   return Judge(static_cast<double>(t.mismatches), 0,
                t.Detail(SeedTag(kSeed) + "; deepest closure " + std::to_string(max_depth) + "; " +
                         std::to_string(shared) + " closures in one shared-memory dispatch, " +
-                        std::to_string(multi) + " multi-dispatch"));
+                        std::to_string(strips) + " strip-tiled, " + std::to_string(multi) +
+                        " multi-dispatch"));
 }
 
 // The shapes where the one-dispatch closure's bugs live: one row, one word per row, 2^k ± 1 rows,
@@ -954,11 +959,29 @@ DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory_wide_words", "carri
                        });
 DASHI_CONFORMANCE_CASE("carrier.closure.parity_fallback", "carrier.closure",
                        "as carrier.closure.parity on the same grids with 1 KiB of shared memory "
-                       "allowed: the larger grids fall back to the multi-dispatch path "
-                       "(tolerance 0)",
+                       "allowed: the larger grids fall back to the strip-tiled or the "
+                       "multi-dispatch path (tolerance 0)",
                        0.0, [](vk::VulkanContext& ctx) {
                          return ClosureParity(ctx, 8, {vk::ClosurePlan::kAuto, 1024},
                                               SharedClosureShapes());
+                       });
+DASHI_CONFORMANCE_CASE("carrier.closure.parity_strips", "carrier.closure",
+                       "as carrier.closure.parity on the grids of parity_shared_memory, every "
+                       "closure on the strip-tiled path (strips of up to 8 rows; 3 steps per "
+                       "submission) (tolerance 0)",
+                       0.0, [](vk::VulkanContext& ctx) {
+                         return ClosureParity(ctx, 3, {vk::ClosurePlan::kStrips, 0},
+                                              SharedClosureShapes(), vk::ClosureDispatch::kStrips);
+                       });
+DASHI_CONFORMANCE_CASE("carrier.closure.parity_strips_one_row", "carrier.closure",
+                       "as carrier.closure.parity_strips with the shared memory of a one-row "
+                       "strip of 4 words: strips of 1 to 8 rows by width (tolerance 0)",
+                       0.0, [](vk::VulkanContext& ctx) {
+                         return ClosureParity(
+                             ctx, 8,
+                             {vk::ClosurePlan::kStrips,
+                              static_cast<uint32_t>(vk::StripClosureBytes(1, 4, 1, 1))},
+                             SharedClosureShapes(), vk::ClosureDispatch::kStrips);
                        });
 DASHI_CONFORMANCE_CASE("carrier.fuse.parity", "carrier.fuse", kCells, 0.0, FusionParity);
 DASHI_CONFORMANCE_CASE("carrier.defect.parity", "carrier.defect",

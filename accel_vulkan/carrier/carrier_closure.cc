@@ -44,8 +44,12 @@ StatusOr<std::unique_ptr<CarrierClosure>> CarrierClosure::Create(CarrierRecorder
     limits.max_invocations = std::min(limits.max_invocations, options.max_invocations);
   }
   ClosureDispatchPlan plan = PlanClosureDispatch(recorder.shape(), params, limits, options.plan);
+  // The pipelines now, so that none is compiled inside a timed decode.
   if (plan.dispatch == ClosureDispatch::kSharedMemory) {
     DASHI_RETURN_IF_ERROR(recorder.ClosureSharedPipeline(plan).status());
+  } else if (plan.dispatch == ClosureDispatch::kStrips) {
+    DASHI_RETURN_IF_ERROR(recorder.ClosureStripPipeline(plan, params).status());
+    DASHI_RETURN_IF_ERROR(recorder.ClosureReducePipeline().status());
   }
   const uint64_t carrier_bytes = recorder.cells() * 4;
   const uint64_t slots = plan.dispatch == ClosureDispatch::kSharedMemory

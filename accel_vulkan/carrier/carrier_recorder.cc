@@ -272,11 +272,44 @@ StatusOr<const ComputePipeline*> CarrierRecorder::ClosureSharedPipeline(
   return pipe;
 }
 
+StatusOr<const ComputePipeline*> CarrierRecorder::ClosureStripPipeline(
+    const ClosureDispatchPlan& plan, const ClosureParams& p) {
+  const uint32_t halo = static_cast<uint32_t>(p.majority.radius + p.annihilation.radius);
+  const std::array<uint32_t, 4> key{plan.rows, plan.words, halo,
+                                    static_cast<uint32_t>(p.annihilation.radius)};
+  for (const auto& [k, pl] : closure_strip_) {
+    if (k == key) return pl.get();
+  }
+  ComputePipelineSpec spec;
+  spec.spirv = spirv::kCarrierClosureStrip;
+  spec.num_buffers = 5;
+  spec.push_constant_bytes = sizeof(CarrierClosureSharedParams);
+  spec.specialization = {plan.workgroup, key[0], key[1], key[2], key[3]};
+  spec.max_binding_sets = 1;  // sets come from the DescriptorSetCache
+  DASHI_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> made,
+                         ComputePipeline::Create(kernels_.ctx(), spec));
+  const ComputePipeline* pipe = made.get();
+  closure_strip_.emplace_back(key, std::move(made));
+  return pipe;
+}
+
+StatusOr<const ComputePipeline*> CarrierRecorder::ClosureReducePipeline() {
+  if (closure_reduce_ == nullptr) {
+    ComputePipelineSpec spec;
+    spec.spirv = spirv::kCarrierClosureReduce;
+    spec.num_buffers = 3;
+    spec.push_constant_bytes = sizeof(CarrierClosureReduceParams);
+    spec.specialization = {kernels_.options().workgroup_size};
+    spec.max_binding_sets = 1;
+    DASHI_ASSIGN_OR_RETURN(closure_reduce_, ComputePipeline::Create(kernels_.ctx(), spec));
+  }
+  return closure_reduce_.get();
+}
+
 Status CarrierRecorder::ClosureStrip(CommandBatch& b, const ClosureDispatchPlan& plan,
                                      const DeviceBuffer& in, const DeviceBuffer& out,
                                      const DeviceBuffer* field, const DeviceBuffer& control,
                                      const ClosureParams& p) {
-  const uint32_t halo = static_cast<uint32_t>(p.majority.radius + p.annihilation.radius);
   if (plan.dispatch != ClosureDispatch::kStrips || plan.rows == 0 ||
       uint64_t{plan.words} * 32 != static_cast<uint64_t>(shape_.cols) ||
       plan.strips != (static_cast<uint64_t>(shape_.rows) + plan.rows - 1) / plan.rows) {
@@ -286,24 +319,7 @@ Status CarrierRecorder::ClosureStrip(CommandBatch& b, const ClosureDispatchPlan&
   DASHI_RETURN_IF_ERROR(CheckCarrierOperand(in, "closure step input"));
   DASHI_RETURN_IF_ERROR(CheckCarrierOperand(out, "closure step output"));
   if (field != nullptr) DASHI_RETURN_IF_ERROR(CheckFieldOperand(*field, "closure field"));
-  const std::array<uint32_t, 4> key{plan.rows, plan.words, halo,
-                                    static_cast<uint32_t>(p.annihilation.radius)};
-  const ComputePipeline* pipe = nullptr;
-  for (const auto& [k, pl] : closure_strip_) {
-    if (k == key) pipe = pl.get();
-  }
-  if (pipe == nullptr) {
-    ComputePipelineSpec spec;
-    spec.spirv = spirv::kCarrierClosureStrip;
-    spec.num_buffers = 5;
-    spec.push_constant_bytes = sizeof(CarrierClosureSharedParams);
-    spec.specialization = {plan.workgroup, key[0], key[1], key[2], key[3]};
-    spec.max_binding_sets = 1;  // sets come from the DescriptorSetCache
-    DASHI_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> made,
-                           ComputePipeline::Create(kernels_.ctx(), spec));
-    pipe = made.get();
-    closure_strip_.emplace_back(key, std::move(made));
-  }
+  DASHI_ASSIGN_OR_RETURN(const ComputePipeline* pipe, ClosureStripPipeline(plan, p));
   DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* partials, Scratch(kRowPartials));
   // Without a field, the input stands in for the unread field binding.
   const DeviceBuffer& f = field != nullptr ? *field : in;
@@ -330,15 +346,7 @@ Status CarrierRecorder::ClosureReduce(CommandBatch& b, const DeviceBuffer& level
   if (levels.size() < (uint64_t{slot} + 1) * sizeof(CarrierTotals)) {
     return InvalidArgumentError("closure statistics buffer has no slot " + std::to_string(slot));
   }
-  if (closure_reduce_ == nullptr) {
-    ComputePipelineSpec spec;
-    spec.spirv = spirv::kCarrierClosureReduce;
-    spec.num_buffers = 3;
-    spec.push_constant_bytes = sizeof(CarrierClosureReduceParams);
-    spec.specialization = {kernels_.options().workgroup_size};
-    spec.max_binding_sets = 1;
-    DASHI_ASSIGN_OR_RETURN(closure_reduce_, ComputePipeline::Create(kernels_.ctx(), spec));
-  }
+  DASHI_RETURN_IF_ERROR(ClosureReducePipeline().status());
   DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* partials, Scratch(kRowPartials));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set, sets_->Get({R(*partials), R(levels), R(control)}));
   const CarrierClosureReduceParams rp{static_cast<uint32_t>(shape_.rows), has_field ? 1u : 0u,

@@ -108,6 +108,10 @@ class CarrierRecorder {
   // The one-dispatch closure's pipeline for `plan`'s workgroup size, made on first use and kept
   // (CarrierClosure::Create asks for it, so no pipeline is made while a decode is timed).
   StatusOr<const ComputePipeline*> ClosureSharedPipeline(const ClosureDispatchPlan& plan);
+  // The same for the strip-tiled closure's step (its plan and parameters) and its reduction.
+  StatusOr<const ComputePipeline*> ClosureStripPipeline(const ClosureDispatchPlan& plan,
+                                                        const ClosureParams& p);
+  StatusOr<const ComputePipeline*> ClosureReducePipeline();
   // One step of the strip-tiled closure (carrier_closure_strip.comp; `plan` from
   // PlanClosureDispatch for this shape and `p`, kStrips): out = C(in), and per row the partials
   // of out's level statistics (active cells, cells changed against `in`, Σ|field| over the

@@ -18,6 +18,7 @@
 #include "accel_vulkan/carrier/carrier_closure.h"
 #include "accel_vulkan/carrier/carrier_ops.h"
 #include "accel_vulkan/carrier/closure_dispatch_plan.h"
+#include "accel_vulkan/carrier/closure_test_inputs.h"
 #include "accel_vulkan/testing/vulkan_test.h"
 #include "core_ref/carrier/closure.h"
 #include "core_ref/testing/random_inputs.h"
@@ -30,37 +31,9 @@ using dashi::testing::RandomCarrier;
 using dashi::testing::RandomField;
 using dashi::testing::ReplayTag;
 
-ClosureParams Params(int r_ann, int r_maj, int eta, int cap) {
-  ClosureParams p;
-  p.annihilation.radius = r_ann;
-  p.majority = {r_maj, eta};
-  p.max_iterations = cap;
-  return p;
-}
-
-std::string Describe(const ClosureParams& p) {
-  return "r_ann " + std::to_string(p.annihilation.radius) + " r_maj " +
-         std::to_string(p.majority.radius) + " eta " + std::to_string(p.majority.eta) + " cap " +
-         std::to_string(p.max_iterations);
-}
-
-Carrier Pattern(GridShape s, int kind) {
-  std::vector<int8_t> v(static_cast<size_t>(s.size()));
-  for (int64_t i = 0; i < s.rows; ++i) {
-    for (int64_t j = 0; j < s.cols; ++j) {
-      int8_t x = 0;
-      switch (kind) {
-        case 0: x = 0; break;                               // empty support
-        case 1: x = 1; break;                               // full support, one sign
-        case 2: x = ((i + j) % 2 == 0) ? 1 : -1; break;     // full support, checkerboard
-        case 3: x = (j < s.cols / 2) ? 1 : -1; break;       // two half planes
-        default: x = (i % 3 == 0 && j % 5 != 4) ? -1 : 0;  // stripes
-      }
-      v[static_cast<size_t>(i * s.cols + j)] = x;
-    }
-  }
-  return *Carrier::FromValues(s, std::move(v));
-}
+using closure_test::Describe;
+using closure_test::Params;
+using closure_test::Pattern;
 
 class CarrierClosureStripTest : public testing::VulkanTest {
  protected:
@@ -75,38 +48,10 @@ class CarrierClosureStripTest : public testing::VulkanTest {
     return ops.ok() ? std::move(ops).value() : nullptr;
   }
 
-  // Runs `c` through `ops` and compares with core_ref; returns the path that ran.
+  // closure_test::ExpectSameAsReference with this path's error value.
   ClosureDispatch ExpectSameAsReference(CarrierOps& ops, const Carrier& c, const RealField* field,
                                         const ClosureParams& p) {
-    SCOPED_TRACE(Describe(p) + (field != nullptr ? " with field" : " without field"));
-    StatusOr<ClosureResult> ref = Closure(c, field, p);
-    EXPECT_TRUE(ref.ok()) << ref.status().ToString();
-    auto dc = ops.Upload(c);
-    EXPECT_TRUE(dc.ok());
-    std::optional<DeviceField> df;
-    if (field != nullptr) {
-      auto f = ops.Upload(*field);
-      EXPECT_TRUE(f.ok());
-      df.emplace(std::move(f).value());
-    }
-    auto got = ops.Closure(*dc, df.has_value() ? &*df : nullptr, p);
-    EXPECT_TRUE(got.ok()) << got.status().ToString();
-    if (!ref.ok() || !got.ok()) return ClosureDispatch::kSharedMemory;
-    EXPECT_EQ(got->depth, ref->depth);
-    EXPECT_EQ(got->reached_fixed_point, ref->reached_fixed_point);
-    auto fp = ops.Download(got->fixed_point);
-    EXPECT_TRUE(fp.ok());
-    EXPECT_TRUE(*fp == ref->fixed_point) << "fixed point differs";
-    EXPECT_TRUE(ops.CheckGuards(got->fixed_point).ok());
-    EXPECT_EQ(got->levels.size(), ref->levels.size());
-    for (size_t l = 0; l < std::min(got->levels.size(), ref->levels.size()); ++l) {
-      EXPECT_EQ(got->levels[l].active_cells, ref->levels[l].active_cells) << "level " << l;
-      EXPECT_EQ(std::memcmp(&got->levels[l].mean_abs_field, &ref->levels[l].mean_abs_field, 8),
-                0)
-          << "level " << l << " mean " << got->levels[l].mean_abs_field << " vs "
-          << ref->levels[l].mean_abs_field;
-    }
-    return got->dispatch;
+    return closure_test::ExpectSameAsReference(ops, c, field, p, ClosureDispatch::kSharedMemory);
   }
 };
 

@@ -39,6 +39,19 @@ namespace {
 
 BufferRange R(const DeviceBuffer& b) { return BufferRange::Of(b); }
 
+// The push constants of the one-dispatch and the strip-tiled closure (the same block).
+CarrierClosureSharedParams ClosureShaderParams(GridShape shape, const ClosureParams& p,
+                                               bool has_field) {
+  return {static_cast<uint32_t>(shape.rows),
+          static_cast<uint32_t>(shape.cols),
+          static_cast<uint32_t>(shape.cols / 32),
+          static_cast<uint32_t>(p.majority.radius),
+          p.majority.eta,
+          static_cast<uint32_t>(p.annihilation.radius),
+          static_cast<uint32_t>(p.max_iterations),
+          has_field ? 1u : 0u};
+}
+
 }  // namespace
 
 Status CheckOperand(const CarrierKernels& kernels, const DeviceBuffer& buffer,
@@ -241,14 +254,7 @@ Status CarrierRecorder::ClosureShared(CommandBatch& b, const ClosureDispatchPlan
   const DeviceBuffer& f = field != nullptr ? *field : iterate;
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set,
                          sets_->Get({R(iterate), R(f), R(levels), R(control)}));
-  const CarrierClosureSharedParams sp{static_cast<uint32_t>(shape_.rows),
-                                      static_cast<uint32_t>(shape_.cols),
-                                      static_cast<uint32_t>(shape_.cols / 32),
-                                      static_cast<uint32_t>(p.majority.radius),
-                                      p.majority.eta,
-                                      static_cast<uint32_t>(p.annihilation.radius),
-                                      static_cast<uint32_t>(p.max_iterations),
-                                      field != nullptr ? 1u : 0u};
+  const CarrierClosureSharedParams sp = ClosureShaderParams(shape_, p, field != nullptr);
   b.Dispatch(*pipe, set, &sp, sizeof(sp), 1, 1);
   b.Barrier();
   return OkStatus();
@@ -325,14 +331,7 @@ Status CarrierRecorder::ClosureStrip(CommandBatch& b, const ClosureDispatchPlan&
   const DeviceBuffer& f = field != nullptr ? *field : in;
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set,
                          sets_->Get({R(in), R(out), R(f), R(*partials), R(control)}));
-  const CarrierClosureSharedParams sp{static_cast<uint32_t>(shape_.rows),
-                                      static_cast<uint32_t>(shape_.cols),
-                                      static_cast<uint32_t>(shape_.cols / 32),
-                                      static_cast<uint32_t>(p.majority.radius),
-                                      p.majority.eta,
-                                      static_cast<uint32_t>(p.annihilation.radius),
-                                      static_cast<uint32_t>(p.max_iterations),
-                                      field != nullptr ? 1u : 0u};
+  const CarrierClosureSharedParams sp = ClosureShaderParams(shape_, p, field != nullptr);
   DASHI_ASSIGN_OR_RETURN(GroupCount g,
                          kernels_.Groups(uint64_t{plan.strips} * plan.workgroup, plan.workgroup));
   b.Dispatch(*pipe, set, &sp, sizeof(sp), g.x, g.y);

@@ -142,6 +142,22 @@ StatusOr<std::pair<int64_t, std::string>> DeviceVersusReference(
 
 vk::VulkanBatchedRolloutOptions KernelOptions(BatchedKernel kernel) { return {.kernel = kernel}; }
 
+// The tiled kernel with each of `tiles` against `want`: differing trajectories summed over the
+// tiles (tolerance 0), each tile's count in the detail after `detail`.
+CaseResult TileSweep(VulkanContext& ctx, int64_t batch, int64_t dim, std::span<const double> a,
+                     std::span<const double> z0, const RolloutParams& p, const Reference& want,
+                     std::span<const BatchedTile> tiles, std::string detail) {
+  int64_t differ = 0;
+  for (const BatchedTile& tile : tiles) {
+    CASE_ASSIGN(const auto compared,
+                DeviceVersusReference(ctx, batch, dim, a, z0, p, want,
+                                      {.tile = tile, .kernel = BatchedKernel::kTiled}));
+    differ += compared.first;
+    detail += "; " + compared.second + ": " + std::to_string(compared.first) + " differ";
+  }
+  return Judge(static_cast<double>(differ), 0, detail);
+}
+
 CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim,
                   BatchedKernel kernel = BatchedKernel::kTiled) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
@@ -263,16 +279,8 @@ CaseResult Tiles(VulkanContext& ctx) {
       {.threads_x = 5, .threads_y = 7, .rows_per_thread = 3, .cols_per_thread = 1, .slice_k = 32},
       {.threads_x = 8, .threads_y = 4, .rows_per_thread = 1, .cols_per_thread = 2, .slice_k = 64},
   };
-  int64_t differ = 0;
-  std::string detail = "B=9, D=193, " + SeedText(batch, dim) + ", 8 steps, hash_every 3";
-  for (const BatchedTile& tile : tiles) {
-    CASE_ASSIGN(const auto compared,
-                DeviceVersusReference(ctx, batch, dim, a, z0, p, want,
-                                      {.tile = tile, .kernel = BatchedKernel::kTiled}));
-    differ += compared.first;
-    detail += "; " + compared.second + ": " + std::to_string(compared.first) + " differ";
-  }
-  return Judge(static_cast<double>(differ), 0, detail);
+  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
+                   "B=9, D=193, " + SeedText(batch, dim) + ", 8 steps, hash_every 3");
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.tiles", "batched_rollout",
@@ -301,16 +309,8 @@ CaseResult KBlocks(VulkanContext& ctx) {
       {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
        .tree_in_memory = 1},
   };
-  int64_t differ = 0;
-  std::string detail = "B=9, D=420, " + SeedText(batch, dim) + ", 6 steps, hash_every 2";
-  for (const BatchedTile& tile : tiles) {
-    CASE_ASSIGN(const auto compared,
-                DeviceVersusReference(ctx, batch, dim, a, z0, p, want,
-                                      {.tile = tile, .kernel = BatchedKernel::kTiled}));
-    differ += compared.first;
-    detail += "; " + compared.second + ": " + std::to_string(compared.first) + " differ";
-  }
-  return Judge(static_cast<double>(differ), 0, detail);
+  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
+                   "B=9, D=420, " + SeedText(batch, dim) + ", 6 steps, hash_every 2");
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.k_blocks", "batched_rollout",

@@ -18,10 +18,8 @@
 //                 halos (M, K_ann and the row partials of the level statistics; its own comment).
 //   ClosureReduce carrier_closure_reduce: the rows in increasing i, then the control (one
 //                 workgroup).
-//   Smooth        carrier_smooth_tile: both passes in one dispatch, a tile's row-pass results in
-//                 shared memory (where TR + 2r rows of a tile fit); else carrier_smooth along rows
-//                 into a scratch field, then along columns. Either way the same products, sums
-//                 (d = −r..r) and single division as core_ref, each `precise`.
+//   Smooth        carrier_smooth along rows into a scratch field, then along columns: the same
+//                 products, sums (d = −r..r) and single division as core_ref, each `precise`.
 //   NormalizeByMaxAbs  carrier_maxabs_rows (a workgroup per row) + carrier_reduce_rows (max,
 //                 order-free), then carrier_scale: x / m (`precise`), or x when m = 0.
 //   NormalizeAndThreshold  the same max, then carrier_scale_threshold: the division and P_tau of
@@ -34,7 +32,6 @@
 
 #include "shaders/carrier/carrier_closure_reduce.h"
 #include "shaders/carrier/carrier_closure_shared.h"
-#include "shaders/carrier/carrier_smooth_tile.h"
 #include "shaders/carrier/carrier_closure_strip.h"
 
 namespace dashi::vk {
@@ -358,36 +355,6 @@ Status CarrierRecorder::ClosureReduce(CommandBatch& b, const DeviceBuffer& level
   return OkStatus();
 }
 
-StatusOr<const ComputePipeline*> CarrierRecorder::SmoothTilePipeline(int radius) {
-  if (radius < 0) return InvalidArgumentError("smoothing radius " + std::to_string(radius) + " < 0");
-  const uint64_t stage_rows = uint64_t{kSmoothTileRows} + 2 * static_cast<uint64_t>(radius);
-  VkPhysicalDeviceProperties props;
-  vkGetPhysicalDeviceProperties(kernels_.ctx().physical_device(), &props);
-  const uint64_t tiles_y = (static_cast<uint64_t>(shape_.rows) + kSmoothTileRows - 1) /
-                           kSmoothTileRows;
-  if (stage_rows * kSmoothTileCols * sizeof(double) > props.limits.maxComputeSharedMemorySize ||
-      tiles_y > props.limits.maxComputeWorkGroupCount[1] ||
-      (static_cast<uint64_t>(shape_.cols) + kSmoothTileCols - 1) / kSmoothTileCols >
-          props.limits.maxComputeWorkGroupCount[0]) {
-    return nullptr;
-  }
-  for (const auto& [rows, pl] : smooth_tile_) {
-    if (rows == stage_rows) return pl.get();
-  }
-  ComputePipelineSpec spec;
-  spec.spirv = spirv::kCarrierSmoothTile;
-  spec.num_buffers = 2;
-  spec.push_constant_bytes = sizeof(CarrierSmoothParams);
-  spec.specialization = {kernels_.options().workgroup_size, kSmoothTileRows, kSmoothTileCols,
-                         static_cast<uint32_t>(stage_rows)};
-  spec.max_binding_sets = 1;
-  DASHI_ASSIGN_OR_RETURN(std::unique_ptr<ComputePipeline> made,
-                         ComputePipeline::Create(kernels_.ctx(), spec));
-  const ComputePipeline* pipe = made.get();
-  smooth_tile_.emplace_back(static_cast<uint32_t>(stage_rows), std::move(made));
-  return pipe;
-}
-
 Status CarrierRecorder::Smooth(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
                                const SmoothingParams& p) {
   DASHI_RETURN_IF_ERROR(ValidateSmoothingParams(p));
@@ -401,25 +368,6 @@ Status CarrierRecorder::Smooth(CommandBatch& b, const DeviceBuffer& in, const De
   const bool tri = p.kernel == SmoothingKernel::kTriangle;
   // Exactly core_ref's weight total.
   const double total = tri ? static_cast<double>(r + 1) * (r + 1) : 2.0 * r + 1.0;
-  DASHI_ASSIGN_OR_RETURN(const ComputePipeline* tile, SmoothTilePipeline(r));
-  if (tile != nullptr) {
-    DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set, sets_->Get({R(in), R(out)}));
-    const CarrierSmoothParams sp{total,
-                                 static_cast<uint32_t>(shape_.rows),
-                                 static_cast<uint32_t>(shape_.cols),
-                                 static_cast<uint32_t>(r),
-                                 tri ? 1u : 0u,
-                                 0,
-                                 0};
-    const uint64_t tiles_x = (static_cast<uint64_t>(shape_.cols) + kSmoothTileCols - 1) /
-                             kSmoothTileCols;
-    const uint64_t tiles_y = (static_cast<uint64_t>(shape_.rows) + kSmoothTileRows - 1) /
-                             kSmoothTileRows;
-    b.Dispatch(*tile, set, &sp, sizeof(sp), static_cast<uint32_t>(tiles_x),
-               static_cast<uint32_t>(tiles_y));
-    b.Barrier();
-    return OkStatus();
-  }
   DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* tmp, Scratch(kFieldTmp));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet rows_set, sets_->Get({R(in), R(*tmp)}));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet cols_set, sets_->Get({R(*tmp), R(out)}));

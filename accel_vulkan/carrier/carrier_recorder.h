@@ -124,16 +124,8 @@ class CarrierRecorder {
   // the control (as ClosureControl), in one dispatch (carrier_closure_reduce.comp).
   Status ClosureReduce(CommandBatch& b, const DeviceBuffer& levels, const DeviceBuffer& control,
                        bool has_field, uint32_t step, uint32_t max_iterations, uint32_t slot);
-  // Where the stage of TR + 2r rows of a tile fits the device's shared memory, both passes in ONE
-  // dispatch (carrier_smooth_tile.comp); else the two passes of carrier_smooth.comp through a
-  // scratch field. The same values either way.
   Status Smooth(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
                 const SmoothingParams& p);
-  // The one-dispatch smoothing's pipeline for radius r (made on first use and kept; callers that
-  // time their submissions ask for it up front), or nullptr where its stage does not fit.
-  StatusOr<const ComputePipeline*> SmoothTilePipeline(int radius);
-  static constexpr uint32_t kSmoothTileRows = 16;
-  static constexpr uint32_t kSmoothTileCols = 64;
   // max|x| into records()[kRecordMaxAbs], then out = x / max|x| (x when the max is 0).
   Status NormalizeByMaxAbs(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out);
   // NormalizeByMaxAbs into `normalised`, then PdaThreshold of it into `carrier`, the division and
@@ -184,8 +176,6 @@ class CarrierRecorder {
   std::vector<std::pair<std::array<uint32_t, 4>, std::unique_ptr<ComputePipeline>>>
       closure_strip_;
   std::unique_ptr<ComputePipeline> closure_reduce_;
-  // The one-dispatch smoothing's pipelines, by stage rows (TR + 2r).
-  std::vector<std::pair<uint32_t, std::unique_ptr<ComputePipeline>>> smooth_tile_;
 };
 
 }  // namespace dashi::vk

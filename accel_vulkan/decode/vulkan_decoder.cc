@@ -219,8 +219,6 @@ Status VulkanDecoder::Impl::Init() {
   DASHI_ASSIGN_OR_RETURN(closure, CarrierClosure::Create(*recorder, params.closure,
                                                          closure_options));
   first_closure_steps = options.closure_steps_per_submission;
-  // The smoothing's one-dispatch pipeline now, not inside the first timed decode.
-  DASHI_RETURN_IF_ERROR(recorder->SmoothTilePipeline(params.smoothing.radius).status());
   DASHI_ASSIGN_OR_RETURN(batch, CommandBatch::Create(ctx, 32));
   auto pipeline = [&](std::span<const uint32_t> spirv, uint32_t buffers, uint32_t push,
                       std::unique_ptr<ComputePipeline>& out) -> Status {

@@ -131,10 +131,10 @@ PipelineBackends VulkanPipelineHooks(VulkanSession& session,
   b.prepare = [&session, objects, stats](const ProxySpec& spec, const DecodeParams& params,
                                   std::span<const double> a,
                                   const PipelineBackends::Preparation& what) -> Status {
-    if (!stats->device_reopened && objects->rollout == nullptr && objects->decoder == nullptr &&
-        objects->moments == nullptr) {
-      DASHI_ASSIGN_OR_RETURN(stats->device_reopen_ms, ReopenVulkanDevice(session));
-      stats->device_reopened = true;
+    if (!stats->device_reopen_ms.has_value() && objects->rollout == nullptr &&
+        objects->decoder == nullptr && objects->moments == nullptr) {
+      DASHI_ASSIGN_OR_RETURN(const double ms, ReopenVulkanDevice(session));
+      stats->device_reopen_ms = ms;
     }
     DASHI_RETURN_IF_ERROR(CreateRollout(session, *objects, spec.dim(), a, what.batch));
     if (what.decode) DASHI_RETURN_IF_ERROR(CreateDecoder(session, *objects, spec, params));
@@ -208,7 +208,7 @@ nlohmann::json DeviceRunJson(const DeviceRunStats& stats) {
   // cache (DASHI_CACHE_DIR, else ~/.cache/dashi) or "compiled, saved" for the next run.
   if (!stats.fft_plans.empty()) j["setup_fft_plans"] = stats.fft_plans;
   // The device was opened again just before the set-up (part of it): see ReopenVulkanDevice.
-  if (stats.device_reopened) j["setup_device_reopen_ms"] = stats.device_reopen_ms;
+  if (stats.device_reopen_ms.has_value()) j["setup_device_reopen_ms"] = *stats.device_reopen_ms;
   if (stats.rollout_ran) {
     j["rollout"] = {{"kernel", std::string("batched ") + vk::BatchedKernelName(r.kernel)},
                     {"dispatches", r.dispatches},

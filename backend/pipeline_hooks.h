@@ -9,6 +9,7 @@
 #define DASHI_BACKEND_PIPELINE_HOOKS_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,8 +40,7 @@ struct DeviceRunStats {
   std::vector<vk::VulkanScaleTowerReport> tower_reports;
   // prepare opened the device again before making anything on it (ReopenVulkanDevice: the set-up
   // includes it), and how long that took.
-  bool device_reopened = false;
-  double device_reopen_ms = 0;
+  std::optional<double> device_reopen_ms;
 };
 
 // prepare: first opens the session's device again (ReopenVulkanDevice: the device opened at the

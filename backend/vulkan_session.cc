@@ -5,6 +5,18 @@
 #include "backend/device_catalog.h"
 
 namespace dashi::backend {
+namespace {
+
+// The device the session's options ask for, with `selector` (the options' own, or a UUID).
+vk::ContextOptions ContextOptionsFor(const VulkanOptions& options, const std::string& selector) {
+  vk::ContextOptions copts;
+  copts.device_selector = selector;
+  copts.enable_validation = options.validation;
+  copts.require_float64 = true;
+  return copts;
+}
+
+}  // namespace
 
 StatusOr<std::unique_ptr<VulkanSession>> OpenVulkanSession(const VulkanOptions& options,
                                                            const std::string& command) {
@@ -15,11 +27,8 @@ StatusOr<std::unique_ptr<VulkanSession>> OpenVulkanSession(const VulkanOptions& 
   DASHI_RETURN_IF_ERROR(vk::ParseRolloutKernel(options.rollout_kernel).status());
   auto s = std::make_unique<VulkanSession>();
   s->options = options;
-  vk::ContextOptions copts;
-  copts.device_selector = options.device;
-  copts.enable_validation = options.validation;
-  copts.require_float64 = true;
-  StatusOr<std::unique_ptr<vk::VulkanContext>> ctx = vk::VulkanContext::Create(copts);
+  StatusOr<std::unique_ptr<vk::VulkanContext>> ctx =
+      vk::VulkanContext::Create(ContextOptionsFor(options, options.device));
   if (!ctx.ok()) {
     return ctx.status().WithPrefix("backend 'vulkan' requested but the device cannot be used");
   }
@@ -48,12 +57,9 @@ StatusOr<double> ReopenVulkanDevice(VulkanSession& session) {
   const auto start = std::chrono::steady_clock::now();
   DASHI_RETURN_IF_ERROR(CheckValidation(session));
   const std::string uuid = session.ctx->info().uuid;
-  vk::ContextOptions copts;
-  copts.device_selector = uuid;
-  copts.enable_validation = session.options.validation;
-  copts.require_float64 = true;
   session.ctx.reset();  // one device at a time
-  StatusOr<std::unique_ptr<vk::VulkanContext>> ctx = vk::VulkanContext::Create(copts);
+  StatusOr<std::unique_ptr<vk::VulkanContext>> ctx =
+      vk::VulkanContext::Create(ContextOptionsFor(session.options, uuid));
   if (!ctx.ok()) {
     return ctx.status().WithPrefix("reopening the Vulkan device " + uuid + " failed");
   }

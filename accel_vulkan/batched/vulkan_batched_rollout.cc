@@ -170,7 +170,8 @@ Status VulkanBatchedRollout::InitSmallBatch() {
       options_.small_batch_allow_unverified_groups,
       "Use small_batch_groups = 1 or the tiled kernel"));
   const uint64_t pass_rows = options_.small_batch_pass_rows;
-  if (pass_rows != 0 && (pass_rows % 4 != 0 || pass_rows > 1024 || !SmallBatchPassFits(pass_rows, lim))) {
+  if (pass_rows != 0 &&
+      (pass_rows % 4 != 0 || pass_rows > 1024 || !SmallBatchPassFits(pass_rows, lim))) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_pass_rows " +
                                 std::to_string(pass_rows) +
                                 " is not a multiple of 4 whose 512·P bytes fit "
@@ -355,7 +356,9 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
     guards_batch_ = batch;
   }
-  if (kernel_ == BatchedKernel::kSmallBatch) DASHI_RETURN_IF_ERROR(SelectSmallBatchPipeline(batch));
+  if (kernel_ == BatchedKernel::kSmallBatch) {
+    DASHI_RETURN_IF_ERROR(SelectSmallBatchPipeline(batch));
+  }
   if (kernel_ == BatchedKernel::kSmallBatch &&
       (regrown || !small_partials_.has_value() || batch > small_capacity_ ||
        slots_ > history_slots_)) {

@@ -345,12 +345,12 @@ Status CarrierRecorder::ClosureReduce(CommandBatch& b, const DeviceBuffer& level
   if (levels.size() < (uint64_t{slot} + 1) * sizeof(CarrierTotals)) {
     return InvalidArgumentError("closure statistics buffer has no slot " + std::to_string(slot));
   }
-  DASHI_RETURN_IF_ERROR(ClosureReducePipeline().status());
+  DASHI_ASSIGN_OR_RETURN(const ComputePipeline* pipe, ClosureReducePipeline());
   DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* partials, Scratch(kRowPartials));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set, sets_->Get({R(*partials), R(levels), R(control)}));
   const CarrierClosureReduceParams rp{static_cast<uint32_t>(shape_.rows), has_field ? 1u : 0u,
                                       step, max_iterations, slot, 0};
-  b.Dispatch(*closure_reduce_, set, &rp, sizeof(rp), 1, 1);
+  b.Dispatch(*pipe, set, &rp, sizeof(rp), 1, 1);
   b.Barrier();
   return OkStatus();
 }

@@ -37,7 +37,7 @@ double MsSince(Clock::time_point t0) {
 // decode_spectra.comp's slot map: per half-spectrum slot, the mode core_ref's Put writes there
 // last, for the low-pass spectrum (x) and the residual's (y): kNoMode, or the mode's index in its
 // table, with kMirrorBit where that write is the conjugate (the −ky slot on the kx = 0 column).
-// The modes are replayed in core_ref's order (the table's), so where two writes meet the later wins.
+// The modes are replayed in core_ref's order (the table's): where two writes meet, the later wins.
 void MapModes(int64_t n, std::span<const Mode* const> modes, uint32_t* map_x_or_y,
               size_t stride) {
   const int64_t hc = n / 2 + 1;

@@ -1128,7 +1128,8 @@ double* PassScratch(size_t doubles) {
 
 // One pass over `count` arrays of one shape as a single parallel section: each array has
 // `items` rows (or columns) cut into units of `grain` (the last one may be shorter), and the
-// count·⌈items/grain⌉ units are split over `pool` in contiguous chunks. pass(a, begin, end, re,
+// count·⌈items/grain⌉ units are split over `pool` (ParallelForBalanced: each thread starts on its
+// contiguous chunk and takes unclaimed units of slower threads when done). pass(a, begin, end, re,
 // im) transforms items [begin, end) of array a with the calling thread's scratch (`len` elements
 // × kBlock lanes, split). A pass only reads and writes its own rows (columns) and every lane of a
 // block performs the same operations whatever its neighbours (see the top of this file), so
@@ -1137,7 +1138,7 @@ template <typename Pass>
 void RunPass(const ThreadPool* pool, size_t count, size_t items, size_t grain, size_t len,
              Pass&& pass) {
   const size_t per = (items + grain - 1) / grain;
-  ParallelFor(pool, count * per, 1, [&](size_t ub, size_t ue, int) {
+  ParallelForBalanced(pool, count * per, 1, [&](size_t ub, size_t ue, int) {
     double* re = PassScratch(2 * kBlock * len);
     double* im = re + kBlock * len;
     for (size_t u = ub; u < ue;) {
@@ -1242,7 +1243,7 @@ bool Fft2d::InverseRowsMapForwardRows(
   const size_t block = 2 * kBlock;  // rows per unit: whole packed pairs and blocks
   const size_t rows_per_array = block * cols_;
   const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
-  ParallelFor(pool_, rows_, block, [&](size_t begin, size_t end, int) {
+  ParallelForBalanced(pool_, rows_, block, [&](size_t begin, size_t end, int) {
     double* re = PassScratch(2 * kBlock * cols_ + (spec.size() + out.size()) * rows_per_array);
     double* im = re + kBlock * cols_;
     double* rows = re + 2 * kBlock * cols_;

@@ -300,7 +300,7 @@ void LesSolver::TransformedProducts() {
   std::span<double> real[6];
   for (size_t a = 0; a < count; ++a) real[a] = work_.real[a];
   fft_.IrfftManyDestroying(std::span(spec, count), std::span(real, count));
-  ParallelFor(pool, n * n, 1024, [&](size_t b, size_t e, int) {
+  ParallelForBalanced(pool, n * n, 1024, [&](size_t b, size_t e, int) {
     const double* in[6];
     double* prod[3];
     for (size_t a = 0; a < count; ++a) in[a] = work_.real[a].data() + b;
@@ -328,14 +328,16 @@ Status LesSolver::Step() {
   const Complex* fx_hat = work_.product_hat[1].data();
   const Complex* fy_hat = work_.product_hat[2].data();
   auto for_rows = [&](auto&& element) {
-    ParallelFor(pool, static_cast<size_t>(g.n()), 1, [&](size_t b, size_t e, int worker) {
+    const auto rows = [&](size_t b, size_t e, int worker) {
       for (int64_t i = static_cast<int64_t>(b); i < static_cast<int64_t>(e); ++i) {
         const double ky = static_cast<double>(g.Ky(i));
         for (int64_t j = 0; j < hc; ++j) {
           element(i, j, i * hc + j, static_cast<double>(g.Kx(j)), ky, worker);
         }
       }
-    });
+    };
+    // Rows write their own elements; `worker` only picks a per-thread flag.
+    ParallelForBalanced(pool, static_cast<size_t>(g.n()), 1, rows);
   };
   auto rhs = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky) {
     return FinishRhs(g, i, j, idx, kx, ky, smagorinsky, dt, adv_hat, fx_hat, fy_hat);

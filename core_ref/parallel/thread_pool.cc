@@ -49,6 +49,7 @@ ThreadPool::ThreadPool(int threads) : threads_(std::max(threads, 1)) {
   const unsigned cores = std::thread::hardware_concurrency();
   spin_ = (cores == 0 || static_cast<unsigned>(threads_) <= cores) ? kSpin
                                                                    : std::chrono::nanoseconds(0);
+  next_unit_ = std::make_unique<UnitCounter[]>(static_cast<size_t>(threads_));
   for (int w = 1; w < threads_; ++w) workers_.emplace_back([this, w] { WorkerLoop(w); });
 }
 
@@ -80,9 +81,7 @@ void ThreadPool::WorkerLoop(int worker) {
               });
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_relaxed)) return;
-    size_t begin, end;
-    Chunk(static_cast<size_t>(worker), &begin, &end);
-    if (begin < end) (*body_)(begin, end, worker);
+    RunShare(worker);
     // The last one to finish wakes the caller if it went to sleep (seq_cst: either this load
     // sees caller_sleeping_ or the caller's check after setting it sees pending_ == 0).
     if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
@@ -92,10 +91,43 @@ void ThreadPool::WorkerLoop(int worker) {
   }
 }
 
-void ThreadPool::ParallelFor(size_t n, size_t grain,
-                             const std::function<void(size_t, size_t, int)>& body) const {
+void ThreadPool::RunShare(int w) const {
+  const std::function<void(size_t, size_t, int)>& body = *body_;
+  if (!balanced_) {
+    size_t begin, end;
+    Chunk(static_cast<size_t>(w), &begin, &end);
+    if (begin < end) body(begin, end, w);
+    return;
+  }
+  // Own chunk first, from its front; then the others' in turn, each from its back, one unit at a
+  // time (the owner keeps walking forward through memory, and a thief meets it only at the end).
+  // A chunk's unclaimed units are [lo, hi), packed into one 64-bit word (lo in the low half).
+  const size_t t = static_cast<size_t>(threads_);
+  for (size_t k = 0; k < t; ++k) {
+    const size_t v = (static_cast<size_t>(w) + k) % t;
+    std::atomic<uint64_t>& range = next_unit_[v].range;
+    uint64_t r = range.load(std::memory_order_relaxed);
+    while (true) {
+      const uint64_t lo = r & 0xffffffffu, hi = r >> 32;
+      if (lo >= hi) break;
+      const uint64_t claimed = k == 0 ? lo : hi - 1;
+      const uint64_t next = k == 0 ? r + 1 : r - (uint64_t{1} << 32);
+      if (!range.compare_exchange_weak(r, next, std::memory_order_relaxed)) continue;
+      const size_t u = static_cast<size_t>(claimed);
+      body(u * grain_, std::min(n_, (u + 1) * grain_), w);
+      r = range.load(std::memory_order_relaxed);
+    }
+  }
+}
+
+void ThreadPool::Run(size_t n, size_t grain, bool balanced,
+                     const std::function<void(size_t, size_t, int)>& body) const {
   grain = std::max<size_t>(grain, 1);
-  const size_t units = (n + grain - 1) / grain;
+  size_t units = (n + grain - 1) / grain;
+  if (balanced && units >= (size_t{1} << 31)) {  // the packed ranges hold 32-bit unit indices
+    grain *= (units + (size_t{1} << 31) - 1) >> 31;  // still a multiple of the caller's grain
+    units = (n + grain - 1) / grain;
+  }
   if (threads_ == 1 || units <= 1) {
     if (n > 0) body(0, n, 0);
     return;
@@ -106,12 +138,18 @@ void ThreadPool::ParallelFor(size_t n, size_t grain,
   n_ = n;
   grain_ = grain;
   units_ = units;
+  balanced_ = balanced;
+  if (balanced) {
+    const size_t t = static_cast<size_t>(threads_);
+    for (size_t w = 0; w < t; ++w) {
+      const uint64_t lo = w * units / t, hi = (w + 1) * units / t;
+      next_unit_[w].range.store(lo | (hi << 32), std::memory_order_relaxed);
+    }
+  }
   pending_.store(threads_ - 1, std::memory_order_relaxed);
   generation_.fetch_add(1, std::memory_order_seq_cst);  // publishes the job (release)
   if (sleepers_.load(std::memory_order_seq_cst) > 0) generation_.notify_all();
-  size_t begin, end;
-  Chunk(0, &begin, &end);
-  if (begin < end) body(begin, end, 0);
+  RunShare(0);
   WaitUntil(spin_, [&] { return pending_.load(std::memory_order_acquire) == 0; }, [&] {
     caller_sleeping_.store(true, std::memory_order_seq_cst);
     const int left = pending_.load(std::memory_order_seq_cst);
@@ -121,6 +159,16 @@ void ThreadPool::ParallelFor(size_t n, size_t grain,
   body_ = nullptr;
 }
 
+void ThreadPool::ParallelFor(size_t n, size_t grain,
+                             const std::function<void(size_t, size_t, int)>& body) const {
+  Run(n, grain, /*balanced=*/false, body);
+}
+
+void ThreadPool::ParallelForBalanced(size_t n, size_t grain,
+                                     const std::function<void(size_t, size_t, int)>& body) const {
+  Run(n, grain, /*balanced=*/true, body);
+}
+
 void ParallelFor(const ThreadPool* pool, size_t n, size_t grain,
                  const std::function<void(size_t, size_t, int)>& body) {
   if (pool == nullptr || pool->threads() <= 1) {
@@ -128,6 +176,15 @@ void ParallelFor(const ThreadPool* pool, size_t n, size_t grain,
     return;
   }
   pool->ParallelFor(n, grain, body);
+}
+
+void ParallelForBalanced(const ThreadPool* pool, size_t n, size_t grain,
+                         const std::function<void(size_t, size_t, int)>& body) {
+  if (pool == nullptr || pool->threads() <= 1) {
+    if (n > 0) body(0, n, 0);
+    return;
+  }
+  pool->ParallelForBalanced(n, grain, body);
 }
 
 }  // namespace dashi

@@ -2,7 +2,8 @@
 // for thread counts 1..5 and sizes where splitting bugs live (0, 1, grain ± 1, k·grain + r);
 // the pool survives many calls in a row (no lost wake-up, no deadlock), including tens of
 // thousands of tiny calls with pauses that let the workers fall asleep between some of them, and
-// a chained computation over those calls gives the same bits for 1..8 threads.
+// a chained computation over those calls gives the same bits for 1..8 threads. The same for
+// ParallelForBalanced, whose units a thread that has finished its own chunk takes from a slow one.
 #include "core_ref/parallel/thread_pool.h"
 
 #include <gtest/gtest.h>
@@ -12,13 +13,27 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <thread>
 #include <vector>
 
 namespace dashi {
 namespace {
 
-TEST(ThreadPool, CoversEveryIndexOnceOnGrainBoundaries) {
+class ThreadPoolModes : public ::testing::TestWithParam<bool> {};  // param: balanced
+
+void RunMode(const ThreadPool& pool, bool balanced, size_t n, size_t grain,
+             const std::function<void(size_t, size_t, int)>& body) {
+  if (balanced) {
+    pool.ParallelForBalanced(n, grain, body);
+  } else {
+    pool.ParallelFor(n, grain, body);
+  }
+}
+
+TEST_P(ThreadPoolModes, CoversEveryIndexOnceOnGrainBoundaries) {
+  const bool balanced = GetParam();
   for (int threads = 1; threads <= 5; ++threads) {
     ThreadPool pool(threads);
     for (size_t grain : {size_t{1}, size_t{8}, size_t{16}}) {
@@ -28,7 +43,7 @@ TEST(ThreadPool, CoversEveryIndexOnceOnGrainBoundaries) {
                      " n " + std::to_string(n));
         std::vector<std::atomic<int>> hits(n);
         std::atomic<int> bad_boundary{0}, bad_worker{0};
-        pool.ParallelFor(n, grain, [&](size_t b, size_t e, int w) {
+        RunMode(pool, balanced, n, grain, [&](size_t b, size_t e, int w) {
           if (b % grain != 0 || (e % grain != 0 && e != n)) ++bad_boundary;
           if (w < 0 || w >= threads) ++bad_worker;
           for (size_t i = b; i < e; ++i) ++hits[i];
@@ -63,7 +78,7 @@ TEST(ThreadPool, ManyCallsInARowAndTheNullPool) {
 // Many tiny jobs in a row, each reading the previous job's output (a missed or early join would
 // read a half-written array), with a short pause every 1000 calls (the workers go past their
 // spin and must be woken). The final array's bits must equal the one-thread run's.
-std::vector<double> ChainedTinyJobs(int threads, int calls) {
+std::vector<double> ChainedTinyJobs(int threads, int calls, bool balanced) {
   ThreadPool pool(threads);
   const size_t n = 67;
   std::vector<double> a(n), b(n);
@@ -72,13 +87,18 @@ std::vector<double> ChainedTinyJobs(int threads, int calls) {
   for (int call = 0; call < calls; ++call) {
     const size_t grain = 1 + static_cast<size_t>(call % 5);
     const double c = 1.0 + static_cast<double>(call % 13) * 1e-3;
-    ParallelFor(&pool, n, grain, [&](size_t begin, size_t end, int) {
+    const auto body = [&](size_t begin, size_t end, int) {
       for (size_t i = begin; i < end; ++i) {
         // Reads neighbours written by other chunks in the previous call.
         b[i] = std::sqrt(a[i] * c + a[(i + 1) % n] * 0.25 + a[(i + n - 1) % n] * 0.125);
       }
       visits += static_cast<int64_t>(end - begin);
-    });
+    };
+    if (balanced) {
+      ParallelForBalanced(&pool, n, grain, body);
+    } else {
+      ParallelFor(&pool, n, grain, body);
+    }
     a.swap(b);
     if (call % 1000 == 999) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -86,12 +106,12 @@ std::vector<double> ChainedTinyJobs(int threads, int calls) {
   return a;
 }
 
-TEST(ThreadPool, StressManyTinyCallsSameBitsFor1To8Threads) {
+TEST_P(ThreadPoolModes, StressManyTinyCallsSameBitsFor1To8Threads) {
   constexpr int kCalls = 20000;
-  const std::vector<double> one = ChainedTinyJobs(1, kCalls);
+  const std::vector<double> one = ChainedTinyJobs(1, kCalls, GetParam());
   for (int threads = 2; threads <= 8; ++threads) {
     SCOPED_TRACE("threads " + std::to_string(threads));
-    const std::vector<double> got = ChainedTinyJobs(threads, kCalls);
+    const std::vector<double> got = ChainedTinyJobs(threads, kCalls, GetParam());
     ASSERT_EQ(got.size(), one.size());
     EXPECT_EQ(std::memcmp(got.data(), one.data(), one.size() * sizeof(double)), 0);
   }
@@ -108,6 +128,48 @@ TEST(ThreadPool, CreateAndDestroyRepeatedly) {
     EXPECT_EQ(count.load(), 100);
     if (round % 3 == 2) std::this_thread::sleep_for(std::chrono::milliseconds(3));
   }
+}
+
+INSTANTIATE_TEST_SUITE_P(StaticAndBalanced, ThreadPoolModes, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? std::string("Balanced") : std::string("Static");
+                         });
+
+// A worker that stalls on its first unit does not hold back the rest of its chunk: the others
+// take those units. Worker 1 blocks in its first unit of chunk 1 until another thread has run a
+// unit of chunk 1 (or 30 s pass: then the balancing is broken and the test fails); if worker 1
+// wakes so late that the others have already taken its chunk, it never blocks.
+TEST(ThreadPool, BalancedTakesTheUnitsOfAStalledWorker) {
+  constexpr int kThreads = 4;
+  constexpr size_t kUnits = 40;  // chunk 1 is units [10, 20)
+  ThreadPool pool(kThreads);
+  std::vector<int> ran_on(kUnits, -1);
+  std::atomic<int> chunk1_by_others{0};
+  std::atomic<bool> timed_out{false};
+  pool.ParallelForBalanced(kUnits, 1, [&](size_t b, size_t e, int w) {
+    ASSERT_EQ(e, b + 1);
+    ran_on[b] = w;
+    const bool in_chunk1 = b >= 10 && b < 20;
+    if (in_chunk1 && w != 1) ++chunk1_by_others;
+    if (in_chunk1 && w == 1) {
+      const auto start = std::chrono::steady_clock::now();
+      while (chunk1_by_others.load() == 0) {
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
+          timed_out = true;
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    }
+  });
+  EXPECT_FALSE(timed_out.load()) << "no thread took a unit of the stalled worker's chunk";
+  EXPECT_GE(chunk1_by_others.load(), 1);
+  for (size_t u = 0; u < kUnits; ++u) EXPECT_GE(ran_on[u], 0) << "unit " << u << " never ran";
+  // The static split never moves a unit: chunk 1 runs on worker 1 only.
+  pool.ParallelFor(kUnits, 1, [&](size_t b, size_t e, int w) {
+    for (size_t u = b; u < e; ++u) ran_on[u] = w;
+  });
+  for (size_t u = 10; u < 20; ++u) EXPECT_EQ(ran_on[u], 1) << "unit " << u;
 }
 
 }  // namespace

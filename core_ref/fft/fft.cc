@@ -41,6 +41,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,8 +59,10 @@ constexpr size_t kBlock = 8;
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(DASHI_FFT_PORTABLE)
 #define DASHI_FFT_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
+#define DASHI_FFT_CLONES 1
 #else
 #define DASHI_FFT_MULTIVERSION
+#define DASHI_FFT_CLONES 0
 #endif
 #if defined(__GNUC__)
 #define DASHI_FFT_INLINE inline __attribute__((always_inline))
@@ -199,6 +202,34 @@ DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
 #else
 #define DASHI_FFT_V8 0
 #endif
+
+// Whether the 8-lane paths run (decided once per process). They are compiled in with GCC, but
+// pay only where a V8 is one register: in the AVX-512F clone (chosen by the loader when the CPU
+// has AVX-512F), or in a build without clones whose flags enable AVX-512F. Lowered to AVX2 or
+// SSE2 (the other clones, or a CPU without AVX-512) the same code was 5–7× *slower* than the
+// plain loops (AMD EPYC, `-DDASHI_FFT_PORTABLE -mavx2` builds: complex 256² 1195 vs 241 µs), so
+// there the plain loops run. Both give the same bits: fft_golden_scalar_test builds the library
+// without the 8-lane paths, fft_golden_v8_off_test / _on_test force the choice below in the
+// default build, and all check the same hashes. DASHI_FFT_V8=0 or 1 in the environment overrides
+// the choice (1 only where the paths are compiled in).
+bool DetectV8() {
+  if (!DASHI_FFT_V8) return false;
+  if (const char* env = std::getenv("DASHI_FFT_V8"); env != nullptr && env[0] != '\0') {
+    return env[0] != '0';
+  }
+#if DASHI_FFT_CLONES
+  __builtin_cpu_init();  // this may run before libgcc's own initialiser
+  return __builtin_cpu_supports("avx512f") != 0;  // the clone the loader picks
+#elif defined(__AVX512F__)
+  return true;  // one build for the whole file, AVX-512F code
+#else
+  return false;
+#endif
+}
+// Set before main (a plain load where it is read, no guard). A transform run by another static
+// initialiser before this one would read false: the plain loops, the same bits.
+const bool kUseV8 = DetectV8();
+inline bool UseV8() { return kUseV8; }
 
 // The radix-4 butterfly on values (T = double, or V8 lane by lane): inputs p0..p3 in (r0, i0) ..
 // (r3, i3) as Butterfly4 below describes them, outputs written back in place. Every operation is
@@ -426,7 +457,7 @@ DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* 
   const size_t block = std::min(n, std::max<size_t>(kCacheBlockDoubles / B, 4));
   // With 8 lanes, the radix-2 stage and the next one (sub-length 2) run as one pass over groups
   // of 8 elements in registers (Radix2Radix4V); skip_first then means both were run.
-  const bool fuse8 = DASHI_FFT_V8 && B == 8 && block >= 8;
+  const bool fuse8 = DASHI_FFT_V8 && B == 8 && block >= 8 && UseV8();
   size_t m = 1;
   const double* t = tw;
   for (size_t b0 = 0; b0 < n; b0 += block) {
@@ -466,7 +497,7 @@ DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* 
     }
 #if DASHI_FFT_V8
     if constexpr (B == 8) {  // pairs of stages in registers (Radix4PairV)
-      for (; 16 * m <= block && 4 * m < end_m; m *= 16) {
+      for (; fuse8 && 16 * m <= block && 4 * m < end_m; m *= 16) {
         Radix4PairV(re, im, b0, b0 + block, m, t, t + 6 * m);
         t += 30 * m;
       }
@@ -479,7 +510,7 @@ DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* 
   }
 #if DASHI_FFT_V8
   if constexpr (B == 8) {
-    for (; 16 * m <= n && 4 * m < end_m; m *= 16) {
+    for (; fuse8 && 16 * m <= n && 4 * m < end_m; m *= 16) {
       Radix4PairV(re, im, 0, n, m, t, t + 6 * m);
       t += 30 * m;
     }
@@ -514,7 +545,7 @@ DASHI_FFT_MULTIVERSION void ComplexRowPass(double* data, size_t rows, size_t col
   for (; r0 + B <= rows; r0 += B) {
     const double* block = data + 2 * r0 * cols;
 #if DASHI_FFT_V8
-    if (cols >= 4) {
+    if (cols >= 4 && UseV8()) {
       // Four complex values of the 8 rows per transpose: v[2j] = Re, v[2j+1] = Im of element
       // i0 + j, stored at its bit-reversed position.
       for (size_t i0 = 0; i0 < cols; i0 += 4) {
@@ -725,7 +756,7 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
   size_t c0 = 0;
   for (; c0 + B <= ncols; c0 += B) {
 #if DASHI_FFT_V8
-    if (rows >= 16) {
+    if (rows >= 16 && UseV8()) {
       FusedColumnBlock(data + 2 * c0, rows, stride, rev, tw, inverse, scaled, scale, re, im);
       continue;
     }
@@ -746,7 +777,7 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
     }
   }
 #if DASHI_FFT_V8
-  if (c0 < ncols && rows >= 16) {
+  if (c0 < ncols && rows >= 16 && UseV8()) {
     // A last, partial block (the real transforms' Nyquist column): copied into a padded block of
     // 8 columns (unused lanes zero) and run as a full one; only its nb columns are copied back.
     // The block lives in this thread's buffer (no allocation per call: the LES runs this for
@@ -803,7 +834,7 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
     const double* block = real + p0 * cols;
     // With 8×8 transposes (full blocks, cols ≥ 8): bins k < cols/2 in groups of four, the last
     // bin k = cols/2 by the scalar loop below.
-    const bool vector = DASHI_FFT_V8 && nrows == 2 * B && cols >= 8;
+    const bool vector = DASHI_FFT_V8 && nrows == 2 * B && cols >= 8 && UseV8();
     size_t k_begin = 0;
 #if DASHI_FFT_V8
     if (vector) {
@@ -911,7 +942,7 @@ DASHI_FFT_MULTIVERSION void RealRowPassInverse(const double* spec, size_t rows, 
     const size_t nrows = std::min(2 * B, rows - p0);
     const double* block = spec + 2 * p0 * half;
 #if DASHI_FFT_V8
-    if (nrows == 2 * B && cols >= 8) {
+    if (nrows == 2 * B && cols >= 8 && UseV8()) {
       // Bins kk = 0..cols/2 − 1 in groups of four by 8×8 transposes; each gives Z[kk] (at
       // position rev[kk]) and, for kk > 0, the mirrored Z[cols − kk] (at rev[cols − kk]): the
       // scalar loop's values and operations, element by element.

@@ -183,6 +183,38 @@ TEST_F(VulkanBatchedRolloutTest, KBlocksAndTreeInMemoryMatchCoreRef) {
   ExpectMatchesReference(*r, z0, batch, a, {.steps = 2, .hash_every = 1});
 }
 
+// Vector (dvec2) shared-memory loads (BatchedTile::vector_loads): outputs in pairs of rows and
+// columns. Odd B and D leave the last pair of a tile half outside B × D (D = 193, 449; B = 17);
+// with K blocks and the slots in memory, and the 64 × 64 tile of the GPUs (partial here).
+TEST_F(VulkanBatchedRolloutTest, VectorLoadsMatchCoreRef) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .vector_loads = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 2, .vector_loads = 1},
+      {.threads_x = 3, .threads_y = 5, .rows_per_thread = 2, .cols_per_thread = 4, .slice_k = 8,
+       .split = 3, .tree_in_memory = 1, .vector_loads = 1},
+      {.threads_x = 4, .threads_y = 2, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 64,
+       .vector_loads = 1},
+  };
+  for (const int64_t dim : {2, 193, 449}) {
+    const uint64_t a_seed = 700 + dim;
+    const std::vector<double> a = DecayingMatrix(dim, a_seed);
+    for (const BatchedTile& tile : tiles) {
+      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
+      ASSERT_NE(r, nullptr);
+      for (const int64_t batch : {1, 17, 70}) {
+        const uint64_t z_seed = 800 + batch;
+        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
+                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
+        const std::vector<double> z0 =
+            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
+        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
+      }
+    }
+  }
+}
+
 // docs/MATH.md §9's pairwise-tree examples in every row (z = s at the first row of each chunk, 0
 // elsewhere; s differs per row): D = 256 with partials (1e16, 1, −1e16, 1)·s gives 0 (a flat sum
 // gives s), D = 192 with (1, 1e16, −1e16)·s gives 0 (left to right gives s).

@@ -44,11 +44,19 @@
 //   pipeline, no barrier() on that path) folds the blocks per output with the same counter.
 //   Scratch layout (doubles): block sums [s][b][j] (blocks > 1) first, then the slots
 //   [s][k][b][j] (constant 6 = 1); the host sizes it (BatchedScratchDoubles).
+//   Vector loads (constant 7 = 1; RM and RN even): invocation (tx, ty) owns pairs of adjacent
+//   rows and columns instead, b = b0 + 2·(ty + p·TY) + {0, 1}, j = j0 + 2·(tx + q·TX) + {0, 1}
+//   (OutRow, OutCol), and the stages hold dvec2 pairs (Z's rows padded to TM + 2 doubles so a
+//   pair stays aligned), so a term row of a 4 × 4 invocation is 2 + 2 dvec2 shared loads instead
+//   of 4 + 4 doubles. Only the mapping of outputs to invocations and the staging change: every
+//   output's terms, chunks and tree are those above (bit-exact either way). On the H200 it saves
+//   8–20 registers an invocation and was 0–7 % faster in the same tile (docs/PERF.md, "Large
+//   batches, part 2").
 // Rows b ≥ B and columns j ≥ D of a partial tile are staged as zeros and never written.
 // Every barrier() is reached in uniform control flow (the loops depend only on push and
-// specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles (the +1 pads the Z stage
-// so the transposing stores of a warp spread over the banks); the host checks it against
-// maxComputeSharedMemorySize.
+// specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles, TM + 2 with vector
+// loads (the padding spreads the transposing stores of a warp over the banks); the host checks
+// it against maxComputeSharedMemorySize.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require

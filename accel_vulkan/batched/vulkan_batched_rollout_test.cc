@@ -87,6 +87,48 @@ TEST_F(VulkanBatchedRolloutTest, PicksTheSupportedFloatControlsVariant) {
   ExpectMatchesReference(*plain, z0, 2, a, {.steps = 5, .hash_every = 2});
 }
 
+// The register probe (ComputePipeline::ExecutableStatistics): FAILED_PRECONDITION on a context
+// that does not capture statistics; on one that asked for them, either the same (the device lacks
+// VK_KHR_pipeline_executable_properties: lavapipe 22.3) or "<executable>: <name> = <value>" lines.
+TEST_F(VulkanBatchedRolloutTest, PipelineStatisticsOnlyWhenCaptured) {
+  const std::vector<double> a = DecayingMatrix(3, 1);
+  std::unique_ptr<VulkanBatchedRollout> r = Make(3, a);
+  ASSERT_NE(r, nullptr);
+  EXPECT_FALSE(ctx().pipeline_statistics());
+  EXPECT_EQ(r->tiled_pipeline().ExecutableStatistics().status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(r->tiled_pipeline().ExecutableRepresentations().status().code(),
+            StatusCode::kFailedPrecondition);
+
+  StatusOr<std::unique_ptr<VulkanContext>> capturing =
+      VulkanContext::Create({.capture_pipeline_statistics = true});
+  ASSERT_TRUE(capturing.ok()) << capturing.status().ToString();
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> c =
+      VulkanBatchedRollout::Create(**capturing, 3, a, {.tile = {.vector_loads = 1}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  StatusOr<std::vector<std::string>> stats = (*c)->tiled_pipeline().ExecutableStatistics();
+  if (!(*capturing)->pipeline_statistics()) {
+    EXPECT_EQ(stats.status().code(), StatusCode::kFailedPrecondition);
+  } else {
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    ASSERT_FALSE(stats->empty());
+    for (const std::string& line : *stats) {
+      EXPECT_NE(line.find(": "), std::string::npos) << line;
+      EXPECT_NE(line.find(" = "), std::string::npos) << line;
+    }
+  }
+  // Capturing changes nothing in the results.
+  const std::vector<double> z0 = NonZeroUniform(6, 2, 1.0);
+  StatusOr<BatchedRolloutResult> got = (*c)->Run(z0, 2, {.steps = 4, .hash_every = 2});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  for (int64_t b = 0; b < 2; ++b) {
+    StatusOr<RolloutResult> want = Rollout(Row(z0, b, 3), a, {.steps = 4, .hash_every = 2});
+    ASSERT_TRUE(want.ok());
+    EXPECT_EQ(got->chains[b], want->chain) << "trajectory " << b;
+    EXPECT_TRUE(SameBits(got->final_state(b), want->final_state)) << "trajectory " << b;
+  }
+}
+
 // The default tile (64 × 64): B and D of 1, partial tiles in both directions, D at and around the
 // chunk size, several chunks with a partial last one and odd chunk counts (3, 5).
 TEST_F(VulkanBatchedRolloutTest, DefaultTileMatchesCoreRefRowByRow) {

@@ -88,6 +88,10 @@ Status ComputePipeline::Init(const ComputePipelineSpec& spec) {
   cpci.stage.pName = "main";
   cpci.stage.pSpecializationInfo = entries.empty() ? nullptr : &si;
   cpci.layout = pipeline_layout_.get();
+  if (ctx_.pipeline_statistics()) {
+    cpci.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR |
+                  VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
+  }
   DASHI_VK_RETURN_IF_ERROR(
       vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpci, nullptr, pipeline_.Receive(dev)),
       "vkCreateComputePipelines");
@@ -100,6 +104,117 @@ Status ComputePipeline::Init(const ComputePipelineSpec& spec) {
   dpci.pPoolSizes = &ps;
   return VkCheck(vkCreateDescriptorPool(dev, &dpci, nullptr, pool_.Receive(dev)),
                  "vkCreateDescriptorPool");
+}
+
+namespace {
+
+// The executables of `pipeline` (VK_KHR_pipeline_executable_properties; the context enabled it).
+StatusOr<std::vector<VkPipelineExecutablePropertiesKHR>> Executables(VkDevice dev,
+                                                                      VkPipeline pipeline) {
+  auto get = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutablePropertiesKHR"));
+  if (get == nullptr) return UnimplementedError("vkGetPipelineExecutablePropertiesKHR missing");
+  VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  info.pipeline = pipeline;
+  uint32_t n = 0;
+  DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, nullptr), "vkGetPipelineExecutablePropertiesKHR");
+  std::vector<VkPipelineExecutablePropertiesKHR> props(
+      n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
+  DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, props.data()),
+                           "vkGetPipelineExecutablePropertiesKHR");
+  props.resize(n);
+  return props;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::string>> ComputePipeline::ExecutableStatistics() const {
+  if (!ctx_.pipeline_statistics()) {
+    return FailedPreconditionError("pipeline statistics are not captured on this context");
+  }
+  const VkDevice dev = ctx_.device();
+  DASHI_ASSIGN_OR_RETURN(std::vector<VkPipelineExecutablePropertiesKHR> execs,
+                         Executables(dev, pipeline_.get()));
+  auto get = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableStatisticsKHR"));
+  if (get == nullptr) return UnimplementedError("vkGetPipelineExecutableStatisticsKHR missing");
+  std::vector<std::string> lines;
+  for (uint32_t e = 0; e < execs.size(); ++e) {
+    VkPipelineExecutableInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    info.pipeline = pipeline_.get();
+    info.executableIndex = e;
+    uint32_t n = 0;
+    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, nullptr), "vkGetPipelineExecutableStatisticsKHR");
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, stats.data()),
+                             "vkGetPipelineExecutableStatisticsKHR");
+    for (uint32_t k = 0; k < n; ++k) {
+      const VkPipelineExecutableStatisticKHR& s = stats[k];
+      std::string value;
+      switch (s.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+          value = s.value.b32 ? "true" : "false";
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+          value = std::to_string(s.value.i64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+          value = std::to_string(s.value.u64);
+          break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR:
+          value = std::to_string(s.value.f64);
+          break;
+        default:
+          value = "?";
+      }
+      lines.push_back(std::string(execs[e].name) + ": " + s.name + " = " + value);
+    }
+  }
+  return lines;
+}
+
+StatusOr<std::string> ComputePipeline::ExecutableRepresentations() const {
+  if (!ctx_.pipeline_statistics()) {
+    return FailedPreconditionError("pipeline statistics are not captured on this context");
+  }
+  const VkDevice dev = ctx_.device();
+  DASHI_ASSIGN_OR_RETURN(std::vector<VkPipelineExecutablePropertiesKHR> execs,
+                         Executables(dev, pipeline_.get()));
+  auto get = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableInternalRepresentationsKHR"));
+  if (get == nullptr) {
+    return UnimplementedError("vkGetPipelineExecutableInternalRepresentationsKHR missing");
+  }
+  std::string out;
+  for (uint32_t e = 0; e < execs.size(); ++e) {
+    VkPipelineExecutableInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    info.pipeline = pipeline_.get();
+    info.executableIndex = e;
+    uint32_t n = 0;
+    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, nullptr),
+                             "vkGetPipelineExecutableInternalRepresentationsKHR");
+    std::vector<VkPipelineExecutableInternalRepresentationKHR> reps(
+        n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, reps.data()),
+                             "vkGetPipelineExecutableInternalRepresentationsKHR");
+    // Second call with the buffers the first one sized.
+    std::vector<std::string> texts(n);
+    for (uint32_t k = 0; k < n; ++k) {
+      texts[k].assign(reps[k].dataSize, '\0');
+      reps[k].pData = texts[k].data();
+    }
+    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, reps.data()),
+                             "vkGetPipelineExecutableInternalRepresentationsKHR");
+    for (uint32_t k = 0; k < n; ++k) {
+      std::string text = texts[k].substr(0, reps[k].dataSize);
+      if (reps[k].isText && !text.empty() && text.back() == '\0') text.pop_back();
+      out += "=== " + std::string(execs[e].name) + ": " + reps[k].name + " (" +
+             reps[k].description + ") ===\n" + (reps[k].isText ? text : "(binary, " +
+             std::to_string(text.size()) + " bytes)") + "\n";
+    }
+  }
+  return out;
 }
 
 StatusOr<VkDescriptorSet> ComputePipeline::Bindings(std::span<const VkBuffer> buffers) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <vulkan/vulkan.h>
@@ -50,6 +51,16 @@ class ComputePipeline {
   VkPipeline pipeline() const { return pipeline_.get(); }
   VkPipelineLayout layout() const { return pipeline_layout_.get(); }
   uint32_t push_constant_bytes() const { return push_constant_bytes_; }
+
+  // The driver's statistics of the compiled pipeline (VK_KHR_pipeline_executable_properties), one
+  // line per statistic: "<executable name>: <statistic name> = <value>" (e.g. NVIDIA's register
+  // count). FAILED_PRECONDITION when the context does not capture them
+  // (ContextOptions::capture_pipeline_statistics, VulkanContext::pipeline_statistics()).
+  StatusOr<std::vector<std::string>> ExecutableStatistics() const;
+  // The driver's internal representations (compiler IR, assembly) where it exposes any, as
+  // "=== <executable>: <name> (<description>) ===" headers followed by the text; the same
+  // precondition.
+  StatusOr<std::string> ExecutableRepresentations() const;
 
  private:
   explicit ComputePipeline(const VulkanContext& ctx) : ctx_(ctx) {}

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "accel_vulkan/vk_status.h"
 
@@ -79,6 +80,19 @@ DeviceInfo Describe(VkPhysicalDevice pd, uint32_t index) {
   info.timestamp_period_ns = p.limits.timestampPeriod;
   info.max_workgroup_size_x = p.limits.maxComputeWorkGroupSize[0];
   return info;
+}
+
+bool DeviceHasExtension(VkPhysicalDevice pd, const char* name) {
+  uint32_t n = 0;
+  if (vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, nullptr) != VK_SUCCESS) return false;
+  std::vector<VkExtensionProperties> exts(n);
+  if (vkEnumerateDeviceExtensionProperties(pd, nullptr, &n, exts.data()) != VK_SUCCESS) {
+    return false;
+  }
+  for (const auto& e : exts) {
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  }
+  return false;
 }
 
 bool LayerAvailable(const char* name) {
@@ -250,6 +264,18 @@ Status VulkanContext::Init(const ContextOptions& options) {
   enabled.shaderFloat64 = info_.shader_float64 ? VK_TRUE : VK_FALSE;
   enabled.shaderInt64 = info_.shader_int64 ? VK_TRUE : VK_FALSE;
   VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  std::vector<const char*> device_extensions;
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exec_props{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (options.capture_pipeline_statistics &&
+      DeviceHasExtension(physical_, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME)) {
+    device_extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+    exec_props.pipelineExecutableInfo = VK_TRUE;
+    dci.pNext = &exec_props;
+    pipeline_statistics_ = true;
+  }
+  dci.enabledExtensionCount = static_cast<uint32_t>(device_extensions.size());
+  dci.ppEnabledExtensionNames = device_extensions.data();
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
   dci.pEnabledFeatures = &enabled;

@@ -36,6 +36,11 @@ struct ContextOptions {
   // shaderFloat64 + shaderInt64 (needed by every fp64 path) are enabled whenever the device has
   // them; with require_float64 their absence is an UNIMPLEMENTED error.
   bool require_float64 = true;
+  // Enables VK_KHR_pipeline_executable_properties (pipelineExecutableInfo) where the device has
+  // it, so that ComputePipeline captures the driver's statistics (register counts and the like:
+  // ComputePipeline::ExecutableStatistics). For probes and benchmarks; a device without the
+  // extension is not an error (pipeline_statistics() stays false).
+  bool capture_pipeline_statistics = false;
 };
 
 struct DeviceInfo {
@@ -72,6 +77,9 @@ class VulkanContext {
   bool validation_enabled() const { return validation_enabled_; }
   // Valid bits of timestamps on the compute queue (0: no timestamps).
   uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
+  // Whether pipelines capture executable statistics (ContextOptions::capture_pipeline_statistics
+  // on a device with VK_KHR_pipeline_executable_properties).
+  bool pipeline_statistics() const { return pipeline_statistics_; }
 
   // Every validation warning and error reported so far ("[ERROR] VUID-...: ...").
   std::vector<std::string> validation_messages() const;
@@ -95,6 +103,7 @@ class VulkanContext {
   uint32_t timestamp_valid_bits_ = 0;
   DeviceInfo info_;
   bool validation_enabled_ = false;
+  bool pipeline_statistics_ = false;
 
   mutable std::mutex messages_mu_;
   std::vector<std::string> messages_;

@@ -13,7 +13,8 @@ std::string BatchedTile::ToString() const {
          std::to_string(rows_per_thread) + "x" + std::to_string(cols_per_thread) +
          " outputs; rows x cols), k " + std::to_string(slice_k) +
          (split > 1 ? ", split " + std::to_string(split) : std::string()) +
-         (tree_in_memory != 0 ? ", tree in memory" : "");
+         (tree_in_memory != 0 ? ", tree in memory" : "") +
+         (vector_loads != 0 ? ", vector loads" : "");
 }
 
 uint32_t BatchedBlockChunks(int64_t chunks, const BatchedTile& tile) {
@@ -40,7 +41,9 @@ uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& ti
 }
 
 uint64_t BatchedSharedBytes(const BatchedTile& tile) {
-  return 2ull * tile.slice_k * (uint64_t{tile.rows()} + 1 + tile.cols()) * sizeof(double);
+  return 2ull * tile.slice_k *
+         (uint64_t{tile.rows()} + 1 + (tile.vector_loads != 0 ? 1 : 0) + tile.cols()) *
+         sizeof(double);
 }
 
 uint32_t BatchedTreeSlots(int64_t chunks) {
@@ -77,6 +80,13 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
   }
   if (tile.tree_in_memory > 1) {
     return InvalidArgumentError(where + "tree_in_memory must be 0 or 1");
+  }
+  if (tile.vector_loads > 1) {
+    return InvalidArgumentError(where + "vector_loads must be 0 or 1");
+  }
+  if (tile.vector_loads != 0 && (tile.rows_per_thread % 2 != 0 || tile.cols_per_thread % 2 != 0)) {
+    return InvalidArgumentError(where + "vector_loads needs even rows_per_thread and "
+                                "cols_per_thread (pairs of outputs)");
   }
   BatchedTile out = tile;
   if (out.slice_k == 0) {
@@ -140,26 +150,37 @@ std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chu
           tile.cols_per_thread,
           tile.slice_k,
           BatchedTreeSlots(BatchedBlockChunks(chunks, tile)),
-          tile.tree_in_memory};
+          tile.tree_in_memory,
+          tile.vector_loads};
 }
 
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
-  // K blocks of at most 16 chunks (four tree slots in registers: D = 2048 ran 245 µs a step at
-  // B = 256 in two blocks against 300 µs in one, docs/PERF.md), then more blocks or smaller tiles
-  // until the workgroups fill the SMs.
+  // First 64×64 with vector loads in blocks of at most 32 chunks (five tree slots still fit the
+  // registers with vector loads: D = 2048 ran 220 / 860 / 3412 µs a step at B = 256 / 1024 / 4096
+  // in one block against 239 / 932 / 3686 in two, docs/PERF.md). Then K blocks of at most 16
+  // chunks (four tree slots in registers: without vector loads D = 2048 ran 245 µs a step at
+  // B = 256 in two blocks against 300 µs in one), then more blocks or smaller tiles until the
+  // workgroups fill the SMs. Vector loads wherever the outputs come in pairs (4×4 and 2×2; they
+  // were as fast or faster in every measured row).
   const int64_t chunks = (dim + 63) / 64;
-  const uint32_t s0 = static_cast<uint32_t>(std::min<uint64_t>(
-      std::bit_ceil(static_cast<uint64_t>((chunks + 15) / 16)), kMaxBatchedBlocks));
+  auto first_split = [&](int64_t max_chunks) {
+    return static_cast<uint32_t>(std::min<uint64_t>(
+        std::bit_ceil(static_cast<uint64_t>((chunks + max_chunks - 1) / max_chunks)),
+        kMaxBatchedBlocks));
+  };
+  const uint32_t s0 = first_split(16);
   auto split = [&](uint32_t f) { return std::min(s0 * f, kMaxBatchedBlocks); };
   const BatchedTile candidates[] = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = split(1)},
+       .split = first_split(32), .vector_loads = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = split(2)},
+       .split = split(1), .vector_loads = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .split = split(2), .vector_loads = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
-       .split = split(2)},
+       .split = split(2), .vector_loads = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
-       .split = split(4)},
+       .split = split(4), .vector_loads = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 2,
        .split = split(4)},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 1,

@@ -40,19 +40,24 @@ struct BatchedTile {
   // Specialization constant 6: 1 = the tree slots in a device scratch buffer, not in registers
   // (fewer registers per invocation: occupancy, or larger rows_per_thread × cols_per_thread).
   uint32_t tree_in_memory = 0;
+  // Specialization constant 7: 1 = vector (dvec2) shared-memory loads: each invocation's outputs
+  // are pairs of adjacent rows and columns, the stages hold dvec2 pairs, so a term row of a 4×4
+  // invocation is 4 shared loads instead of 8 (needs even rows_per_thread and cols_per_thread).
+  uint32_t vector_loads = 0;
 
   uint32_t threads() const { return threads_x * threads_y; }
   uint32_t rows() const { return threads_y * rows_per_thread; }
   uint32_t cols() const { return threads_x * cols_per_thread; }
   // "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16", then ", split 4" when split > 1
-  // and ", tree in memory" when set: every pair rows (B) first.
+  // ", tree in memory" and ", vector loads" when set: every pair rows (B) first.
   std::string ToString() const;
 };
 
 // Largest rows_per_thread · cols_per_thread accepted: register arrays beyond this only spill.
 inline constexpr uint32_t kMaxOutputsPerThread = 64;
 
-// Shared memory of the kernel: two stages of slice_k · (rows() + 1 + cols()) doubles.
+// Shared memory of the kernel: two stages of slice_k · (rows() + 1 + cols()) doubles
+// (rows() + 2 with vector_loads).
 uint64_t BatchedSharedBytes(const BatchedTile& tile);
 
 // Tree slots of the kernel's binary counter (specialization constant 5) for m ≥ 1 chunks:
@@ -72,7 +77,8 @@ uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& ti
 
 // Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the
 // field and the limit: a zero field, slice_k not a divisor of 64, split beyond
-// kMaxBatchedBlocks, tree_in_memory not 0 or 1, more than kMaxOutputsPerThread accumulators, a workgroup beyond maxComputeWorkGroupSize /
+// kMaxBatchedBlocks, tree_in_memory or vector_loads not 0 or 1, vector_loads with an odd
+// rows_per_thread or cols_per_thread, more than kMaxOutputsPerThread accumulators, a workgroup beyond maxComputeWorkGroupSize /
 // maxComputeWorkGroupInvocations, shared memory beyond maxComputeSharedMemorySize.
 StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
                                          const VkPhysicalDeviceLimits& limits);
@@ -85,11 +91,12 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
 Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
                           uint64_t guard_bytes, const VkPhysicalDeviceLimits& limits);
 
-// A tile for B trajectories of dimension D on a device with `sm_count` SMs (0: unknown). K blocks
-// of at most 16 chunks (s0 = bit_ceil(ceil(m / 16)): four tree slots in registers; D = 2048 is
-// two blocks), then the first of 64×64 (16×16 threads, 4×4 outputs) with split s0, 64×64 with
-// 2·s0, 32×32 (2×2 outputs) with 2·s0, 32×32 with 4·s0, 16×32, 16×16 (1×1 outputs) and 8×8
-// (8×8 threads) with 4·s0 of at most B rows whose workgroup count
+// A tile for B trajectories of dimension D on a device with `sm_count` SMs (0: unknown): the
+// first of 64×64 (16×16 threads, 4×4 outputs) in K blocks of at most 32 chunks
+// (bit_ceil(ceil(m / 32)) blocks: five tree slots; D = 2048 is one block), then, with
+// s0 = bit_ceil(ceil(m / 16)) (four tree slots), 64×64 with split s0, 64×64 with 2·s0,
+// 32×32 (2×2 outputs) with 2·s0, 32×32 with 4·s0 (these with vector_loads), 16×32, 16×16 (1×1
+// outputs) and 8×8 (8×8 threads) with 4·s0 of at most B rows whose workgroup count
 // ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last; the 64×64
 // default without K blocks when sm_count is 0. K blocks need blocks·B·D doubles of scratch
 // (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain of dependent
@@ -97,7 +104,7 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);
 
-// The specialization constants 0..6 of the kernel for a resolved tile and m chunks.
+// The specialization constants 0..7 of the kernel for a resolved tile and m chunks.
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks);
 
 }  // namespace dashi::vk

@@ -27,6 +27,12 @@ TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->slice_k, 8u);  // 16 would need 33024 bytes
   EXPECT_EQ(BatchedSharedBytes(*t), 16512u);
+  // Vector loads pad the Z stage's rows by two doubles (an aligned dvec2): 2·8·130·8 bytes.
+  StatusOr<BatchedTile> v = ResolveBatchedTile({.vector_loads = 1}, l);
+  ASSERT_TRUE(v.ok()) << v.status().ToString();
+  EXPECT_EQ(v->slice_k, 8u);
+  EXPECT_EQ(BatchedSharedBytes(*v), 16640u);
+  EXPECT_EQ(v->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads");
   l.maxComputeSharedMemorySize = 49152;  // NVIDIA
   t = ResolveBatchedTile({}, l);
   ASSERT_TRUE(t.ok());
@@ -48,6 +54,15 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
   EXPECT_EQ(code({.split = 65}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.split = 64}), StatusCode::kOk);
   EXPECT_EQ(code({.tree_in_memory = 2}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.vector_loads = 2}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.slice_k = 8, .vector_loads = 1}), StatusCode::kOk);
+  // Vector loads need pairs of outputs in both directions.
+  EXPECT_EQ(code({.rows_per_thread = 3, .slice_k = 8, .vector_loads = 1}),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.cols_per_thread = 1, .slice_k = 8, .vector_loads = 1}),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 8, .vector_loads = 1}),
+            StatusCode::kOk);
   EXPECT_EQ(code({.slice_k = 128}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 16}), StatusCode::kInvalidArgument);  // 33024 > 32768 bytes
   const Status st = ResolveBatchedTile({.slice_k = 16}, l).status();
@@ -67,10 +82,13 @@ TEST(BatchedTileTest, TreeSlotsAreTheBitWidthOfTheChunkCountMinusOne) {
   EXPECT_EQ(BatchedTreeSlots(9), 4u);
   EXPECT_EQ(BatchedTreeSlots(16), 4u);  // D = 1024
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8}, 5),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0}));
-  // K blocks: the slots of one block (16 of 32 chunks: 4), and the slots-in-memory flag.
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0}));
+  // K blocks: the slots of one block (16 of 32 chunks: 4), the slots-in-memory flag, the vector
+  // loads flag.
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .split = 2, .tree_in_memory = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1, 0}));
+  EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .vector_loads = 1}, 32),
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1}));
 }
 
 TEST(BatchedTileTest, KBlocksArePowerOfTwoChunkRuns) {
@@ -114,10 +132,13 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).cols(), 64u);
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).split, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 2048, 0).split, 1u);
-  // Known SM count, enough workgroups: K blocks of at most 16 chunks.
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).vector_loads, 0u);
+  // Known SM count, enough workgroups: K blocks of at most 32 chunks, vector loads.
   EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).split, 1u);
-  EXPECT_EQ(SuggestBatchedTile(4096, 1025, 132).split, 2u);
-  EXPECT_EQ(SuggestBatchedTile(4096, 4096, 132).split, 4u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).vector_loads, 1u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 2048, 132).split, 1u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 2049, 132).split, 2u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 4096, 132).split, 2u);
   // 132 SMs (a workgroup count of at least 124 fills them). B = 1024, D = 1024: 16 × 16 = 256
   // workgroups of 64 × 64.
   BatchedTile t = SuggestBatchedTile(1024, 1024, 132);
@@ -134,18 +155,25 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.rows(), 32u);
   EXPECT_EQ(t.cols(), 32u);
   EXPECT_EQ(t.split, 2u);
-  // D = 2048: two blocks at least (four tree slots); B = 64 needs four for 128 workgroups.
-  t = SuggestBatchedTile(4096, 2048, 132);
+  EXPECT_EQ(t.vector_loads, 1u);
+  // D = 2048: one block (five tree slots) where 64 × 64 fills the SMs (B = 256: 4 × 32 = 128
+  // workgroups); else blocks of at most 16 chunks: B = 64 needs four for 128 workgroups.
+  t = SuggestBatchedTile(256, 2048, 132);
+  EXPECT_EQ(t.rows(), 64u);
+  EXPECT_EQ(t.split, 1u);
+  t = SuggestBatchedTile(128, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 2u);
   t = SuggestBatchedTile(64, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 4u);
+  EXPECT_EQ(t.vector_loads, 1u);
   // B = 16, D = 512: no tile taller than B; 16 × 16 in four blocks gives 128.
   t = SuggestBatchedTile(16, 512, 132);
   EXPECT_EQ(t.rows(), 16u);
   EXPECT_EQ(t.cols(), 16u);
   EXPECT_EQ(t.split, 4u);
+  EXPECT_EQ(t.vector_loads, 0u);  // 1 × 1 outputs: no pairs
   // B = 3: no candidate is as short; the last, 8 × 8.
   t = SuggestBatchedTile(3, 512, 132);
   EXPECT_EQ(t.rows(), 8u);

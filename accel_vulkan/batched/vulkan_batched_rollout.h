@@ -197,6 +197,8 @@ class VulkanBatchedRollout {
   int64_t dim() const { return dim_; }
   int64_t chunks() const { return chunks_; }
   const BatchedTile& tile() const { return tile_; }  // slice_k resolved
+  // The tiled kernel's pipeline (for its driver statistics: ComputePipeline::ExecutableStatistics).
+  const ComputePipeline& tiled_pipeline() const { return *pipe_; }
   // The kernel a Run() of `batch` rows would use (kTiled or kSmallBatch), or the error a forced
   // kSmallBatch gives for it.
   StatusOr<BatchedKernel> KernelFor(int64_t batch) const;

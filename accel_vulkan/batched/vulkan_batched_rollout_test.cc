@@ -87,6 +87,48 @@ TEST_F(VulkanBatchedRolloutTest, PicksTheSupportedFloatControlsVariant) {
   ExpectMatchesReference(*plain, z0, 2, a, {.steps = 5, .hash_every = 2});
 }
 
+// The register probe (ComputePipeline::ExecutableStatistics): FAILED_PRECONDITION on a context
+// that does not capture statistics; on one that asked for them, either the same (the device lacks
+// VK_KHR_pipeline_executable_properties: lavapipe 22.3) or "<executable>: <name> = <value>" lines.
+TEST_F(VulkanBatchedRolloutTest, PipelineStatisticsOnlyWhenCaptured) {
+  const std::vector<double> a = DecayingMatrix(3, 1);
+  std::unique_ptr<VulkanBatchedRollout> r = Make(3, a);
+  ASSERT_NE(r, nullptr);
+  EXPECT_FALSE(ctx().pipeline_statistics());
+  EXPECT_EQ(r->tiled_pipeline().ExecutableStatistics().status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(r->tiled_pipeline().ExecutableRepresentations().status().code(),
+            StatusCode::kFailedPrecondition);
+
+  StatusOr<std::unique_ptr<VulkanContext>> capturing =
+      VulkanContext::Create({.capture_pipeline_statistics = true});
+  ASSERT_TRUE(capturing.ok()) << capturing.status().ToString();
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> c =
+      VulkanBatchedRollout::Create(**capturing, 3, a, {.tile = {.vector_loads = 1}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  StatusOr<std::vector<std::string>> stats = (*c)->tiled_pipeline().ExecutableStatistics();
+  if (!(*capturing)->pipeline_statistics()) {
+    EXPECT_EQ(stats.status().code(), StatusCode::kFailedPrecondition);
+  } else {
+    ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+    ASSERT_FALSE(stats->empty());
+    for (const std::string& line : *stats) {
+      EXPECT_NE(line.find(": "), std::string::npos) << line;
+      EXPECT_NE(line.find(" = "), std::string::npos) << line;
+    }
+  }
+  // Capturing changes nothing in the results.
+  const std::vector<double> z0 = NonZeroUniform(6, 2, 1.0);
+  StatusOr<BatchedRolloutResult> got = (*c)->Run(z0, 2, {.steps = 4, .hash_every = 2});
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  for (int64_t b = 0; b < 2; ++b) {
+    StatusOr<RolloutResult> want = Rollout(Row(z0, b, 3), a, {.steps = 4, .hash_every = 2});
+    ASSERT_TRUE(want.ok());
+    EXPECT_EQ(got->chains[b], want->chain) << "trajectory " << b;
+    EXPECT_TRUE(SameBits(got->final_state(b), want->final_state)) << "trajectory " << b;
+  }
+}
+
 // The default tile (64 × 64): B and D of 1, partial tiles in both directions, D at and around the
 // chunk size, several chunks with a partial last one and odd chunk counts (3, 5).
 TEST_F(VulkanBatchedRolloutTest, DefaultTileMatchesCoreRefRowByRow) {
@@ -181,6 +223,38 @@ TEST_F(VulkanBatchedRolloutTest, KBlocksAndTreeInMemoryMatchCoreRef) {
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(BatchedBlocks(r->chunks(), r->tile()), 33u);
   ExpectMatchesReference(*r, z0, batch, a, {.steps = 2, .hash_every = 1});
+}
+
+// Vector (dvec2) shared-memory loads (BatchedTile::vector_loads): outputs in pairs of rows and
+// columns. Odd B and D leave the last pair of a tile half outside B × D (D = 193, 449; B = 17);
+// with K blocks and the slots in memory, and the 64 × 64 tile of the GPUs (partial here).
+TEST_F(VulkanBatchedRolloutTest, VectorLoadsMatchCoreRef) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .vector_loads = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 2, .vector_loads = 1},
+      {.threads_x = 3, .threads_y = 5, .rows_per_thread = 2, .cols_per_thread = 4, .slice_k = 8,
+       .split = 3, .tree_in_memory = 1, .vector_loads = 1},
+      {.threads_x = 4, .threads_y = 2, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 64,
+       .vector_loads = 1},
+  };
+  for (const int64_t dim : {2, 193, 449}) {
+    const uint64_t a_seed = 700 + dim;
+    const std::vector<double> a = DecayingMatrix(dim, a_seed);
+    for (const BatchedTile& tile : tiles) {
+      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
+      ASSERT_NE(r, nullptr);
+      for (const int64_t batch : {1, 17, 70}) {
+        const uint64_t z_seed = 800 + batch;
+        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
+                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
+        const std::vector<double> z0 =
+            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
+        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
+      }
+    }
+  }
 }
 
 // docs/MATH.md §9's pairwise-tree examples in every row (z = s at the first row of each chunk, 0

@@ -5,7 +5,12 @@
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
 //       [--warmup 2] [--warmup-seconds 0] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3]
 //       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,single]
-//       [--small-configs CxRxG[xP[xQxU]],...]
+//       [--small-configs CxRxG[xP[xQxU]],...] [--pipeline-stats] [--pipeline-ir FILE]
+//
+// --pipeline-stats: the driver's statistics of each row's tiled pipeline
+// (VK_KHR_pipeline_executable_properties: on NVIDIA the register count per invocation, on
+// lavapipe its own), printed as "  stats: ..." lines under the row; --pipeline-ir FILE appends
+// the driver's internal representations of each tiled pipeline (where it exposes any) to FILE.
 //
 // --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU]]: C columns
 // per unit, R row groups, G interleaved rows, P rows per pass, Q rebuilding invocations, U entries
@@ -31,7 +36,8 @@
 // and the final state. A mismatch is printed in the row and makes the exit status 1.
 // A tile is TYxTXxRMxRN[xK[xS[xM]]], rows (trajectories) before columns as BatchedTile::ToString
 // prints it: threads_y, threads_x, rows_per_thread, cols_per_thread, slice_k (omitted or 0 =
-// automatic), split (K blocks; omitted = 1) and tree_in_memory (0 or 1; omitted = 0). Without --tiles each (D, B) row uses SuggestBatchedTile (batched_tile.h): the
+// automatic), split (K blocks; omitted = 1), tree_in_memory (0 or 1; omitted = 0) and
+// vector_loads (0 or 1; omitted = 0). Without --tiles each (D, B) row uses SuggestBatchedTile (batched_tile.h): the
 // largest tile that still gives every SM a workgroup.
 #include <algorithm>
 #include <chrono>
@@ -68,14 +74,16 @@ struct Flags {
   std::vector<std::string> kernels = {"auto"};
   double warmup_seconds = 0;
   std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0}};  // C, R, G, P, Q, U
+  bool pipeline_stats = false;
+  std::string pipeline_ir;  // file the internal representations are appended to ("" = none)
 };
 
 constexpr const char* kUsage =
     "usage: batched_rollout_vulkan_benchmark [--device SEL] [--dims 512,1024]\n"
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
-    "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM]]],...] [--verify-rows 3] [--no-verify]\n"
-    "         [--validation] [--kernels auto,tiled,small-batch,single]\n"
-    "         [--small-configs CxRxG[xP[xQxU]],...]\n";
+    "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV]]]],...] [--verify-rows 3]\n"
+    "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,single]\n"
+    "         [--small-configs CxRxG[xP[xQxU]],...] [--pipeline-stats] [--pipeline-ir FILE]\n";
 
 // Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
 bool ParseIntegers(const std::string& text, char sep, int64_t min_value,
@@ -98,14 +106,15 @@ bool ParseTiles(const std::string& text, std::vector<BatchedTile>* out) {
   std::string item;
   while (std::getline(in, item, ',')) {
     std::vector<int64_t> v;
-    if (!ParseIntegers(item, 'x', 0, &v) || v.size() < 4 || v.size() > 7) return false;
+    if (!ParseIntegers(item, 'x', 0, &v) || v.size() < 4 || v.size() > 8) return false;
     out->push_back({.threads_x = static_cast<uint32_t>(v[1]),
                     .threads_y = static_cast<uint32_t>(v[0]),
                     .rows_per_thread = static_cast<uint32_t>(v[2]),
                     .cols_per_thread = static_cast<uint32_t>(v[3]),
                     .slice_k = v.size() >= 5 ? static_cast<uint32_t>(v[4]) : 0u,
                     .split = v.size() >= 6 ? static_cast<uint32_t>(v[5]) : 1u,
-                    .tree_in_memory = v.size() >= 7 ? static_cast<uint32_t>(v[6]) : 0u});
+                    .tree_in_memory = v.size() >= 7 ? static_cast<uint32_t>(v[6]) : 0u,
+                    .vector_loads = v.size() >= 8 ? static_cast<uint32_t>(v[7]) : 0u});
   }
   return !out->empty();
 }
@@ -123,6 +132,10 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     }
     if (arg == "--validation") {
       f->validation = true;
+      continue;
+    }
+    if (arg == "--pipeline-stats") {
+      f->pipeline_stats = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -144,6 +157,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       if (ok) *integer = one[0];
     } else if (arg == "--device") {
       f->device = value;
+    } else if (arg == "--pipeline-ir") {
+      f->pipeline_ir = value;
     } else if (arg == "--dims") {
       ok = ParseIntegers(value, ',', 1, &f->dims);
     } else if (arg == "--batches") {
@@ -234,6 +249,7 @@ struct Row {
   std::string kernel;  // what ran: the tile, or the small-batch kernel's settings
   Spread us_per_step;
   Spread host_ms;
+  std::vector<std::string> stats;  // --pipeline-stats: the tiled pipeline's statistics
 };
 
 // Untimed runs while rep < warmup or less than `seconds` have passed since `start`.
@@ -307,6 +323,19 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
     return row;
   }
   row.tile = (*r)->tile();
+  if (f.pipeline_stats || !f.pipeline_ir.empty()) {
+    StatusOr<std::vector<std::string>> stats = (*r)->tiled_pipeline().ExecutableStatistics();
+    row.stats = stats.ok() ? *stats : std::vector<std::string>{stats.status().ToString()};
+  }
+  if (!f.pipeline_ir.empty()) {
+    StatusOr<std::string> ir = (*r)->tiled_pipeline().ExecutableRepresentations();
+    if (FILE* out = std::fopen(f.pipeline_ir.c_str(), "a")) {
+      std::fprintf(out, "##### D %lld, tile %s\n%s\n", static_cast<long long>(dim),
+                   row.tile.ToString().c_str(),
+                   ir.ok() ? ir->c_str() : ir.status().ToString().c_str());
+      std::fclose(out);
+    }
+  }
   std::vector<double> per_step_us, host_ms;
   const auto start = std::chrono::steady_clock::now();
   int64_t timed_from = -1;
@@ -352,6 +381,7 @@ int main(int argc, char** argv) {
   dashi::vk::ContextOptions copts;
   copts.device_selector = f.device;
   copts.enable_validation = f.validation;
+  copts.capture_pipeline_statistics = f.pipeline_stats || !f.pipeline_ir.empty();
   StatusOr<std::unique_ptr<dashi::vk::VulkanContext>> ctx = dashi::vk::VulkanContext::Create(copts);
   if (!ctx.ok()) {
     std::fprintf(stderr, "Vulkan context: %s\n", ctx.status().ToString().c_str());
@@ -413,6 +443,7 @@ int main(int argc, char** argv) {
                     static_cast<long long>(dim), static_cast<long long>(rows_run),
                     row.kernel.c_str(), med, row.us_per_step.min, per_second, gflops,
                     row.host_ms.median, row.verified.c_str());
+        for (const std::string& line : row.stats) std::printf("  stats: %s\n", line.c_str());
         std::fflush(stdout);
       }
     }

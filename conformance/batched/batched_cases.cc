@@ -10,6 +10,9 @@
 //                                      1, 4, 32, 64) at B = 9, D = 193, 8 steps
 //   batched_rollout.k_blocks           the same over K blocks (split 8, 4, 3: 7, 4, 2 blocks) and
 //                                      the tree slots in memory, B = 9, D = 420, 6 steps
+//   batched_rollout.vector_loads       the same over four tiles with dvec2 shared-memory loads
+//                                      (BatchedTile::vector_loads: pairs of rows and columns;
+//                                      partial pairs, K blocks, slots in memory), B = 9, D = 193
 //   batched_rollout.subnormal          states in the subnormal range (bit-exact or FAIL)
 //   batched_rollout.signed_zero        states of ±0 only (the contract's sign-of-zero details)
 //   batched_rollout.guard_words        guard words after the state buffers overwritten
@@ -286,6 +289,36 @@ CaseResult Tiles(VulkanContext& ctx) {
 DASHI_CONFORMANCE_CASE("batched_rollout.tiles", "batched_rollout",
                        "trajectories differing from core_ref, summed over 4 tile shapes", 0.0,
                        Tiles);
+
+// Vector (dvec2) shared-memory loads (BatchedTile::vector_loads): B = 9 and D = 193 are odd, so
+// the last row pair and column pair of the tiles are half outside B × D; m = 4 chunks (the last
+// of one row): split 2 and 4 give 2 and 4 K blocks; one tile keeps the slots in memory.
+CaseResult VectorLoads(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t batch = 9, dim = 193;
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> z0 =
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+  const RolloutParams p{.steps = 6, .hash_every = 2};
+  const Reference want = RunCoreRef(z0, a, dim, p);
+  if (!want.status.ok()) return FailFromStatus(want.status);
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .vector_loads = 1},
+      {.threads_x = 4, .threads_y = 2, .rows_per_thread = 2, .cols_per_thread = 4, .slice_k = 16,
+       .split = 2, .vector_loads = 1},
+      {.threads_x = 3, .threads_y = 5, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 8,
+       .split = 4, .vector_loads = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 4,
+       .tree_in_memory = 1, .vector_loads = 1},
+  };
+  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
+                   "B=9, D=193, " + SeedText(batch, dim) + ", 6 steps, hash_every 2");
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.vector_loads", "batched_rollout",
+                       "trajectories differing from core_ref, summed over 4 vector-load tiles",
+                       0.0, VectorLoads);
 
 // K blocks and the tree slots in memory (BatchedTile::split, tree_in_memory): D = 420, m = 7
 // chunks (the last of 36 rows); split 8, 4, 3 give 7, 4 and 2 blocks of 1, 2 and 4 chunks (the

@@ -44,11 +44,19 @@
 //   pipeline, no barrier() on that path) folds the blocks per output with the same counter.
 //   Scratch layout (doubles): block sums [s][b][j] (blocks > 1) first, then the slots
 //   [s][k][b][j] (constant 6 = 1); the host sizes it (BatchedScratchDoubles).
+//   Vector loads (constant 7 = 1; RM and RN even): invocation (tx, ty) owns pairs of adjacent
+//   rows and columns instead, b = b0 + 2·(ty + p·TY) + {0, 1}, j = j0 + 2·(tx + q·TX) + {0, 1}
+//   (OutRow, OutCol), and the stages hold dvec2 pairs (Z's rows padded to TM + 2 doubles so a
+//   pair stays aligned), so a term row of a 4 × 4 invocation is 2 + 2 dvec2 shared loads instead
+//   of 4 + 4 doubles. Only the mapping of outputs to invocations and the staging change: every
+//   output's terms, chunks and tree are those above (bit-exact either way). On the H200 it saves
+//   8–20 registers an invocation and was 0–7 % faster in the same tile (docs/PERF.md, "Large
+//   batches, part 2").
 // Rows b ≥ B and columns j ≥ D of a partial tile are staged as zeros and never written.
 // Every barrier() is reached in uniform control flow (the loops depend only on push and
-// specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles (the +1 pads the Z stage
-// so the transposing stores of a warp spread over the banks); the host checks it against
-// maxComputeSharedMemorySize.
+// specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles, TM + 2 with vector
+// loads (the padding spreads the transposing stores of a warp over the banks); the host checks
+// it against maxComputeSharedMemorySize.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -62,6 +70,7 @@ layout(constant_id = 3) const uint kColsPerThread = 4u;  // RN
 layout(constant_id = 4) const uint kSliceK = 8u;         // TK, divides 64
 layout(constant_id = 5) const uint kTreeSlots = 1u;      // max(1, bit_width(block_chunks − 1))
 layout(constant_id = 6) const uint kTreeInMemory = 0u;   // 1: the tree slots in scratch
+layout(constant_id = 7) const uint kVectorLoads = 0u;    // 1: dvec2 stages and outputs in pairs
 
 #include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
@@ -69,11 +78,23 @@ const uint kThreads = kThreadsX * kThreadsY;
 const uint kTileRows = kThreadsY * kRowsPerThread;  // TM
 const uint kTileCols = kThreadsX * kColsPerThread;  // TN
 const uint kOutputs = kRowsPerThread * kColsPerThread;
-const uint kZStride = kTileRows + 1u;               // padded row of the Z stage
+// Padded row of the Z stage: TM + 1 doubles, or TM + 2 with vector loads (a dvec2 stays aligned;
+// the transposing dvec2 stores of a warp still spread over the banks: 33 dvec2 a row).
+const uint kZStride = kTileRows + 1u + kVectorLoads;
 const uint kZStage = kSliceK * kZStride;
 const uint kAStage = kSliceK * kTileCols;
 const uint kZLoads = (kTileRows * kSliceK + kThreads - 1u) / kThreads;  // per invocation
 const uint kALoads = (kSliceK * kTileCols + kThreads - 1u) / kThreads;
+// Vector loads: pairs of rows of Z / columns of A, one dvec2 each (kZLoads / 2, kALoads / 2 per
+// invocation; the host requires even RM, RN, and TM·TK, TK·TN multiples of 2·TX·TY).
+// Strides of the stages in their elements (doubles, or dvec2 with vector loads).
+const uint kElem = 1u + kVectorLoads;
+const uint kZRowE = kZStride / kElem;
+const uint kARowE = kTileCols / kElem;
+const uint kZStageE = kZStage / kElem;
+const uint kAStageE = kAStage / kElem;
+const uint kZPairLoads = (kTileRows * kSliceK / 2u + kThreads - 1u) / kThreads;
+const uint kAPairLoads = (kSliceK * kTileCols / 2u + kThreads - 1u) / kThreads;
 
 layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   // D×D
 layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z[]; };  // B×D
@@ -82,16 +103,34 @@ layout(std430, set = 0, binding = 3) buffer Scratch { double scratch[]; };  // s
 
 #include "batched_rollout_params.glsl"  // BatchedRolloutPushConstants
 
-shared double zs[2u * kZStage];  // [stage][kk][row of the tile]: Z transposed
-shared double as[2u * kAStage];  // [stage][kk][column of the tile]
+// Scalar stages (kVectorLoads = 0) or dvec2 stages (1); the other pair has one element.
+shared double zs[(1u - kVectorLoads) * 2u * kZStage + kVectorLoads];  // [stage][kk][row]: Zᵀ
+shared double as[(1u - kVectorLoads) * 2u * kAStage + kVectorLoads];  // [stage][kk][column]
+shared dvec2 zs2[kVectorLoads * kZStage + (1u - kVectorLoads)];  // the same in pairs of rows
+shared dvec2 as2[kVectorLoads * kAStage + (1u - kVectorLoads)];  // ... in pairs of columns
 
 double acc[kOutputs];                  // p_c of the current chunk, [r·RN + n]
 // The tree's binary counter, [k·RM·RN + r·RN + n]; one unused double with the slots in memory.
 double slot[kTreeSlots * kOutputs * (1u - kTreeInMemory) + kTreeInMemory];
-uint slot_base;                        // slots in memory: scratch index of slot 0 of (b0+ty, j0+tx)
+uint slot_base;                        // slots in memory: scratch index of slot 0 of (b0, j0)
+uint tx_, ty_;                         // gl_LocalInvocationID.xy
 bool valid[kOutputs];                  // output (r, n) lies inside B × D
 double z_next[kZLoads];                // this invocation's share of the next slice
 double a_next[kALoads];
+// The same with vector loads (one unused element without: an array of 0 is not valid SPIR-V,
+// and with vector loads RM, RN are even, so both counts are at least 1).
+dvec2 z_next2[kZPairLoads + 1u - kVectorLoads];
+dvec2 a_next2[kAPairLoads + 1u - kVectorLoads];
+
+// Output (r, n) of invocation (tx, ty): row b0 + OutRow(ty, r), column j0 + OutCol(tx, n).
+// Scalar: strided by TY / TX. Vector loads: pairs of adjacent rows / columns (one dvec2 of the
+// stage each), the pairs strided by 2·TY / 2·TX.
+uint OutRow(uint ty, uint r) {
+  return kVectorLoads != 0u ? 2u * (ty + (r >> 1u) * kThreadsY) + (r & 1u) : ty + r * kThreadsY;
+}
+uint OutCol(uint tx, uint n) {
+  return kVectorLoads != 0u ? 2u * (tx + (n >> 1u) * kThreadsX) + (n & 1u) : tx + n * kThreadsX;
+}
 
 // Global loads of slice `t` into z_next / a_next (zeros outside B×D and D×D).
 void LoadSlice(uint t, uint l, uint b0, uint j0) {
@@ -113,6 +152,45 @@ void LoadSlice(uint t, uint l, uint b0, uint j0) {
   }
 }
 
+// Vector loads: slice `t` into z_next2 (rows 2p, 2p + 1 of the tile at one i) and a_next2
+// (columns 2q, 2q + 1 at one i); zeros outside B×D and D×D.
+void LoadSlice2(uint t, uint l, uint b0, uint j0) {
+  const uint dim = params.dim;
+  const uint k0 = t * kSliceK;
+  [[unroll]] for (uint s = 0u; s < kZPairLoads; ++s) {
+    const uint e = l + s * kThreads;  // consecutive e, consecutive i
+    const uint pair = e / kSliceK;
+    const uint i = k0 + (e - pair * kSliceK);
+    const uint b = b0 + 2u * pair;
+    const bool inside = e < kTileRows * kSliceK / 2u && i < dim;
+    z_next2[s] = dvec2((inside && b < params.rows) ? z[b * dim + i] : 0.0LF,
+                       (inside && b + 1u < params.rows) ? z[(b + 1u) * dim + i] : 0.0LF);
+  }
+  [[unroll]] for (uint s = 0u; s < kAPairLoads; ++s) {
+    const uint e = l + s * kThreads;  // consecutive e, consecutive column pairs
+    const uint kk = e / (kTileCols / 2u);
+    const uint i = k0 + kk;
+    const uint j = j0 + 2u * (e - kk * (kTileCols / 2u));
+    const bool inside = e < kSliceK * kTileCols / 2u && i < dim;
+    a_next2[s] = dvec2((inside && j < dim) ? a[i * dim + j] : 0.0LF,
+                       (inside && j + 1u < dim) ? a[i * dim + j + 1u] : 0.0LF);
+  }
+}
+
+void StoreSlice2(uint stage, uint l) {
+  [[unroll]] for (uint s = 0u; s < kZPairLoads; ++s) {
+    const uint e = l + s * kThreads;
+    if (e < kTileRows * kSliceK / 2u) {
+      const uint pair = e / kSliceK;
+      zs2[(stage * kZStage + (e - pair * kSliceK) * kZStride) / 2u + pair] = z_next2[s];
+    }
+  }
+  [[unroll]] for (uint s = 0u; s < kAPairLoads; ++s) {
+    const uint e = l + s * kThreads;
+    if (e < kSliceK * kTileCols / 2u) as2[stage * kAStage / 2u + e] = a_next2[s];
+  }
+}
+
 // z_next / a_next into shared stage `stage`.
 void StoreSlice(uint stage, uint l) {
   [[unroll]] for (uint s = 0u; s < kZLoads; ++s) {
@@ -130,11 +208,25 @@ void StoreSlice(uint stage, uint l) {
 
 // The products z[i]·A[i][j] of row kk of the staged slice: assigned (first = the chunk's first
 // product) or added to the accumulators.
+// Vector loads: zbase, abase index the dvec2 stages (pair ty of the rows, pair tx of the columns).
 void Products(uint zbase, uint abase, bool first) {
   double zv[kRowsPerThread];
   double av[kColsPerThread];
-  [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) zv[r] = zs[zbase + r * kThreadsY];
-  [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) av[n] = as[abase + n * kThreadsX];
+  if (kVectorLoads != 0u) {
+    [[unroll]] for (uint r = 0u; r < kRowsPerThread; r += 2u) {
+      const dvec2 v = zs2[zbase + (r >> 1u) * kThreadsY];
+      zv[r] = v.x;
+      zv[r + 1u] = v.y;
+    }
+    [[unroll]] for (uint n = 0u; n < kColsPerThread; n += 2u) {
+      const dvec2 v = as2[abase + (n >> 1u) * kThreadsX];
+      av[n] = v.x;
+      av[n + 1u] = v.y;
+    }
+  } else {
+    [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) zv[r] = zs[zbase + r * kThreadsY];
+    [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) av[n] = as[abase + n * kThreadsX];
+  }
   [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
     [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) {
       CONTRACT_PRODUCT(product, zv[r], av[n]);
@@ -149,18 +241,18 @@ void Products(uint zbase, uint abase, bool first) {
 
 // Rows kk ∈ [begin, count) of the slice in stage `stage`. `count` is TK except in the last slice.
 void AccumulateSlice(uint stage, uint tx, uint ty, uint begin, uint count) {
-  const uint zbase = stage * kZStage + ty;
-  const uint abase = stage * kAStage + tx;
+  const uint zbase = stage * kZStageE + ty;
+  const uint abase = stage * kAStageE + tx;
   if (count == kSliceK) {
     // A full slice: a constant trip count, unrolled, so the shared loads run ahead of the
     // (sequential, dependent) additions. `begin` is 0 or 1, uniform.
     if (begin == 0u) Products(zbase, abase, false);
     [[unroll]] for (uint kk = 1u; kk < kSliceK; ++kk) {
-      Products(zbase + kk * kZStride, abase + kk * kTileCols, false);
+      Products(zbase + kk * kZRowE, abase + kk * kARowE, false);
     }
   } else {
     for (uint kk = begin; kk < count; ++kk) {
-      Products(zbase + kk * kZStride, abase + kk * kTileCols, false);
+      Products(zbase + kk * kZRowE, abase + kk * kARowE, false);
     }
   }
 }
@@ -170,7 +262,7 @@ void AccumulateSlice(uint stage, uint tx, uint ty, uint begin, uint count) {
 // Scratch index of slot k of output e (slots in memory).
 uint SlotIndex(uint k, uint e) {
   const uint r = e / kColsPerThread, n = e - r * kColsPerThread;
-  return slot_base + k * params.rows * params.dim + r * kThreadsY * params.dim + n * kThreadsX;
+  return slot_base + k * params.rows * params.dim + OutRow(ty_, r) * params.dim + OutCol(tx_, n);
 }
 
 // slot k + acc into acc (the earlier block on the left).
@@ -257,13 +349,15 @@ void main() {
   const uint tx = gl_LocalInvocationID.x;
   const uint ty = gl_LocalInvocationID.y;
   const uint l = ty * kThreadsX + tx;
+  tx_ = tx;
+  ty_ = ty;
   const uint j0 = gl_WorkGroupID.x * kTileCols;
   const uint b0 = gl_WorkGroupID.y * kTileRows;
   if (params.phase != 0u) {  // uniform: a push constant; no barrier() on this path
     [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
-      const uint b = b0 + ty + r * kThreadsY;
+      const uint b = b0 + OutRow(ty, r);
       [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) {
-        const uint j = j0 + tx + n * kThreadsX;
+        const uint j = j0 + OutCol(tx, n);
         if (b < params.rows && j < dim) y[b * dim + j] = CombineBlocks(b, j);
       }
     }
@@ -281,30 +375,47 @@ void main() {
   const uint plane = params.rows * dim;
   [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
     const uint r = e / kColsPerThread, n = e - r * kColsPerThread;
-    valid[e] = b0 + ty + r * kThreadsY < params.rows && j0 + tx + n * kThreadsX < dim;
+    valid[e] = b0 + OutRow(ty, r) < params.rows && j0 + OutCol(tx, n) < dim;
   }
   slot_base = (params.blocks > 1u ? params.blocks * plane : 0u) +
-              block * kTreeSlots * plane + (b0 + ty) * dim + j0 + tx;
+              block * kTreeSlots * plane + b0 * dim + j0;
 
-  LoadSlice(t_begin, l, b0, j0);
-  StoreSlice(0u, l);
+  if (kVectorLoads != 0u) {
+    LoadSlice2(t_begin, l, b0, j0);
+    StoreSlice2(0u, l);
+  } else {
+    LoadSlice(t_begin, l, b0, j0);
+    StoreSlice(0u, l);
+  }
   memoryBarrierShared();
   barrier();
   for (uint t = t_begin; t < t_end; ++t) {
     const uint stage = (t - t_begin) & 1u;
     // Issue the next slice's global loads now; they complete while this slice is computed.
-    if (t + 1u < t_end) LoadSlice(t + 1u, l, b0, j0);
+    if (t + 1u < t_end) {
+      if (kVectorLoads != 0u) {
+        LoadSlice2(t + 1u, l, b0, j0);
+      } else {
+        LoadSlice(t + 1u, l, b0, j0);
+      }
+    }
     const uint count = min(kSliceK, dim - t * kSliceK);
     const uint c = t / slices_per_chunk;  // global chunk; c − c_begin within the block
     const bool chunk_start = t == c * slices_per_chunk;
-    if (chunk_start) Products(stage * kZStage + ty, stage * kAStage + tx, true);
+    if (chunk_start) Products(stage * kZStageE + ty, stage * kAStageE + tx, true);
     AccumulateSlice(stage, tx, ty, chunk_start ? 1u : 0u, count);
     if (t + 1u == t_end) {
       PushChunk(c - c_begin, true);
     } else if (t + 1u == (c + 1u) * slices_per_chunk) {
       PushChunk(c - c_begin, false);
     }
-    if (t + 1u < t_end) StoreSlice(stage ^ 1u, l);
+    if (t + 1u < t_end) {
+      if (kVectorLoads != 0u) {
+        StoreSlice2(stage ^ 1u, l);
+      } else {
+        StoreSlice(stage ^ 1u, l);
+      }
+    }
     memoryBarrierShared();
     barrier();
   }
@@ -313,9 +424,9 @@ void main() {
   // The finished y of the tile, or this block's sum for phase 1.
   const bool to_scratch = params.blocks > 1u;
   [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
-    const uint b = b0 + ty + r * kThreadsY;
+    const uint b = b0 + OutRow(ty, r);
     [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) {
-      const uint j = j0 + tx + n * kThreadsX;
+      const uint j = j0 + OutCol(tx, n);
       if (b < params.rows && j < dim) {
         if (to_scratch) {
           scratch[block * plane + b * dim + j] = acc[r * kColsPerThread + n];

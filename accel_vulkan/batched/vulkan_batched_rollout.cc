@@ -72,8 +72,12 @@ constexpr uint64_t kColumnSliceMinWorkgroup = 32;
 
 // Shared memory of the column-slice kernel for P rows per pass: P rows of m padded chunks, P·m·Wc
 // chunk partials and the flag.
-uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t cols) {
-  return pass_rows * chunks * (kColumnSlicePad + cols) * sizeof(double) + sizeof(uint32_t);
+uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t cols,
+                                bool a_in_shared) {
+  return (pass_rows * chunks * (kColumnSlicePad + cols) +
+          (a_in_shared ? cols * chunks * kColumnSlicePad : 1)) *
+             sizeof(double) +
+         sizeof(uint32_t);
 }
 
 }  // namespace
@@ -206,7 +210,12 @@ Status VulkanBatchedRollout::InitColumnSlice() {
   cs_groups_ = static_cast<uint32_t>(groups);
   cs_cols_ = static_cast<uint32_t>(cols);
   cs_slices_ = static_cast<uint32_t>(slices);
-  cs_resident_ = slices <= groups;
+  cs_resident_ = slices <= groups && !options_.column_slice_a_in_memory;
+  if (options_.column_slice_a_in_shared && !cs_resident_) {
+    return InvalidArgumentError(
+        "batched rollout (column slice): column_slice_a_in_shared needs one slice per workgroup "
+        "(" + std::to_string(slices) + " slices, " + std::to_string(groups) + " workgroups)");
+  }
   if (small_max_wg_ == 0) small_max_wg_ = static_cast<uint32_t>(max_wg);
   if (small_steps_per_dispatch_ == 0) {
     small_steps_per_dispatch_ = options_.small_batch_max_steps_per_dispatch;
@@ -234,7 +243,8 @@ StatusOr<VulkanBatchedRollout::ColumnSliceShape> VulkanBatchedRollout::ColumnSli
   auto max_pass = [&](uint64_t r) {
     const uint64_t loads = (64 * m + workgroup(r) - 1) / workgroup(r);
     uint64_t p = kColumnSliceMaxLoads / loads;
-    while (p > 0 && ColumnSliceSharedBytes(p, m, cs_cols_) > limits_.maxComputeSharedMemorySize) {
+    while (p > 0 && ColumnSliceSharedBytes(p, m, cs_cols_, options_.column_slice_a_in_shared) >
+                        limits_.maxComputeSharedMemorySize) {
       --p;
     }
     return p;
@@ -298,7 +308,12 @@ Status VulkanBatchedRollout::SelectColumnSlicePipeline(int64_t batch) {
                                      sizeof(BatchedPersistentPushConstants),
                                      {static_cast<uint32_t>(wg), shape.pass_rows,
                                       static_cast<uint32_t>(chunks_), cs_resident_ ? 1u : 0u,
-                                      shape.row_groups, shape.group_rows, cs_cols_, row_loads},
+                                      shape.row_groups, shape.group_rows, cs_cols_, row_loads,
+                                      options_.column_slice_a_in_shared ? 1u : 0u,
+                                      options_.column_slice_no_prefetch ? 0u : 1u,
+                                      options_.column_slice_a_in_shared
+                                          ? static_cast<uint32_t>(cs_cols_ * m * kColumnSlicePad)
+                                          : 1u},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   cs_now_ = shape;

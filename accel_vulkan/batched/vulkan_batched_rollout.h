@@ -128,6 +128,13 @@ struct VulkanBatchedRolloutOptions {
   uint32_t column_slice_row_groups = 0;
   uint32_t column_slice_group_rows = 0;
   uint32_t column_slice_pass_rows = 0;
+  // Experiments (docs/PERF.md, "Mid batches: the column-slice kernel"): A's slice in shared
+  // memory instead of registers (needs one slice per workgroup), A read from memory at each use,
+  // and each pass's rows staged straight from memory instead of prefetched into registers during
+  // the previous pass.
+  bool column_slice_a_in_shared = false;
+  bool column_slice_a_in_memory = false;
+  bool column_slice_no_prefetch = false;
   int64_t max_steps_per_submit = 1024;    // steps recorded into one command buffer (≥ 1)
   int64_t max_snapshots_per_submit = 64;  // staging slots: checkpoints per submission (≥ 1) ...
   uint64_t max_staging_bytes = 256ull << 20;  // ... fewer where B·D·8 per slot exceeds this

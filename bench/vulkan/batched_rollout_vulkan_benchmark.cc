@@ -13,7 +13,9 @@
 // _group_rows, _pass_rows, _rebuilders, _rebuild_unroll; 0 = automatic). Default: 0x0x0.
 // --column-configs: the column-slice kernel's rows run once per setting WcxRxGxP: columns per
 // slice, row groups, interleaved rows, rows per pass (column_slice_columns, _row_groups,
-// _group_rows, _pass_rows; 0 = automatic). Default: 0x0x0x0.
+// _group_rows, _pass_rows; 0 = automatic), optionally xF: bits 1 = no prefetch, 2 = A in shared
+// memory, 4 = A read from memory (column_slice_no_prefetch, _a_in_shared, _a_in_memory).
+// Default: 0x0x0x0.
 // --kernels: the batched kernel of each row (BatchedKernel: auto, tiled, small-batch), and
 // `single`: the single-trajectory VulkanRollout (its automatic kernel, persistent on a GPU) run B
 // times one after the other is not measured; its row gives the time of ONE trajectory's step at
@@ -71,7 +73,7 @@ struct Flags {
   std::vector<std::string> kernels = {"auto"};
   double warmup_seconds = 0;
   std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0}};  // C, R, G, P, Q, U
-  std::vector<std::vector<int64_t>> column_configs = {{0, 0, 0, 0}};  // Wc, R, G, P
+  std::vector<std::vector<int64_t>> column_configs = {{0, 0, 0, 0, 0}};  // Wc, R, G, P, F
 };
 
 constexpr const char* kUsage =
@@ -171,7 +173,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       std::string item;
       while (ok && std::getline(in, item, ',')) {
         std::vector<int64_t> v;
-        ok = ParseIntegers(item, 'x', 0, &v) && v.size() == 4;
+        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 4 && v.size() <= 5;
+        v.resize(5, 0);
         f->column_configs.push_back(v);
       }
       ok = ok && !f->column_configs.empty();
@@ -320,6 +323,9 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
            .column_slice_row_groups = static_cast<uint32_t>(columns[1]),
            .column_slice_group_rows = static_cast<uint32_t>(columns[2]),
            .column_slice_pass_rows = static_cast<uint32_t>(columns[3]),
+           .column_slice_a_in_shared = (columns[4] & 2) != 0,
+           .column_slice_a_in_memory = (columns[4] & 4) != 0,
+           .column_slice_no_prefetch = (columns[4] & 1) != 0,
            .max_steps_per_submit = f.steps,
            .max_snapshots_per_submit = 1});
   if (!r.ok()) {
@@ -354,7 +360,10 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
                              " R=" + std::to_string((*r)->column_slice_row_groups()) +
                              " rows=" + std::to_string((*r)->column_slice_group_rows()) +
                              " P=" + std::to_string((*r)->column_slice_pass_rows()) +
-                             ((*r)->column_slice_resident_a() ? " A in registers" : " A from L2")
+                             (columns[4] & 2          ? " A in shared"
+                              : (*r)->column_slice_resident_a() ? " A in registers"
+                                                                 : " A from L2") +
+                             (columns[4] & 1 ? " no prefetch" : "")
                        : "tiled " + row.tile.ToString();
     }
     if (rep == 0 && f.verify_rows > 0) row.verified = Verify(*got, z0, a, params, f.verify_rows);
@@ -411,7 +420,7 @@ int main(int argc, char** argv) {
         tiles.push_back(dashi::vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0));
       }
       const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0}};
-      const std::vector<std::vector<int64_t>> column_automatic = {{0, 0, 0, 0}};
+      const std::vector<std::vector<int64_t>> column_automatic = {{0, 0, 0, 0, 0}};
       for (const std::string& kernel_name : f.kernels)
       for (const BatchedTile& tile : tiles)
       for (const std::vector<int64_t>& small :

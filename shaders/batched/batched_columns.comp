@@ -50,6 +50,13 @@ layout(constant_id = 5) const uint kGroupRows = 1u;  // G: rows whose chains one
 layout(constant_id = 6) const uint kCols = 4u;       // Wc: columns per slice
 // Loads of one staged row per invocation: ceil(64·m / W); P·kRowLoads ≤ kMaxLoads (the host).
 layout(constant_id = 7) const uint kRowLoads = 1u;
+// Experiments (docs/PERF.md): kAShared = 1 keeps the slice's A in shared memory (staged once;
+// needs kResident) instead of registers; kPrefetch = 0 stages each pass's rows straight from
+// memory instead of through registers loaded during the previous pass's products;
+// kASharedDoubles: the size of that array (Wc·m·65, or 1 when unused).
+layout(constant_id = 8) const uint kAShared = 0u;
+layout(constant_id = 9) const uint kPrefetch = 1u;
+layout(constant_id = 10) const uint kASharedDoubles = 1u;
 const uint kMaxChunks = 32u;
 const uint kMaxGroupRows = 4u;
 const uint kMaxLoads = 32u;
@@ -69,6 +76,7 @@ layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]
 
 shared double zs[kPassRows * kChunks * kPad];      // the pass's rows, chunks padded
 shared double ps[kPassRows * kChunks * kCols];     // chunk partials [row][chunk][column]
+shared double as_[kASharedDoubles];            // kAShared: A[64c + k][Wc·s + jj] at (65c + k)·Wc + jj
 shared uint failed;  // 1: leave (uint, not bool: a shared bool is not portable)
 
 // The history slot of local step s (1..K).
@@ -121,13 +129,25 @@ void main() {
 
   // kResident: this invocation's 64 entries of A (column j, chunk c), loaded once.
   double ar[kChunk];
-  if (kResident != 0u && g < slices) {
+  if (kAShared != 0u && g < slices) {
+    for (uint q = l; q < kCols * kChunks * kChunk; q += wg) {
+      const uint ck = q / kCols;
+      const uint jq = q - ck * kCols;
+      const uint i = ck;  // 64c + k
+      const uint jo = g * kCols + jq;
+      as_[((ck >> 6u) * kPad + (ck & 63u)) * kCols + jq] =
+          (i < dim && jo < dim) ? a[i * dim + jo] : 0.0LF;
+    }
+  } else if (kResident != 0u && g < slices) {
     const uint jl = min(g * kCols + jj, dim - 1u);  // clamped loads; stores guarded
     [[unroll]] for (uint k = 0u; k < kChunk; ++k) {
       ar[k] = (k < n) ? a[(i0 + k) * dim + jl] : 0.0LF;
     }
   }
-#define A_ENTRY(k) (kResident != 0u ? ar[k] : a[(i0 + (k)) * dim + jl])
+#define A_ENTRY(k)                                              \
+  (kAShared != 0u    ? as_[(c * kPad + (k)) * kCols + jj]       \
+   : kResident != 0u ? ar[k]                                    \
+                     : a[(i0 + (k)) * dim + jl])
   if (l == 0u) failed = 0u;
 
   for (uint step = 0u; step < params.steps; ++step) {
@@ -144,7 +164,7 @@ void main() {
       [[unroll]] for (uint q = 0u; q < kMaxLoads; ++q) {
         const uint r = q / kRowLoads;
         const uint e = q - r * kRowLoads;
-        if (r < kPassRows) {
+        if (kPrefetch != 0u && r < kPassRows) {
           const uint i = l + e * wg;
           double v = 0.0LF;
           if (r < rows && i < dim) v = step == 0u ? z_in[r * dim + i] : states[in_base + r * dim + i];
@@ -154,19 +174,32 @@ void main() {
       for (uint p0 = 0u; p0 < rows; p0 += kPassRows) {
         const uint staged = min(kPassRows, rows - p0);
         barrier();  // every invocation is done with zs and ps of the previous pass
-        [[unroll]] for (uint q = 0u; q < kMaxLoads; ++q) {
-          const uint r = q / kRowLoads;
-          const uint e = q - r * kRowLoads;
-          const uint i = l + e * wg;
-          if (r < kPassRows && i < kChunks * kChunk) {
-            zs[r * kChunks * kPad + (i >> 6u) * kPad + (i & 63u)] = pre[q];
+        if (kPrefetch != 0u) {
+          [[unroll]] for (uint q = 0u; q < kMaxLoads; ++q) {
+            const uint r = q / kRowLoads;
+            const uint e = q - r * kRowLoads;
+            const uint i = l + e * wg;
+            if (r < kPassRows && i < kChunks * kChunk) {
+              zs[r * kChunks * kPad + (i >> 6u) * kPad + (i & 63u)] = pre[q];
+            }
+          }
+        } else {
+          for (uint q = l; q < kPassRows * kChunks * kChunk; q += wg) {
+            const uint r = q / (kChunks * kChunk);
+            const uint i = q - r * (kChunks * kChunk);
+            const uint b = p0 + r;
+            double v = 0.0LF;
+            if (b < rows && i < dim) {
+              v = step == 0u ? z_in[b * dim + i] : states[in_base + b * dim + i];
+            }
+            zs[r * kChunks * kPad + (i >> 6u) * kPad + (i & 63u)] = v;
           }
         }
         memoryBarrierShared();
         barrier();
         // The next pass's rows into registers, in flight during the products below.
         const uint p1 = p0 + kPassRows;
-        if (p1 < rows) {
+        if (kPrefetch != 0u && p1 < rows) {
           [[unroll]] for (uint q = 0u; q < kMaxLoads; ++q) {
             const uint r = q / kRowLoads;
             const uint e = q - r * kRowLoads;

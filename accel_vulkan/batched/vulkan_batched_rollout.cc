@@ -1,7 +1,6 @@
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
 #include <functional>
 #include <string>
@@ -314,8 +313,7 @@ Status VulkanBatchedRollout::SelectColumnSlicePipeline(int64_t batch) {
                                       options_.column_slice_no_prefetch ? 0u : 1u,
                                       options_.column_slice_a_in_shared
                                           ? static_cast<uint32_t>(cs_cols_ * m * kColumnSlicePad)
-                                          : 1u,
-                                      getenv("DASHI_CS_NC") != nullptr ? 1u : 0u},
+                                          : 1u},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   cs_now_ = shape;

@@ -68,10 +68,6 @@ layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   
 layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z_in[]; };    // B×D
 layout(std430, set = 0, binding = 2) writeonly buffer StatesOut { double z_out[]; }; // B×D
 layout(std430, set = 0, binding = 3) coherent buffer States { double states[]; };    // 2·B·D (+)
-// EXPERIMENT (reverted after one measurement): the same binding read without `coherent`.
-layout(std430, set = 0, binding = 3) readonly buffer StatesNc { double states_nc[]; };
-layout(constant_id = 11) const uint kNcReads = 0u;
-#define STATE_IN(idx) (kNcReads != 0u ? states_nc[idx] : states[idx])
 // volatile: the polls are plain loads that always go to memory.
 layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
 layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]; };  // H·B·D
@@ -171,7 +167,7 @@ void main() {
         if (kPrefetch != 0u && r < kPassRows) {
           const uint i = l + e * wg;
           double v = 0.0LF;
-          if (r < rows && i < dim) v = step == 0u ? z_in[r * dim + i] : STATE_IN(in_base + r * dim + i);
+          if (r < rows && i < dim) v = step == 0u ? z_in[r * dim + i] : states[in_base + r * dim + i];
           pre[q] = v;
         }
       }
@@ -194,7 +190,7 @@ void main() {
             const uint b = p0 + r;
             double v = 0.0LF;
             if (b < rows && i < dim) {
-              v = step == 0u ? z_in[b * dim + i] : STATE_IN(in_base + b * dim + i);
+              v = step == 0u ? z_in[b * dim + i] : states[in_base + b * dim + i];
             }
             zs[r * kChunks * kPad + (i >> 6u) * kPad + (i & 63u)] = v;
           }
@@ -212,7 +208,7 @@ void main() {
               const uint b = p1 + r;
               double v = 0.0LF;
               if (b < rows && i < dim) {
-                v = step == 0u ? z_in[b * dim + i] : STATE_IN(in_base + b * dim + i);
+                v = step == 0u ? z_in[b * dim + i] : states[in_base + b * dim + i];
               }
               pre[q] = v;
             }

@@ -61,10 +61,14 @@ constexpr uint32_t kSyncCounters = 1024;
 
 // The column-slice kernel (batched_columns.comp): invocations per row group Wc·m at most for the
 // automatic settings (each holds 64 doubles of A: 256 invocations use half an SM's registers),
-// the invocations the automatic row groups aim at, its doubles per staged chunk (64 + 1 of
-// padding) and its prefetch registers (kMaxLoads).
+// the invocations the automatic row groups aim at while a row group is smaller than
+// kColumnSliceOneRowGroupPairs (from there one row group of four interleaved rows: at D = 1024,
+// 128 invocations per row group, R = 2 took 47.4 µs a step at B = 16 against 25.9 with R = 1 on an
+// H200, docs/PERF.md), its doubles per staged chunk (64 + 1 of padding) and its prefetch
+// registers (kMaxLoads).
 constexpr uint64_t kColumnSliceAutoPairs = 256;
 constexpr uint64_t kColumnSliceAutoInvocations = 256;
+constexpr uint64_t kColumnSliceOneRowGroupPairs = 128;
 constexpr uint64_t kColumnSlicePad = 65;
 constexpr uint64_t kColumnSliceMaxLoads = 32;
 // The smallest workgroup (lavapipe: see kSmallBatchMinWorkgroup); extra invocations idle.
@@ -251,7 +255,9 @@ StatusOr<VulkanBatchedRollout::ColumnSliceShape> VulkanBatchedRollout::ColumnSli
   };
   uint64_t r = options_.column_slice_row_groups;
   if (r == 0) {
-    r = std::max<uint64_t>(1, kColumnSliceAutoInvocations / pairs);
+    r = pairs >= kColumnSliceOneRowGroupPairs
+            ? 1
+            : std::max<uint64_t>(1, kColumnSliceAutoInvocations / pairs);
     r = std::min(r, b);
     while (r > 1 && (workgroup(r) > max_wg || r > max_pass(r))) --r;
   }
@@ -510,10 +516,8 @@ StatusOr<BatchedKernel> VulkanBatchedRollout::KernelFor(int64_t batch) const {
     case BatchedKernel::kAuto:
       break;
   }
-  if (batch >= kColumnSliceAutoMinRows && batch <= kColumnSliceAutoMaxRows && cs_resident_ &&
-      ColumnSliceFits(batch).ok()) {
-    return BatchedKernel::kColumnSlice;
-  }
+  // kAuto never takes the column-slice kernel: it was slower than the small-batch or the tiled
+  // kernel at every measured (D, B) (docs/PERF.md, "Mid batches: the column-slice kernel").
   return batch <= kSmallBatchAutoMaxRows && small_resident_ && SmallBatchFits(batch).ok()
              ? BatchedKernel::kSmallBatch
              : BatchedKernel::kTiled;

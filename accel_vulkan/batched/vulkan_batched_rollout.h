@@ -76,7 +76,8 @@ namespace dashi::vk {
 
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
-  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers)
+  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers),
+                // else kTiled (never kColumnSlice: slower everywhere measured)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
   // Many steps per dispatch, each workgroup a slice of Wc columns over the full K (A in
@@ -121,9 +122,11 @@ struct VulkanBatchedRolloutOptions {
   // _max_steps_per_dispatch with kSmallBatch; the workgroups are min(G, slices)). Columns per
   // slice Wc: 0 = automatic, ceil(D / SM count) (one slice per SM; every workgroup then keeps
   // its A in registers), or 256 / m (at least 1) without an SM count. Row groups R (0 =
-  // automatic: 256 / (Wc·m), at most the rows per pass), rows interleaved per invocation G (1, 2
-  // or 4; 0 = automatic) and rows per pass P (a multiple of R·G... automatic: the most rows whose
-  // padded chunks fit shared memory, a multiple of R·G). The workgroup has Wc·m·R invocations.
+  // automatic: 256 / (Wc·m), 1 from Wc·m = 128; at most B and the rows per pass), rows
+  // interleaved per invocation G (1, 2 or 4; 0 = automatic: the most with R·G within the rows
+  // per pass and B) and rows per pass P (a multiple of G; 0 = automatic: the most rows, a
+  // multiple of R·G, whose padded chunks fit shared memory and whose loads fit 32 prefetch
+  // registers). The workgroup has Wc·m·R invocations (at least 32).
   uint32_t column_slice_columns = 0;
   uint32_t column_slice_row_groups = 0;
   uint32_t column_slice_group_rows = 0;
@@ -186,9 +189,7 @@ class VulkanBatchedRollout {
   // measured crossover with the tiled kernel on an H200, docs/PERF.md; beyond it, or with A read
   // per step, the tiled kernel was as fast or faster).
   static constexpr int64_t kSmallBatchAutoMaxRows = 16;
-  // The batches for which kAuto picks the column-slice kernel (A resident; docs/PERF.md).
-  static constexpr int64_t kColumnSliceAutoMinRows = 17;
-  static constexpr int64_t kColumnSliceAutoMaxRows = 64;
+
 
   // Uploads A (dim×dim, row-major) and builds the pipeline.
   // INVALID_ARGUMENT: dim < 1, a.size() ≠ dim², a NaN/±Inf in A (naming the entry), bad options.

@@ -11,7 +11,8 @@
 //   r->last_timings().gflops;        // device timestamps
 //
 // Device work. A (D×D) and the states Z (B×D, row-major, ping-ponged between two buffers) stay in
-// device-local memory. Two kernels, both bit-exact per row (options.kernel, chosen per Run()):
+// device-local memory. Three kernels, all bit-exact per row (options.kernel, chosen per Run();
+// kAuto chooses between the first two):
 //  - kTiled: each step is ONE dispatch of shaders/batched/batched_rollout.comp, a tiled GEMM whose
 //    workgroups own (rows × cols) tiles of the output (BatchedTile), followed by one buffer
 //    barrier (with K blocks, tile.split > 1: a dispatch of block sums, a barrier, a dispatch
@@ -30,6 +31,13 @@
 //    132-SM GPU) and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
 //    (kSmallBatch) it runs any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident workgroups into
 //    UNAVAILABLE instead of a hang.
+//  - kColumnSlice (forced only: slower than the two above wherever measured, docs/PERF.md):
+//    shaders/batched/batched_columns.comp, ONE dispatch of many steps as kSmallBatch (same
+//    buffers, push constants, history ring and bounded spin), but no K split across workgroups:
+//    workgroup g owns Wc columns over the full K, keeps its A in registers, reads the whole
+//    state from memory each step, folds its chunk partials in shared memory and writes its
+//    columns of the next state (double-buffered in the partials buffer); one device-wide
+//    barrier a step.
 // Only checkpoint states (and the final one) are copied, inside the same submission, into a
 // host-visible staging ring; the device never waits for the host between checkpoints.
 //

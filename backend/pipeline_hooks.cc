@@ -55,6 +55,13 @@ Status CreateRollout(VulkanSession& session, DeviceObjects& objects, int64_t dim
                 std::to_string(r.small_batch_workgroup()) +
                 (r.small_batch_resident_a() ? ", A in registers" : ", A read per step") +
                 ", observed states copied in bulk from a device-side ring)"
+      : kernel == vk::BatchedKernel::kColumnSlice
+          ? "batched (VulkanBatchedRollout, column-slice persistent kernel: " +
+                std::to_string(r.column_slice_groups()) + " workgroups, " +
+                std::to_string(r.column_slice_slices()) + " slices of " +
+                std::to_string(r.column_slice_columns()) + " columns" +
+                (r.column_slice_resident_a() ? ", A in registers" : ", A read per step") +
+                ", observed states copied in bulk from a device-side ring)"
           : "batched (VulkanBatchedRollout, tile " + r.tile().ToString() +
                 ", observed states copied in bulk inside the submissions)";
   return OkStatus();

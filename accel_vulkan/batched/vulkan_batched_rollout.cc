@@ -9,6 +9,7 @@
 #include "accel_vulkan/guard_words.h"
 #include "accel_vulkan/rollout/rollout_driver.h"
 #include "core_ref/rollout/vecmat.h"
+#include "shaders/batched/batched_columns.h"
 #include "shaders/batched/batched_persistent.h"
 #include "shaders/batched/batched_persistent_params.h"
 #include "shaders/batched/batched_rollout.h"
@@ -58,6 +59,31 @@ constexpr int64_t kSmallBatchStepsPerDispatch = 4096;
 // Arrival counters: one per dispatch until the host zeroes them again.
 constexpr uint32_t kSyncCounters = 1024;
 
+// The column-slice kernel (batched_columns.comp): the invocations per row group Wc·m of the
+// automatic Wc without an SM count (each holds 64 doubles of A: 256 invocations use half an SM's
+// registers), the invocations the automatic row groups aim at while a row group is smaller than
+// kColumnSliceOneRowGroupPairs (from there one row group of four interleaved rows: at D = 1024,
+// 128 invocations per row group, R = 2 took 47.4 µs a step at B = 16 against 25.9 with R = 1 on an
+// H200, docs/PERF.md), its doubles per staged chunk (64 + 1 of padding) and its prefetch
+// registers (kMaxLoads).
+constexpr uint64_t kColumnSliceAutoPairs = 256;
+constexpr uint64_t kColumnSliceAutoInvocations = 256;
+constexpr uint64_t kColumnSliceOneRowGroupPairs = 128;
+constexpr uint64_t kColumnSlicePad = 65;
+constexpr uint64_t kColumnSliceMaxLoads = 32;
+// The smallest workgroup (lavapipe: see kSmallBatchMinWorkgroup); extra invocations idle.
+constexpr uint64_t kColumnSliceMinWorkgroup = 32;
+
+// Shared memory of the column-slice kernel for P rows per pass: P rows of m padded chunks, P·m·Wc
+// chunk partials and the flag.
+uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t cols,
+                                bool a_in_shared) {
+  return (pass_rows * chunks * (kColumnSlicePad + cols) +
+          (a_in_shared ? cols * chunks * kColumnSlicePad : 1)) *
+             sizeof(double) +
+         sizeof(uint32_t);
+}
+
 }  // namespace
 
 const char* BatchedKernelName(BatchedKernel kernel) {
@@ -65,6 +91,7 @@ const char* BatchedKernelName(BatchedKernel kernel) {
     case BatchedKernel::kAuto: return "auto";
     case BatchedKernel::kTiled: return "tiled";
     case BatchedKernel::kSmallBatch: return "small-batch";
+    case BatchedKernel::kColumnSlice: return "column-slice";
   }
   return "?";
 }
@@ -107,13 +134,193 @@ Status VulkanBatchedRollout::Init(std::span<const double> a) {
                                             kMaxBindingSets}));
   DASHI_ASSIGN_OR_RETURN(batch_cmd_, CommandBatch::Create(ctx_, 4));
   sm_info_ = QuerySmInfo(ctx_);
-  return InitSmallBatch();
+  DASHI_RETURN_IF_ERROR(InitSmallBatch());
+  return InitColumnSlice();
+}
+
+Status VulkanBatchedRollout::EnsureSync() {
+  if (sync_.has_value()) return OkStatus();
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer sync,
+                         DeviceBuffer::Create(ctx_, (1 + kSyncCounters) * sizeof(uint32_t)));
+  DASHI_RETURN_IF_ERROR(sync.Fill(ctx_, 0));
+  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer sync_host,
+                         HostVisibleBuffer::Create(ctx_, sizeof(uint32_t)));
+  sync_.emplace(std::move(sync));
+  sync_host_.emplace(std::move(sync_host));
+  return OkStatus();
+}
+
+Status VulkanBatchedRollout::InitColumnSlice() {
+  const VkPhysicalDeviceLimits& lim = limits_;
+  if (options_.kernel != BatchedKernel::kColumnSlice) {
+    // kAuto never picks it (docs/PERF.md): resolved only when requested.
+    cs_unavailable_ = std::string("the ") + BatchedKernelName(options_.kernel) +
+                      " kernel was requested (the column-slice kernel runs only when forced)";
+    return OkStatus();
+  }
+  if (chunks_ > kSmallBatchMaxChunks) {
+    cs_unavailable_ = "D = " + std::to_string(dim_) + " has " + std::to_string(chunks_) +
+                      " chunks of 64 rows; the column-slice kernel folds at most " +
+                      std::to_string(kSmallBatchMaxChunks) + " (D <= 2048)";
+    return OkStatus();
+  }
+  if (options_.small_batch_spin_limit == 0 || options_.small_batch_max_steps_per_dispatch < 0) {
+    return InvalidArgumentError(
+        "batched rollout (column slice): small_batch_spin_limit must be >= 1 and "
+        "small_batch_max_steps_per_dispatch >= 0 (0 = automatic)");
+  }
+  const uint64_t m = static_cast<uint64_t>(chunks_);
+  const uint64_t d = static_cast<uint64_t>(dim_);
+  const uint64_t max_wg =
+      std::min(lim.maxComputeWorkGroupSize[0], lim.maxComputeWorkGroupInvocations);
+  uint64_t groups = options_.small_batch_groups;
+  if (groups == 0) groups = sm_info_.has_value() ? sm_info_->sm_count : 1;
+  uint64_t cols = options_.column_slice_columns;
+  if (cols == 0) {
+    cols = sm_info_.has_value() ? CeilDiv(dim_, sm_info_->sm_count)
+                                : std::max<uint64_t>(1, kColumnSliceAutoPairs / m);
+    cols = std::min(cols, d);
+  }
+  if (cols < 1 || cols > d || cols * m > max_wg) {
+    return InvalidArgumentError("batched rollout (column slice): " + std::to_string(cols) +
+                                " columns per slice x " + std::to_string(m) +
+                                " chunks is not within [1, D] columns and " +
+                                std::to_string(max_wg) + " invocations");
+  }
+  const uint32_t group_rows = options_.column_slice_group_rows;
+  if (group_rows != 0 && group_rows != 1 && group_rows != 2 && group_rows != 4) {
+    return InvalidArgumentError("batched rollout (column slice): column_slice_group_rows " +
+                                std::to_string(group_rows) + " is not 0, 1, 2 or 4");
+  }
+  const uint64_t slices = CeilDiv(dim_, static_cast<int64_t>(cols));
+  groups = std::min<uint64_t>(groups, slices);
+  DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
+      ctx_, "batched rollout (column slice)", groups, sm_info_.has_value(),
+      options_.small_batch_allow_unverified_groups,
+      "Use small_batch_groups = 1 or the tiled kernel"));
+  cs_groups_ = static_cast<uint32_t>(groups);
+  cs_cols_ = static_cast<uint32_t>(cols);
+  cs_slices_ = static_cast<uint32_t>(slices);
+  cs_resident_ = slices <= groups && !options_.column_slice_a_in_memory;
+  if (options_.column_slice_a_in_shared && !cs_resident_) {
+    return InvalidArgumentError(
+        "batched rollout (column slice): column_slice_a_in_shared needs one slice per workgroup "
+        "(" + std::to_string(slices) + " slices, " + std::to_string(groups) + " workgroups)");
+  }
+  if (small_max_wg_ == 0) small_max_wg_ = static_cast<uint32_t>(max_wg);
+  if (small_steps_per_dispatch_ == 0) {
+    small_steps_per_dispatch_ = options_.small_batch_max_steps_per_dispatch;
+  }
+  DASHI_ASSIGN_OR_RETURN(cs_now_, ColumnSliceShapeFor(1));
+  return EnsureSync();
+}
+
+StatusOr<VulkanBatchedRollout::ColumnSliceShape> VulkanBatchedRollout::ColumnSliceShapeFor(
+    int64_t batch) const {
+  const uint64_t b = static_cast<uint64_t>(std::max<int64_t>(batch, 1));
+  const uint64_t m = static_cast<uint64_t>(chunks_);
+  const uint64_t pairs = static_cast<uint64_t>(cs_cols_) * m;
+  const uint64_t max_wg = small_max_wg_;
+  auto workgroup = [&](uint64_t r) { return std::max(pairs * r, kColumnSliceMinWorkgroup); };
+  // The most rows per pass for R row groups: shared memory and the prefetch registers.
+  auto max_pass = [&](uint64_t r) {
+    const uint64_t loads = (64 * m + workgroup(r) - 1) / workgroup(r);
+    uint64_t p = kColumnSliceMaxLoads / loads;
+    while (p > 0 && ColumnSliceSharedBytes(p, m, cs_cols_, options_.column_slice_a_in_shared) >
+                        limits_.maxComputeSharedMemorySize) {
+      --p;
+    }
+    return p;
+  };
+  uint64_t r = options_.column_slice_row_groups;
+  if (r == 0) {
+    r = pairs >= kColumnSliceOneRowGroupPairs
+            ? 1
+            : std::max<uint64_t>(1, kColumnSliceAutoInvocations / pairs);
+    r = std::min(r, b);
+    while (r > 1 && (workgroup(r) > max_wg || r > max_pass(r))) --r;
+  }
+  const uint64_t pmax = max_pass(r);
+  if (workgroup(r) > max_wg || pmax == 0) {
+    return InvalidArgumentError(
+        "batched rollout (column slice): " + std::to_string(r) + " row groups of " +
+        std::to_string(pairs) + " invocations exceed the workgroup limit " +
+        std::to_string(max_wg) + ", or one row of " + std::to_string(m) +
+        " padded chunks does not fit maxComputeSharedMemorySize = " +
+        std::to_string(limits_.maxComputeSharedMemorySize));
+  }
+  uint64_t g = options_.column_slice_group_rows;
+  if (g == 0) {
+    g = 4;
+    while (g > 1 && (r * g > pmax || g > (b + r - 1) / r)) g /= 2;
+  }
+  uint64_t p = options_.column_slice_pass_rows;
+  if (p == 0) {
+    const uint64_t unit = r * g;
+    p = unit <= pmax ? pmax / unit * unit : pmax / g * g;
+    p = std::min(p, (b + unit - 1) / unit * unit);
+    p = std::max(p, g);
+  }
+  if (p == 0 || p % g != 0 || p > pmax) {
+    return InvalidArgumentError("batched rollout (column slice): " + std::to_string(p) +
+                                " rows per pass is not a multiple of " + std::to_string(g) +
+                                " interleaved rows within " + std::to_string(pmax) +
+                                " (shared memory and prefetch registers)");
+  }
+  ColumnSliceShape shape;
+  shape.row_groups = static_cast<uint32_t>(r);
+  shape.group_rows = static_cast<uint32_t>(g);
+  shape.pass_rows = static_cast<uint32_t>(p);
+  return shape;
+}
+
+Status VulkanBatchedRollout::SelectColumnSlicePipeline(int64_t batch) {
+  DASHI_ASSIGN_OR_RETURN(const ColumnSliceShape shape, ColumnSliceShapeFor(batch));
+  for (const auto& [s, pipe] : cs_pipes_) {
+    if (s == shape) {
+      small_pipe_ = pipe.get();
+      cs_now_ = shape;
+      return OkStatus();
+    }
+  }
+  const uint64_t m = static_cast<uint64_t>(chunks_);
+  const uint64_t wg = std::max<uint64_t>(cs_cols_ * m * shape.row_groups,
+                                         kColumnSliceMinWorkgroup);
+  const uint32_t row_loads = static_cast<uint32_t>((64 * m + wg - 1) / wg);
+  DASHI_ASSIGN_OR_RETURN(
+      std::unique_ptr<ComputePipeline> pipe,
+      ComputePipeline::Create(ctx_, {spirv::kBatchedColumnsVariants[variant_], 6,
+                                     sizeof(BatchedPersistentPushConstants),
+                                     {static_cast<uint32_t>(wg), shape.pass_rows,
+                                      static_cast<uint32_t>(chunks_), cs_resident_ ? 1u : 0u,
+                                      shape.row_groups, shape.group_rows, cs_cols_, row_loads,
+                                      options_.column_slice_a_in_shared ? 1u : 0u,
+                                      options_.column_slice_no_prefetch ? 0u : 1u,
+                                      options_.column_slice_a_in_shared
+                                          ? static_cast<uint32_t>(cs_cols_ * m * kColumnSlicePad)
+                                          : 1u},
+                                     kMaxBindingSets}));
+  small_pipe_ = pipe.get();
+  cs_now_ = shape;
+  cs_pipes_.emplace_back(shape, std::move(pipe));
+  return OkStatus();
+}
+
+Status VulkanBatchedRollout::ColumnSliceFits(int64_t batch) const {
+  if (!cs_unavailable_.empty() || cs_cols_ == 0) {
+    return UnimplementedError("batched rollout (column slice): " +
+                              (cs_unavailable_.empty() ? std::string("not built")
+                                                       : cs_unavailable_));
+  }
+  DASHI_RETURN_IF_ERROR(PersistentBuffersFit(batch));
+  return ColumnSliceShapeFor(batch).status();
 }
 
 Status VulkanBatchedRollout::InitSmallBatch() {
   const VkPhysicalDeviceLimits& lim = limits_;
-  if (options_.kernel == BatchedKernel::kTiled) {
-    small_unavailable_ = "the tiled kernel was requested";
+  if (options_.kernel == BatchedKernel::kTiled || options_.kernel == BatchedKernel::kColumnSlice) {
+    small_unavailable_ = std::string("the ") + BatchedKernelName(options_.kernel) +
+                         " kernel was requested";
     return OkStatus();
   }
   if (chunks_ > kSmallBatchMaxChunks) {
@@ -185,13 +392,7 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   small_resident_ = m * tiles <= groups;
   small_steps_per_dispatch_ = options_.small_batch_max_steps_per_dispatch;
   small_now_ = SmallBatchShapeFor(1);
-  DASHI_ASSIGN_OR_RETURN(DeviceBuffer sync,
-                         DeviceBuffer::Create(ctx_, (1 + kSyncCounters) * sizeof(uint32_t)));
-  DASHI_RETURN_IF_ERROR(sync.Fill(ctx_, 0));
-  sync_.emplace(std::move(sync));
-  DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer sync_host,
-                         HostVisibleBuffer::Create(ctx_, sizeof(uint32_t)));
-  sync_host_.emplace(std::move(sync_host));
+  DASHI_RETURN_IF_ERROR(EnsureSync());
   small_ready_ = true;
   return OkStatus();
 }
@@ -263,12 +464,16 @@ Status VulkanBatchedRollout::SmallBatchFits(int64_t batch) const {
                               (small_unavailable_.empty() ? std::string("not built")
                                                           : small_unavailable_));
   }
+  return PersistentBuffersFit(batch);
+}
+
+Status VulkanBatchedRollout::PersistentBuffersFit(int64_t batch) const {
   // The partials (2·B·m·D doubles) in one storage buffer, with 32-bit indices in the shader.
   const uint64_t doubles = 2ull * static_cast<uint64_t>(batch) *
                            static_cast<uint64_t>(chunks_) * static_cast<uint64_t>(dim_);
   const uint64_t bytes = doubles * sizeof(double) + kGuardBytes;
   if (doubles >= (1ull << 32) || bytes > limits_.maxStorageBufferRange) {
-    return UnimplementedError("batched rollout (small batch): B = " + std::to_string(batch) +
+    return UnimplementedError("batched rollout (persistent kernels): B = " + std::to_string(batch) +
                               " needs " + std::to_string(bytes) +
                               " bytes of chunk partials in one storage buffer; the device "
                               "allows maxStorageBufferRange = " +
@@ -284,9 +489,14 @@ StatusOr<BatchedKernel> VulkanBatchedRollout::KernelFor(int64_t batch) const {
     case BatchedKernel::kSmallBatch:
       DASHI_RETURN_IF_ERROR(SmallBatchFits(batch));
       return BatchedKernel::kSmallBatch;
+    case BatchedKernel::kColumnSlice:
+      DASHI_RETURN_IF_ERROR(ColumnSliceFits(batch));
+      return BatchedKernel::kColumnSlice;
     case BatchedKernel::kAuto:
       break;
   }
+  // kAuto never takes the column-slice kernel: it was slower than the small-batch or the tiled
+  // kernel at every measured (D, B) (docs/PERF.md, "Mid batches: the column-slice kernel").
   return batch <= kSmallBatchAutoMaxRows && small_resident_ && SmallBatchFits(batch).ok()
              ? BatchedKernel::kSmallBatch
              : BatchedKernel::kTiled;
@@ -356,15 +566,20 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
     guards_batch_ = batch;
   }
+  const bool persistent =
+      kernel_ == BatchedKernel::kSmallBatch || kernel_ == BatchedKernel::kColumnSlice;
   if (kernel_ == BatchedKernel::kSmallBatch) {
     DASHI_RETURN_IF_ERROR(SelectSmallBatchPipeline(batch));
   }
-  if (kernel_ == BatchedKernel::kSmallBatch &&
+  if (kernel_ == BatchedKernel::kColumnSlice) {
+    DASHI_RETURN_IF_ERROR(SelectColumnSlicePipeline(batch));
+  }
+  if (persistent &&
       (regrown || !small_partials_.has_value() || batch > small_capacity_ ||
        slots_ > history_slots_)) {
     // Sized for the state buffers' capacity, so they regrow (and spend descriptor sets) with them.
     const int64_t rows = std::max(capacity_, batch);
-    const int64_t partial_rows = SmallBatchFits(rows).ok() ? rows : batch;
+    const int64_t partial_rows = PersistentBuffersFit(rows).ok() ? rows : batch;
     small_capacity_ = 0;
     small_partials_.reset();
     history_.reset();
@@ -401,7 +616,7 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
   if (static_cast<int64_t>(snapshot_steps.size()) > slots_) {
     return InternalError("batched rollout: more snapshots than staging slots");
   }
-  if (kernel_ == BatchedKernel::kSmallBatch) {
+  if (kernel_ == BatchedKernel::kSmallBatch || kernel_ == BatchedKernel::kColumnSlice) {
     return AdvanceSmallBatch(first_step, last_step, snapshot_steps, parity);
   }
   // K blocks: the products of each block (workgroups along z), then the combine of the blocks.
@@ -453,6 +668,11 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
     per_dispatch = sm_info_.has_value() ? kSmallBatchStepsPerDispatch : 1;
   }
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
+  // The column-slice kernel takes the same push constants (tiles = its slices) and bindings
+  // (the partials buffer holds its two states).
+  const bool columns = kernel_ == BatchedKernel::kColumnSlice;
+  const uint32_t groups = columns ? cs_groups_ : small_groups_;
+  const uint32_t tiles = columns ? cs_slices_ : small_tiles_;
   CommandBatch& cmd = *batch_cmd_;
   DASHI_RETURN_IF_ERROR(cmd.Begin());
   cmd.Timestamp("start");
@@ -477,13 +697,13 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
         static_cast<uint32_t>(chunks_),
         static_cast<uint32_t>(batch_),
         static_cast<uint32_t>(end - step),
-        small_tiles_,
+        tiles,
         sync_slot++,
         options_.small_batch_spin_limit,
         observed ? static_cast<uint32_t>(snapshot_steps[next] - step) : 0u,
         static_cast<uint32_t>((step + 1) % history),
         static_cast<uint32_t>(history)};
-    cmd.Dispatch(*small_pipe_, small_sets_[p], &push, sizeof(push), small_groups_);
+    cmd.Dispatch(*small_pipe_, small_sets_[p], &push, sizeof(push), groups);
     ++dispatches_;
     cmd.Barrier();  // orders the next dispatch and the copies after this one
     p = 1 - p;
@@ -521,7 +741,8 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
   }
   if (sync_host_->as<const uint32_t>()[0] != 0) {
     return UnavailableError(
-        "batched rollout (small batch): the " + std::to_string(small_groups_) +
+        std::string("batched rollout (") + (columns ? "column slice" : "small batch") +
+        "): the " + std::to_string(groups) +
         " workgroups were not all resident at once on device '" + ctx_.info().name +
         "' (a device-wide barrier timed out after " +
         std::to_string(options_.small_batch_spin_limit) +

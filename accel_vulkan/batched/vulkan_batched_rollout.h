@@ -11,7 +11,8 @@
 //   r->last_timings().gflops;        // device timestamps
 //
 // Device work. A (D×D) and the states Z (B×D, row-major, ping-ponged between two buffers) stay in
-// device-local memory. Two kernels, both bit-exact per row (options.kernel, chosen per Run()):
+// device-local memory. Three kernels, all bit-exact per row (options.kernel, chosen per Run();
+// kAuto chooses between the first two):
 //  - kTiled: each step is ONE dispatch of shaders/batched/batched_rollout.comp, a tiled GEMM whose
 //    workgroups own (rows × cols) tiles of the output (BatchedTile), followed by one buffer
 //    barrier (with K blocks, tile.split > 1: a dispatch of block sums, a barrier, a dispatch
@@ -30,6 +31,13 @@
 //    132-SM GPU) and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
 //    (kSmallBatch) it runs any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident workgroups into
 //    UNAVAILABLE instead of a hang.
+//  - kColumnSlice (forced only: slower than the two above wherever measured, docs/PERF.md):
+//    shaders/batched/batched_columns.comp, ONE dispatch of many steps as kSmallBatch (same
+//    buffers, push constants, history ring and bounded spin), but no K split across workgroups:
+//    workgroup g owns Wc columns over the full K, keeps its A in registers, reads the whole
+//    state from memory each step, folds its chunk partials in shared memory and writes its
+//    columns of the next state (double-buffered in the partials buffer); one device-wide
+//    barrier a step.
 // Only checkpoint states (and the final one) are copied, inside the same submission, into a
 // host-visible staging ring; the device never waits for the host between checkpoints.
 //
@@ -76,11 +84,15 @@ namespace dashi::vk {
 
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
-  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers)
+  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers),
+                // else kTiled (never kColumnSlice: slower everywhere measured)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
+  // Many steps per dispatch, each workgroup a slice of Wc columns over the full K (A in
+  // registers), the whole state read by every workgroup per step: batched_columns.comp.
+  kColumnSlice,
 };
-// "auto", "tiled", "small-batch".
+// "auto", "tiled", "small-batch", "column-slice".
 const char* BatchedKernelName(BatchedKernel kernel);
 
 struct VulkanBatchedRolloutOptions {
@@ -114,6 +126,26 @@ struct VulkanBatchedRolloutOptions {
   // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else 1
   // (lavapipe computed wrong states with several: accel_vulkan/batched/vulkan_batched_rollout.cc).
   int64_t small_batch_max_steps_per_dispatch = 0;
+  // kColumnSlice only (it shares small_batch_groups, _allow_unverified_groups, _spin_limit and
+  // _max_steps_per_dispatch with kSmallBatch; the workgroups are min(G, slices)). Columns per
+  // slice Wc: 0 = automatic, ceil(D / SM count) (one slice per SM; every workgroup then keeps
+  // its A in registers), or 256 / m (at least 1) without an SM count. Row groups R (0 =
+  // automatic: 256 / (Wc·m), 1 from Wc·m = 128; at most B and the rows per pass), rows
+  // interleaved per invocation G (1, 2 or 4; 0 = automatic: the most with R·G within the rows
+  // per pass and B) and rows per pass P (a multiple of G; 0 = automatic: the most rows, a
+  // multiple of R·G, whose padded chunks fit shared memory and whose loads fit 32 prefetch
+  // registers). The workgroup has Wc·m·R invocations (at least 32).
+  uint32_t column_slice_columns = 0;
+  uint32_t column_slice_row_groups = 0;
+  uint32_t column_slice_group_rows = 0;
+  uint32_t column_slice_pass_rows = 0;
+  // Experiments (docs/PERF.md, "Mid batches: the column-slice kernel"): A's slice in shared
+  // memory instead of registers (needs one slice per workgroup), A read from memory at each use,
+  // and each pass's rows staged straight from memory instead of prefetched into registers during
+  // the previous pass.
+  bool column_slice_a_in_shared = false;
+  bool column_slice_a_in_memory = false;
+  bool column_slice_no_prefetch = false;
   int64_t max_steps_per_submit = 1024;    // steps recorded into one command buffer (≥ 1)
   int64_t max_snapshots_per_submit = 64;  // staging slots: checkpoints per submission (≥ 1) ...
   uint64_t max_staging_bytes = 256ull << 20;  // ... fewer where B·D·8 per slot exceeds this
@@ -166,6 +198,7 @@ class VulkanBatchedRollout {
   // per step, the tiled kernel was as fast or faster).
   static constexpr int64_t kSmallBatchAutoMaxRows = 16;
 
+
   // Uploads A (dim×dim, row-major) and builds the pipeline.
   // INVALID_ARGUMENT: dim < 1, a.size() ≠ dim², a NaN/±Inf in A (naming the entry), bad options.
   // UNIMPLEMENTED: dim > kMaxDim or beyond a device limit (named), no shaderFloat64, Vulkan < 1.2.
@@ -214,6 +247,15 @@ class VulkanBatchedRollout {
   uint32_t small_batch_rebuilders() const { return small_now_.rebuilders; }
   uint32_t small_batch_rebuild_unroll() const { return small_now_.rebuild_unroll; }
   bool small_batch_resident_a() const { return small_resident_; }
+  // kColumnSlice's resolved settings (0 when it cannot run here); R, G and P those of the last
+  // Prepare() / Run() with it (before any: B = 1's).
+  uint32_t column_slice_groups() const { return cs_groups_; }
+  uint32_t column_slice_columns() const { return cs_cols_; }
+  uint32_t column_slice_slices() const { return cs_slices_; }
+  uint32_t column_slice_row_groups() const { return cs_now_.row_groups; }
+  uint32_t column_slice_group_rows() const { return cs_now_.group_rows; }
+  uint32_t column_slice_pass_rows() const { return cs_now_.pass_rows; }
+  bool column_slice_resident_a() const { return cs_resident_; }
   const BatchedRolloutTimings& last_timings() const { return timings_; }
   const Float64Controls& device_float_controls() const { return float_controls_; }
   uint32_t shader_variant() const { return variant_; }
@@ -257,6 +299,22 @@ class VulkanBatchedRollout {
   Status SelectSmallBatchPipeline(int64_t batch);
   // Why the small-batch kernel cannot run `batch` rows here (OK when it can).
   Status SmallBatchFits(int64_t batch) const;
+  // The persistent kernels' partials (or column-slice states) and history for `batch` rows fit.
+  Status PersistentBuffersFit(int64_t batch) const;
+  // The column-slice kernel: settings that do not depend on B, its per-B shape and pipeline, and
+  // why it cannot run `batch` rows (OK when it can).
+  Status InitColumnSlice();
+  struct ColumnSliceShape {
+    uint32_t row_groups = 1;
+    uint32_t group_rows = 1;
+    uint32_t pass_rows = 1;
+    bool operator==(const ColumnSliceShape&) const = default;
+  };
+  StatusOr<ColumnSliceShape> ColumnSliceShapeFor(int64_t batch) const;
+  Status SelectColumnSlicePipeline(int64_t batch);
+  Status ColumnSliceFits(int64_t batch) const;
+  // Creates the sync words shared by both persistent kernels (once).
+  Status EnsureSync();
   std::span<const double> StagingSlot(size_t slot) const;
   // Replays from the finite states at `from_step` to `bad_step` (whose states were not all
   // finite) one step at a time; returns the first trajectory's core_ref OUT_OF_RANGE error.
@@ -316,6 +374,14 @@ class VulkanBatchedRollout {
   int64_t guards_batch_ = 0;  // B whose guard words the state buffers hold (0: none written)
   mutable std::optional<HostVisibleBuffer> guard_host_;  // CheckGuardWords' readback
   std::string small_unavailable_;  // why kSmallBatch cannot run at all here ("" when it can)
+  // kColumnSlice: pipelines by shape, the current one's shape, and the per-D settings.
+  std::vector<std::pair<ColumnSliceShape, std::unique_ptr<ComputePipeline>>> cs_pipes_;
+  ColumnSliceShape cs_now_;
+  uint32_t cs_groups_ = 0;
+  uint32_t cs_cols_ = 0;
+  uint32_t cs_slices_ = 0;
+  bool cs_resident_ = false;
+  std::string cs_unavailable_;  // why kColumnSlice cannot run at all here ("" when it can)
   int64_t dispatches_ = 0;
 };
 

@@ -4,8 +4,9 @@
 //   bazel run -c opt //bench/vulkan:batched_rollout_vulkan_benchmark --
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
 //       [--warmup 2] [--warmup-seconds 0] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3]
-//       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,single]
-//       [--small-configs CxRxG[xP[xQxU]],...] [--pipeline-stats] [--pipeline-ir FILE]
+//       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]
+//       [--small-configs CxRxG[xP[xQxU]],...] [--column-configs WcxRxGxP,...]
+//       [--pipeline-stats] [--pipeline-ir FILE]
 //
 // --pipeline-stats: the driver's statistics of each row's tiled pipeline
 // (VK_KHR_pipeline_executable_properties: on NVIDIA the register count per invocation, on
@@ -16,6 +17,11 @@
 // per unit, R row groups, G interleaved rows, P rows per pass, Q rebuilding invocations, U entries
 // each rebuilds at once (VulkanBatchedRolloutOptions' small_batch_workgroup, _row_groups,
 // _group_rows, _pass_rows, _rebuilders, _rebuild_unroll; 0 = automatic). Default: 0x0x0.
+// --column-configs: the column-slice kernel's rows run once per setting WcxRxGxP: columns per
+// slice, row groups, interleaved rows, rows per pass (column_slice_columns, _row_groups,
+// _group_rows, _pass_rows; 0 = automatic), optionally xF: bits 1 = no prefetch, 2 = A in shared
+// memory, 4 = A read from memory (column_slice_no_prefetch, _a_in_shared, _a_in_memory).
+// Default: 0x0x0x0.
 // --kernels: the batched kernel of each row (BatchedKernel: auto, tiled, small-batch), and
 // `single`: the single-trajectory VulkanRollout (its automatic kernel, persistent on a GPU) run B
 // times one after the other is not measured; its row gives the time of ONE trajectory's step at
@@ -74,6 +80,7 @@ struct Flags {
   std::vector<std::string> kernels = {"auto"};
   double warmup_seconds = 0;
   std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0}};  // C, R, G, P, Q, U
+  std::vector<std::vector<int64_t>> column_configs = {{0, 0, 0, 0, 0}};  // Wc, R, G, P, F
   bool pipeline_stats = false;
   std::string pipeline_ir;  // file the internal representations are appended to ("" = none)
 };
@@ -82,8 +89,9 @@ constexpr const char* kUsage =
     "usage: batched_rollout_vulkan_benchmark [--device SEL] [--dims 512,1024]\n"
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
     "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV]]]],...] [--verify-rows 3]\n"
-    "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,single]\n"
-    "         [--small-configs CxRxG[xP[xQxU]],...] [--pipeline-stats] [--pipeline-ir FILE]\n";
+    "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]\n"
+    "         [--small-configs CxRxG[xP[xQxU]],...] [--column-configs WcxRxGxP,...]\n"
+    "         [--pipeline-stats] [--pipeline-ir FILE]\n";
 
 // Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
 bool ParseIntegers(const std::string& text, char sep, int64_t min_value,
@@ -176,6 +184,17 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
         f->small_configs.push_back(v);
       }
       ok = ok && !f->small_configs.empty();
+    } else if (arg == "--column-configs") {
+      f->column_configs.clear();
+      std::stringstream in(value);
+      std::string item;
+      while (ok && std::getline(in, item, ',')) {
+        std::vector<int64_t> v;
+        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 4 && v.size() <= 5;
+        v.resize(5, 0);
+        f->column_configs.push_back(v);
+      }
+      ok = ok && !f->column_configs.empty();
     } else if (arg == "--warmup-seconds") {
       char* end = nullptr;
       f->warmup_seconds = std::strtod(value.c_str(), &end);
@@ -185,7 +204,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       std::stringstream in(value);
       std::string k;
       while (std::getline(in, k, ',')) {
-        ok = ok && (k == "auto" || k == "tiled" || k == "small-batch" || k == "single");
+        ok = ok && (k == "auto" || k == "tiled" || k == "small-batch" || k == "column-slice" ||
+                    k == "single");
         f->kernels.push_back(k);
       }
       ok = ok && !f->kernels.empty();
@@ -301,7 +321,8 @@ Row MeasureSingle(dashi::vk::VulkanContext& ctx, int64_t dim, std::span<const do
 
 Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const BatchedTile& tile,
             dashi::vk::BatchedKernel kernel, std::span<const double> a,
-            std::span<const double> z0, const Flags& f, const std::vector<int64_t>& small) {
+            std::span<const double> z0, const Flags& f, const std::vector<int64_t>& small,
+            const std::vector<int64_t>& columns) {
   Row row;
   const dashi::RolloutParams params{.steps = f.steps, .hash_every = f.steps};
   StatusOr<std::unique_ptr<dashi::vk::VulkanBatchedRollout>> r =
@@ -316,6 +337,13 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
            .small_batch_pass_rows = static_cast<uint32_t>(small[3]),
            .small_batch_rebuilders = static_cast<uint32_t>(small[4]),
            .small_batch_rebuild_unroll = static_cast<uint32_t>(small[5]),
+           .column_slice_columns = static_cast<uint32_t>(columns[0]),
+           .column_slice_row_groups = static_cast<uint32_t>(columns[1]),
+           .column_slice_group_rows = static_cast<uint32_t>(columns[2]),
+           .column_slice_pass_rows = static_cast<uint32_t>(columns[3]),
+           .column_slice_a_in_shared = (columns[4] & 2) != 0,
+           .column_slice_a_in_memory = (columns[4] & 4) != 0,
+           .column_slice_no_prefetch = (columns[4] & 1) != 0,
            .max_steps_per_submit = f.steps,
            .max_snapshots_per_submit = 1});
   if (!r.ok()) {
@@ -357,6 +385,16 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
                              " U=" + std::to_string((*r)->small_batch_rebuild_unroll()) +
                              ((*r)->small_batch_resident_a() ? " A in registers" : " A from L2") +
                              ", " + std::to_string(t.dispatches) + " dispatch(es)"
+                   : t.kernel == dashi::vk::BatchedKernel::kColumnSlice
+                       ? "column-slice WG=" + std::to_string((*r)->column_slice_groups()) +
+                             " Wc=" + std::to_string((*r)->column_slice_columns()) +
+                             " R=" + std::to_string((*r)->column_slice_row_groups()) +
+                             " rows=" + std::to_string((*r)->column_slice_group_rows()) +
+                             " P=" + std::to_string((*r)->column_slice_pass_rows()) +
+                             (columns[4] & 2          ? " A in shared"
+                              : (*r)->column_slice_resident_a() ? " A in registers"
+                                                                 : " A from L2") +
+                             (columns[4] & 1 ? " no prefetch" : "")
                        : "tiled " + row.tile.ToString();
     }
     if (rep == 0 && f.verify_rows > 0) row.verified = Verify(*got, z0, a, params, f.verify_rows);
@@ -414,19 +452,23 @@ int main(int argc, char** argv) {
         tiles.push_back(dashi::vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0));
       }
       const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0}};
+      const std::vector<std::vector<int64_t>> column_automatic = {{0, 0, 0, 0, 0}};
       for (const std::string& kernel_name : f.kernels)
       for (const BatchedTile& tile : tiles)
       for (const std::vector<int64_t>& small :
-           kernel_name == "small-batch" ? f.small_configs : automatic) {
+           kernel_name == "small-batch" ? f.small_configs : automatic)
+      for (const std::vector<int64_t>& columns :
+           kernel_name == "column-slice" ? f.column_configs : column_automatic) {
         if (kernel_name == "single" && (batch != f.batches.front() || &tile != &tiles.front())) {
           continue;  // one baseline row per D
         }
         const dashi::vk::BatchedKernel kernel =
             kernel_name == "tiled"         ? dashi::vk::BatchedKernel::kTiled
             : kernel_name == "small-batch" ? dashi::vk::BatchedKernel::kSmallBatch
+            : kernel_name == "column-slice" ? dashi::vk::BatchedKernel::kColumnSlice
                                            : dashi::vk::BatchedKernel::kAuto;
         const Row row = kernel_name == "single" ? MeasureSingle(**ctx, dim, a, z0, f)
-                                                : Measure(**ctx, dim, batch, tile, kernel, a, z0, f, small);
+                                                : Measure(**ctx, dim, batch, tile, kernel, a, z0, f, small, columns);
         if (!row.error.empty()) {
           std::printf("%6lld %6lld  %-56s | error: %s\n", static_cast<long long>(dim),
                       static_cast<long long>(batch), kernel_name.c_str(), row.error.c_str());

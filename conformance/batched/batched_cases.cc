@@ -30,6 +30,13 @@
 //   batched_rollout.small_batch.guard_words   guards after the states, partials and history ring
 // On a GPU that reports its SM count the small-batch kernel runs many steps per dispatch (its
 // device-wide barriers and the in-dispatch state rebuild are checked there); on lavapipe one.
+// The column-slice kernel (kColumnSlice, shaders/batched/batched_columns.comp) likewise:
+//   batched_rollout.column_slice.parity.b<B>_d<D>  as parity, (B, D) ∈ {(1, 1), (5, 65),
+//                                      (17, 130), (20, 506), (64, 200), (3, 1000)}: partial
+//                                      slices, chunks and passes, rows past the row groups
+//   batched_rollout.column_slice.observed / .subnormal / .signed_zero   as the small-batch ones
+// (on lavapipe one workgroup walks the slices with A read from memory; on a GPU one slice per
+// SM with A in registers and many steps per dispatch).
 //
 // Inputs: core_ref/testing/random_inputs.h (A = DecayingMatrix(D, seed),
 // Z0 = NonZeroUniform(B·D, seed, 1)), seeds in each case's detail.
@@ -137,6 +144,15 @@ StatusOr<std::pair<int64_t, std::string>> DeviceVersusReference(
                  std::to_string(r->small_batch_workgroup()) + ", " +
                  std::to_string(t.dispatches) + " dispatches for " + std::to_string(t.steps) +
                  " steps)"
+       : t.kernel == BatchedKernel::kColumnSlice
+           ? "column-slice kernel (" + std::to_string(r->column_slice_groups()) +
+                 " workgroups, " + std::to_string(r->column_slice_slices()) + " slices of " +
+                 std::to_string(r->column_slice_columns()) + " columns, R=" +
+                 std::to_string(r->column_slice_row_groups()) + " G=" +
+                 std::to_string(r->column_slice_group_rows()) + " P=" +
+                 std::to_string(r->column_slice_pass_rows()) + ", " +
+                 std::to_string(t.dispatches) + " dispatches for " + std::to_string(t.steps) +
+                 " steps)"
            : "tile " + r->tile().ToString()) +
       ", shaders " + vk::FloatControlsVariantName(r->shader_variant());
   if (first >= 0) detail += ", first differing trajectory " + std::to_string(first);
@@ -218,9 +234,25 @@ const bool kSmallBatchParityRegistered = [] {
   return true;
 }();
 
+const bool kColumnSliceParityRegistered = [] {
+  const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {5, 65},  {17, 130},
+                                                {20, 506}, {64, 200}, {3, 1000}};
+  for (const auto& shape : shapes) {
+    const int64_t batch = shape.first, dim = shape.second;
+    RegisterCase({"batched_rollout.column_slice.parity.b" + std::to_string(batch) + "_d" +
+                      std::to_string(dim),
+                  "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [batch, dim](VulkanContext& ctx) {
+                    return Parity(ctx, batch, dim, BatchedKernel::kColumnSlice);
+                  }});
+  }
+  return true;
+}();
+
 // Every state observed, as the pipeline's eval rollout asks for it (B = 3, D = 506): the states
-// come back through the small-batch kernel's history ring, several per dispatch on a GPU.
-CaseResult SmallBatchObserved(VulkanContext& ctx) {
+// come back through the persistent kernels' history ring, several per dispatch on a GPU.
+CaseResult SmallBatchObserved(VulkanContext& ctx, BatchedKernel kernel) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t batch = 3, dim = 506;
   const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
@@ -240,7 +272,7 @@ CaseResult SmallBatchObserved(VulkanContext& ctx) {
     if (!r.ok()) return FailFromStatus(r.status());
   }
   CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
-              VulkanBatchedRollout::Create(ctx, dim, a, KernelOptions(BatchedKernel::kSmallBatch)));
+              VulkanBatchedRollout::Create(ctx, dim, a, KernelOptions(kernel)));
   int64_t differing = 0, observed = 0;
   CASE_ASSIGN(BatchedRolloutResult got,
               r->Run(z0, batch, p, [&](int64_t step, std::span<const double> states) {
@@ -264,7 +296,14 @@ CaseResult SmallBatchObserved(VulkanContext& ctx) {
 
 DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.observed", "batched_rollout",
                        "(step, trajectory) observed states differing from core_ref", 0.0,
-                       SmallBatchObserved);
+                       [](VulkanContext& ctx) {
+                         return SmallBatchObserved(ctx, BatchedKernel::kSmallBatch);
+                       });
+DASHI_CONFORMANCE_CASE("batched_rollout.column_slice.observed", "batched_rollout",
+                       "(step, trajectory) observed states differing from core_ref", 0.0,
+                       [](VulkanContext& ctx) {
+                         return SmallBatchObserved(ctx, BatchedKernel::kColumnSlice);
+                       });
 
 CaseResult Tiles(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
@@ -397,6 +436,11 @@ DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.subnormal", "batched_rollout
                        [](VulkanContext& ctx) {
                          return Subnormal(ctx, BatchedKernel::kSmallBatch);
                        });
+DASHI_CONFORMANCE_CASE("batched_rollout.column_slice.subnormal", "batched_rollout",
+                       "trajectories differing from core_ref (subnormal range)", 0.0,
+                       [](VulkanContext& ctx) {
+                         return Subnormal(ctx, BatchedKernel::kColumnSlice);
+                       });
 
 // States of signed zeros only: column j ≡ 0 (mod 3) of A all negative, j ≡ 1 all positive, the
 // rest mixed; row 0 of Z0 is all +0, row 1 all −0, the others random signs. The sign of every
@@ -442,6 +486,11 @@ DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.signed_zero", "batched_rollo
                        "trajectories differing from core_ref (signed zeros)", 0.0,
                        [](VulkanContext& ctx) {
                          return SignedZero(ctx, BatchedKernel::kSmallBatch);
+                       });
+DASHI_CONFORMANCE_CASE("batched_rollout.column_slice.signed_zero", "batched_rollout",
+                       "trajectories differing from core_ref (signed zeros)", 0.0,
+                       [](VulkanContext& ctx) {
+                         return SignedZero(ctx, BatchedKernel::kColumnSlice);
                        });
 
 CaseResult GuardWords(VulkanContext& ctx, BatchedKernel kernel) {

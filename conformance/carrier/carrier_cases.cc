@@ -531,6 +531,50 @@ CaseResult NormalizeParity(vk::VulkanContext& ctx, uint32_t w, uint32_t max_grou
   return Judge(max_abs, 0, detail);
 }
 
+// The decoder's mask chain with the max folded into the smoothing (N ≤ 256): the normalised
+// field (bits) and the carrier of PdaThreshold(NormalizeByMaxAbs(Smooth(f, triangle 2)), 0.35)
+// against core_ref's, with the field's largest |value| (a spike of ±50, which stays the max after
+// the smoothing) moved into every smoothing workgroup in turn — a fold that loses one workgroup's
+// maximum gives another max there.
+CaseResult FoldMaxParity(vk::VulkanContext& ctx, uint32_t w, uint32_t max_groups_x,
+                         std::vector<GridShape> shapes) {
+  constexpr uint64_t kSeed = 9109;
+  CASE_ASSIGN(auto ops, MakeOps(ctx, w, max_groups_x));
+  Tally t;
+  double max_abs = 0;
+  const SmoothingParams smoothing{SmoothingKernel::kTriangle, 2};
+  const PdaThresholdParams tau{0.35};
+  for (size_t si = 0; si < shapes.size(); ++si) {
+    const RealField base = RandomField(shapes[si], kSeed + si, 1.0);
+    const uint64_t cells = static_cast<uint64_t>(shapes[si].size());
+    const uint64_t groups = (cells + w - 1) / w;
+    for (uint64_t g = 0; g < groups; ++g) {
+      std::vector<double> v(base.values().begin(), base.values().end());
+      const uint64_t at = std::min(cells - 1, g * w + (g * 7 + 3) % w);
+      v[at] = g % 2 == 0 ? 50.0 : -50.0;
+      CASE_ASSIGN(RealField f, RealField::FromValues(shapes[si], std::move(v)));
+      CASE_ASSIGN(RealField smoothed, Smooth(f, smoothing));
+      const RealField ref = NormalizeByMaxAbs(smoothed);
+      CASE_ASSIGN(Carrier ref_cells, PdaThreshold(ref, tau));
+      CASE_ASSIGN(DeviceField df, ops->Upload(f));
+      CASE_ASSIGN(CarrierOps::DeviceNormalisedMask m,
+                  ops->SmoothNormalizeThresholdFolded(df, smoothing, tau));
+      CASE_ASSIGN(RealField gpu, Fetch(*ops, m.normalised));
+      CASE_ASSIGN(Carrier gpu_cells, Fetch(*ops, m.cells));
+      const FieldDiff d = CompareFields(gpu.values(), ref.values(), ref.cols());
+      max_abs = std::max(max_abs, d.max_abs);
+      const std::string where = Describe(shapes[si]) + " spike in group " + std::to_string(g);
+      t.Note(d.bit_mismatches, where + " " + d.first);
+      std::string cell_where;
+      t.Note(CountMismatches(gpu_cells, ref_cells, &cell_where), where, cell_where);
+    }
+  }
+  const std::string detail =
+      t.Detail(SeedTag(kSeed)) + "; mismatching field bits + cells " + std::to_string(t.mismatches);
+  if (t.mismatches > 0) return Fail(max_abs, detail);
+  return Judge(max_abs, 0, detail);
+}
+
 // ---- invariants on the device's own outputs ----------------------------------------------------
 
 // Mask property (support non-creation, no flips) of K_ann, M, C and every closure level.
@@ -991,6 +1035,13 @@ DASHI_CONFORMANCE_CASE("carrier.smooth.parity", "carrier.smooth", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return SmoothParity(ctx, kW, 65535); });
 DASHI_CONFORMANCE_CASE("carrier.normalize.parity", "carrier.normalize", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return NormalizeParity(ctx, kW, 65535); });
+DASHI_CONFORMANCE_CASE(
+    "carrier.normalize.fold_max_every_group", "carrier.normalize",
+    "max |gpu - ref| of the normalised field, smoothing with the max folded in, the spike in "
+    "every workgroup; field bits and threshold cells must all match (tolerance 0)",
+    0.0, [](vk::VulkanContext& ctx) {
+      return FoldMaxParity(ctx, kW, 65535, {{32, 32}, {20, 30}, {128, 128}});
+    });
 
 // Workgroup size 5 with at most 2 groups along x: sizes around w = 5 and the 2-D dispatch path.
 DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.pda", "carrier.pda", kCells, 0.0,
@@ -1001,6 +1052,11 @@ DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.majority", "carrier.majority", kCell
                        [](vk::VulkanContext& ctx) { return WindowParity(ctx, true, 5, 2); });
 DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.smooth", "carrier.smooth", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return SmoothParity(ctx, 5, 2); });
+DASHI_CONFORMANCE_CASE(
+    "carrier.dispatch.w5.fold_max", "carrier.normalize",
+    "as carrier.normalize.fold_max_every_group with workgroups of 5, at most 2 along x "
+    "(tolerance 0)",
+    0.0, [](vk::VulkanContext& ctx) { return FoldMaxParity(ctx, 5, 2, {{12, 12}, {7, 9}}); });
 DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.normalize", "carrier.normalize", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return NormalizeParity(ctx, 5, 2); });
 

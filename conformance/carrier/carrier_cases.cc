@@ -406,6 +406,67 @@ CaseResult ClosureSharedMemoryParity(vk::VulkanContext& ctx) {
   return ClosureParity(ctx, 8, {}, shapes, vk::ClosureDispatch::kSharedMemory);
 }
 
+// The one-dispatch closure's bit-parallel majority (r_m = 1: window counts as bit planes, v·S ≥ η
+// as a bit-plane comparison) over every margin η from below −9 (every cell kept) to above 9
+// (none), on dense carriers (windows of 8 and 9 cells of one sign: the counts' high bits) and
+// large blobs, with K_ann of radius 0 and 1, against core_ref; NOT_SUPPORTED as
+// parity_shared_memory.
+CaseResult ClosureSharedMemoryMargins(vk::VulkanContext& ctx) {
+  constexpr uint64_t kSeed = 5105;
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
+  std::vector<GridShape> shapes;
+  for (const GridShape s : SharedClosureShapes()) {
+    ClosureParams p;
+    p.annihilation.radius = 1;
+    p.majority = {1, 2};
+    const vk::ClosureDispatchPlan plan = vk::PlanClosureDispatch(
+        s, p,
+        {props.limits.maxComputeSharedMemorySize,
+         std::min(props.limits.maxComputeWorkGroupInvocations,
+                  props.limits.maxComputeWorkGroupSize[0])},
+        vk::ClosurePlan::kAuto);
+    if (plan.dispatch == vk::ClosureDispatch::kSharedMemory) shapes.push_back(s);
+  }
+  if (shapes.empty()) {
+    return NotSupported("no grid fits the device's shared memory for the one-dispatch closure");
+  }
+  CASE_ASSIGN(auto ops, MakeOps(ctx));
+  Tally t;
+  for (size_t si = 0; si < shapes.size(); ++si) {
+    const GridShape s = shapes[si];
+    const RealField field = RandomField(s, kSeed + 100 + si, 3.0);
+    CASE_ASSIGN(DeviceField df, ops->Upload(field));
+    const Carrier blob = BlobCarrier(s, kSeed + si, 0.05);
+    const Carrier dense = RandomCarrier(s, kSeed + 200 + si, 0.05);
+    for (const Carrier* c : {&blob, &dense}) {
+      CASE_ASSIGN(DeviceCarrier dc, ops->Upload(*c));
+      for (int eta : {-10, -9, -3, 0, 5, 7, 8, 9, 10}) {
+        for (int r_ann : {0, 1}) {
+          if (r_ann > s.rows) continue;
+          ClosureParams p;
+          p.annihilation.radius = r_ann;
+          p.majority = {1, eta};
+          p.max_iterations = 6;
+          const bool with_field = (eta + r_ann) % 2 == 0;
+          CASE_ASSIGN(ClosureResult ref, Closure(*c, with_field ? &field : nullptr, p));
+          CASE_ASSIGN(CarrierOps::DeviceClosure gpu,
+                      ops->Closure(dc, with_field ? &df : nullptr, p));
+          CASE_ASSIGN(Carrier fp, Fetch(*ops, gpu.fixed_point));
+          const std::string what = Describe(s) + (c == &blob ? " blob" : " dense") +
+                                   " r_ann=" + std::to_string(r_ann) +
+                                   " eta=" + std::to_string(eta);
+          std::string where;
+          t.Note(CompareClosure(fp, gpu, ref, &where), what, where);
+          t.Note(gpu.dispatch != vk::ClosureDispatch::kSharedMemory ? 1 : 0,
+                 what + " ran on the " + vk::ClosureDispatchName(gpu.dispatch) + " path");
+        }
+      }
+    }
+  }
+  return Judge(static_cast<double>(t.mismatches), 0, t.Detail(SeedTag(kSeed)));
+}
+
 // Fusion of k random channels (even k makes ties), via both entry points.
 CaseResult FusionParity(vk::VulkanContext& ctx) {
   constexpr uint64_t kSeed = 6006;
@@ -992,6 +1053,10 @@ DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory", "carrier.closure"
                        "as carrier.closure.parity on the grids the one-dispatch closure takes, "
                        "+ closures that did not run in one shared-memory dispatch (tolerance 0)",
                        0.0, ClosureSharedMemoryParity);
+DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory_margins", "carrier.closure",
+                       "as carrier.closure.parity_shared_memory over margins eta -10..10 on dense "
+                       "and blob carriers, K_ann radius 0 and 1 (tolerance 0)",
+                       0.0, ClosureSharedMemoryMargins);
 DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory_wide_words", "carrier.closure",
                        "as carrier.closure.parity_shared_memory with a 32-invocation workgroup: "
                        "an invocation holds several words, so the row sums read the field "

@@ -1,9 +1,10 @@
-// CarrierRecorder's smoothing with the max folded in (SmoothWithMax + NormalizeAndThresholdFromGroups,
-// the decoder's mask for N ≤ 256) against core_ref's Smooth → NormalizeByMaxAbs → PdaThreshold,
-// bit for bit: the normalised field and the carrier. The field's largest |value| is moved into
-// every workgroup in turn (a spike of either sign; the smoothing keeps the max at the spike), so a
-// fold that skips a workgroup's maximum, or a tree that drops an element, gives another max and
-// fails. Shapes with a partial last workgroup and a 2-D dispatch (x groups capped) are included.
+// CarrierRecorder's smoothing with the max folded in (SmoothWithMax +
+// NormalizeAndThresholdFromGroups, the decoder's mask for N ≤ 256) against core_ref's Smooth →
+// NormalizeByMaxAbs → PdaThreshold, bit for bit: the normalised field and the carrier. The field's
+// largest |value| is moved into every workgroup in turn (a spike of either sign; the smoothing
+// keeps the max at the spike), so a fold that skips a workgroup's maximum, or a tree that drops an
+// element, gives another max and fails. Shapes with a partial last workgroup and a 2-D dispatch
+// (x groups capped) are included.
 #include <cmath>
 #include <cstdint>
 #include <cstring>

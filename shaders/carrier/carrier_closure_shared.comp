@@ -157,7 +157,7 @@ void FullAdd(uint a, uint b, uint c, out uint s, out uint carry) {
   carry = (a & b) | (c & ab);
 }
 
-// Row rr's window bits of word wj's cells: at offsets −1 (l), 0 (c) and +1 (r), wrapping in the row.
+// Row rr's window bits of word wj's cells: at offsets −1 (l), 0 (c), +1 (r), wrapping in the row.
 void Neighbours(bool neg, uint rr, uint wj, out uint l, out uint c, out uint r) {
   const uint w = p.words_per_row;
   const uint base = rr * w;

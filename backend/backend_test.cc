@@ -208,6 +208,21 @@ TEST(BackendTest, PipelineHooksKeepTheRolloutOnTheDeviceAndReportIt) {
   EXPECT_LT(d["rollout"]["submissions"].get<int64_t>(), 10) << d.dump();
   EXPECT_EQ(d["decode"]["snapshots"], 2);
   EXPECT_GT(d["decode"]["mean_host_ms"].get<double>(), 0.0);
+  // The set-up decoded once in the run's mode (snapshots: the fields are compared on the host),
+  // so that the first snapshot's decode does no one-time work; each decode's host time in parts.
+  ASSERT_TRUE(d.contains("setup_decode_warmup")) << d.dump();
+  EXPECT_EQ(d["setup_decode_warmup"]["mode"], "snapshots");
+  EXPECT_GT(d["setup_decode_warmup"]["host_ms"].get<double>(), 0.0);
+  EXPECT_LT(d["setup_decode_warmup"]["host_ms"].get<double>(), on_dev->timings.setup_ms);
+  EXPECT_GT(d["setup_decode_warmup"]["tower_host_ms"].get<double>(), 0.0);
+  for (const char* k : {"host_record_ms_each", "host_wait_ms_each", "host_finish_ms_each"}) {
+    ASSERT_EQ(d["decode"][k].size(), 2u) << k;
+    for (size_t s = 0; s < 2; ++s) {
+      EXPECT_GE(d["decode"][k][s].get<double>(), 0.0) << k;
+      EXPECT_LE(d["decode"][k][s].get<double>(), d["decode"]["host_ms_each"][s].get<double>())
+          << k;
+    }
+  }
   // The scale tower of every decoded snapshot, on the device from the decoder's buffer: the same
   // statistics as core_ref's tower of the field the device decoded (its twin input) and of the
   // reference's decoded field; only the layer records were read back.
@@ -276,6 +291,9 @@ TEST(BackendTest, MetricsModeScoresTheSnapshotsOnTheDevice) {
   EXPECT_EQ(j["decode"]["field_readback_bytes_per_snapshot"], 0) << j.dump();
   EXPECT_EQ(j["decode"]["scored_on_device"], true);
   EXPECT_LT(j["decode"]["readback_bytes_per_snapshot"].get<int64_t>(), 4096) << j.dump();
+  // The set-up's warm-up decode ran in metrics mode, with the device comparison after it.
+  EXPECT_EQ(j["setup_decode_warmup"]["mode"], "metrics") << j.dump();
+  EXPECT_GT(j["setup_decode_warmup"]["device_ms"].get<double>(), 0.0) << j.dump();
   const Status v = dev->CheckValidation();
   EXPECT_TRUE(v.ok()) << v.ToString();
 }

@@ -41,6 +41,12 @@ struct DeviceRunStats {
   // prepare opened the device again before making anything on it (ReopenVulkanDevice: the set-up
   // includes it), and how long that took.
   std::optional<double> device_reopen_ms;
+  // prepare decoded once in the observer mode of the run (VulkanDecoder::WarmUp, with the
+  // comparison recorded after it when scored) and ran the scale tower once on its output: the
+  // one-time work of a first decode, timed as set-up. The warm-up decode's report, and the
+  // tower's host time.
+  std::optional<vk::VulkanDecodeReport> decode_warmup;
+  double tower_warmup_host_ms = 0;
 };
 
 // prepare: first opens the session's device again (ReopenVulkanDevice: the device opened at the

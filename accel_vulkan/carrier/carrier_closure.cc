@@ -92,7 +92,10 @@ Status CarrierClosure::RecordStart(CommandBatch& b, const DeviceBuffer& s0,
   // Transfers only, then the one barrier RecordGuardFill ends with. The shared-memory dispatch
   // reads s_0 from, and writes s* to, the fixed-point iterate.
   const DeviceBuffer& first = shared() ? fixed_point() : iterates_[0];
-  b.CopyBuffer(s0.buffer(), first.buffer(), carrier_bytes);
+  if (s0.buffer() == first.buffer() && !shared()) {
+    return InvalidArgumentError("closure input is the iterate it would be copied into");
+  }
+  if (s0.buffer() != first.buffer()) b.CopyBuffer(s0.buffer(), first.buffer(), carrier_bytes);
   vkCmdFillBuffer(b.command_buffer(), stats_->buffer(), 0, VK_WHOLE_SIZE, 0xFFFFFFFFu);
   CarrierClosureControl init{};
   const auto args = recorder_.ClosureDispatchArgs();

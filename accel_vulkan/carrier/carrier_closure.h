@@ -87,7 +87,12 @@ class CarrierClosure {
   // Records the start of a closure of `s0` (copied into iterate 0; guard words and the control
   // record reset; level 0's statistics) and opens the first segment. `field` (may be null) is
   // read by every step recorded after this and must stay alive until they completed.
-  // `read_levels`: whether RecordReadback copies the level statistics too.
+  // `read_levels`: whether RecordReadback copies the level statistics too. On the one-dispatch
+  // path s0 may be fixed_point() itself (the dispatch reads s_0 from it): then nothing is copied,
+  // and the start (transfers only) may be recorded before the writes of s_0, anywhere after the
+  // last reads of the previous closure's fixed point, e.g. at the top of a command buffer behind
+  // its first barrier (the decoder does so: one transfer stage and barrier fewer before the
+  // closure).
   Status RecordStart(CommandBatch& b, const DeviceBuffer& s0, const DeviceBuffer* field,
                      bool read_levels);
   // Records up to `max_steps` further steps into the open segment (no more than it has room for,
@@ -118,6 +123,8 @@ class CarrierClosure {
   // The cap's steps and the check step.
   int64_t max_steps() const { return int64_t{params_.max_iterations} + 1; }
   const ClosureParams& params() const { return params_; }
+  // s0 can be fixed_point() (the one-dispatch path): see RecordStart.
+  bool start_reads_fixed_point() const { return shared(); }
   // Which path runs (fixed at Create) and why.
   const ClosureDispatchPlan& dispatch_plan() const { return plan_; }
   ClosureDispatch dispatch() const { return plan_.dispatch; }

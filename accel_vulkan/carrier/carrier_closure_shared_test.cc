@@ -83,6 +83,31 @@ TEST_F(CarrierClosureSharedTest, RandomCarriersMatchTheReference) {
   EXPECT_GE(deepest, 4);  // the sweep reaches closures several levels deep
 }
 
+// r_m = 1 takes the bit-parallel majority (window counts as bit planes, v·S ≥ η as a comparison
+// of bit-plane sums with η + 15): every margin from below −9 (every cell kept) to above 9 (none),
+// on one-word rows (the word is its own left and right neighbour), rows = 1 and 2 (the row is its
+// own neighbour above and below) and several words per row.
+TEST_F(CarrierClosureSharedTest, BitParallelMajorityOverEveryMargin) {
+  auto ops = Ops(ClosurePlan::kAuto);
+  ASSERT_NE(ops, nullptr);
+  const std::vector<GridShape> shapes = {{1, 32}, {2, 64}, {9, 32}, {24, 96}, {40, 128}};
+  uint64_t seed = 93000;
+  for (const GridShape s : shapes) {
+    ++seed;
+    SCOPED_TRACE(ReplayTag(seed, s));
+    const Carrier dense = RandomCarrier(s, seed, 0.1);
+    const Carrier blobs = BlobCarrier(s, seed + 1, 0.4);
+    const RealField field = RandomField(s, seed + 7, 3.0);
+    for (int eta : {-12, -10, -9, -8, -3, 0, 1, 2, 5, 7, 8, 9, 10, 1000}) {
+      for (int r_ann : {0, 1}) {
+        const ClosureParams p = Params(r_ann, 1, eta, 6);
+        EXPECT_EQ(ExpectSameAsReference(*ops, dense, &field, p), ClosureDispatch::kSharedMemory);
+        EXPECT_EQ(ExpectSameAsReference(*ops, blobs, nullptr, p), ClosureDispatch::kSharedMemory);
+      }
+    }
+  }
+}
+
 TEST_F(CarrierClosureSharedTest, SeveralWordsPerInvocationMatchTheReference) {
   // A 32-invocation workgroup: every grid below has more words than invocations, so the shader
   // takes the path whose row sums read the field each step (not the register-held values).

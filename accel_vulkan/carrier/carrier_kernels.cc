@@ -13,6 +13,8 @@
 #include "shaders/carrier/carrier_scale.h"
 #include "shaders/carrier/carrier_scale_threshold.h"
 #include "shaders/carrier/carrier_smooth.h"
+#include "shaders/carrier/carrier_smooth_max.h"
+#include "shaders/carrier/carrier_scale_threshold_groups.h"
 #include "shaders/carrier/carrier_window_cols.h"
 #include "shaders/carrier/carrier_window_rows.h"
 
@@ -74,6 +76,11 @@ Status CarrierKernels::Init() {
   DASHI_ASSIGN_OR_RETURN(scale_threshold,
                          MakePipeline(spirv::kCarrierScaleThreshold, 4,
                                       sizeof(CarrierScaleThresholdParams), w));
+  DASHI_ASSIGN_OR_RETURN(smooth_max, MakePipeline(spirv::kCarrierSmoothMax, 3,
+                                                  sizeof(CarrierSmoothParams), w));
+  DASHI_ASSIGN_OR_RETURN(scale_threshold_groups,
+                         MakePipeline(spirv::kCarrierScaleThresholdGroups, 4,
+                                      sizeof(CarrierScaleThresholdGroupsParams), w));
   DASHI_ASSIGN_OR_RETURN(fuse, MakePipeline(spirv::kCarrierFuse, 4, sizeof(CarrierFuseParams), w));
   return OkStatus();
 }

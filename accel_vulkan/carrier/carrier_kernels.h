@@ -44,7 +44,8 @@ class CarrierKernels {
   Status CheckBinding(uint64_t payload_bytes, const std::string& what) const;
 
   std::unique_ptr<ComputePipeline> pda, window_rows, window_cols, level_rows, defect_rows,
-      maxabs_rows, reduce_rows, smooth, scale, scale_threshold, fuse, closure_control;
+      maxabs_rows, reduce_rows, smooth, scale, scale_threshold, fuse, closure_control,
+      smooth_max, scale_threshold_groups;
 
  private:
   CarrierKernels(VulkanContext& ctx, const CarrierKernelOptions& options)

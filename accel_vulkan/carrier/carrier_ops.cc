@@ -395,4 +395,26 @@ StatusOr<DeviceField> CarrierOps::NormalizeByMaxAbs(const DeviceField& f) {
   });
 }
 
+StatusOr<CarrierOps::DeviceNormalisedMask> CarrierOps::SmoothNormalizeThresholdFolded(
+    const DeviceField& f, const SmoothingParams& smoothing, const PdaThresholdParams& tau) {
+  DASHI_RETURN_IF_ERROR(ValidateSmoothingParams(smoothing));
+  DASHI_RETURN_IF_ERROR(ValidatePdaThresholdParams(tau));
+  DASHI_RETURN_IF_ERROR(impl_->CheckField(f, "smoothing input"));
+  Impl& m = *impl_;
+  const uint64_t cells = static_cast<uint64_t>(f.shape.size());
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer smoothed, m.NewBuffer(cells * 8));
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer normalised, m.NewBuffer(cells * 8));
+  DASHI_ASSIGN_OR_RETURN(DeviceBuffer carrier, m.NewBuffer(cells * 4));
+  DASHI_ASSIGN_OR_RETURN(CarrierRecorder * rec, m.Begin(f.shape));
+  RecordGuardFill(*m.batch, {&smoothed, &normalised}, cells * 8);
+  RecordGuardFill(*m.batch, {&carrier}, cells * 4);
+  DASHI_ASSIGN_OR_RETURN(const uint32_t groups,
+                         rec->SmoothWithMax(*m.batch, f.values, smoothed, smoothing));
+  DASHI_RETURN_IF_ERROR(
+      rec->NormalizeAndThresholdFromGroups(*m.batch, smoothed, normalised, carrier, tau, groups));
+  DASHI_RETURN_IF_ERROR(m.Submit());
+  return DeviceNormalisedMask{DeviceField{f.shape, std::move(normalised)},
+                              DeviceCarrier{f.shape, std::move(carrier)}};
+}
+
 }  // namespace dashi::vk

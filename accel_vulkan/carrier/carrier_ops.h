@@ -111,6 +111,17 @@ class CarrierOps {
   StatusOr<int64_t> Defect(const DeviceCarrier& s, Neighbourhood n);
   StatusOr<DeviceField> Smooth(const DeviceField& f, const SmoothingParams& p);
   StatusOr<DeviceField> NormalizeByMaxAbs(const DeviceField& f);
+  // PdaThreshold(NormalizeByMaxAbs(Smooth(f))) with the max folded into the smoothing
+  // (CarrierRecorder::SmoothWithMax + NormalizeAndThresholdFromGroups, the decoder's mask for
+  // N ≤ 256): the normalised field and the carrier. FAILED_PRECONDITION where the grid makes more
+  // than CarrierRecorder::kMaxFoldedGroups workgroups.
+  struct DeviceNormalisedMask {
+    DeviceField normalised;
+    DeviceCarrier cells;
+  };
+  StatusOr<DeviceNormalisedMask> SmoothNormalizeThresholdFolded(const DeviceField& f,
+                                                                const SmoothingParams& smoothing,
+                                                                const PdaThresholdParams& tau);
 
  private:
   struct Impl;  // kernels, the recorder of the last shape, the batch; in carrier_ops.cc

@@ -100,6 +100,11 @@ StatusOr<const DeviceBuffer*> CarrierRecorder::Scratch(ScratchId id) {
         what = "the row-partials scratch";
         break;
       case kFieldTmp: bytes = n * 8, what = "the field scratch"; break;
+      case kGroupMax: {
+        DASHI_ASSIGN_OR_RETURN(GroupCount g, kernels_.Groups(n));
+        bytes = uint64_t{g.x} * g.y * 8, what = "the workgroup maxima";
+        break;
+      }
       case kNumScratch: return InternalError("bad scratch id");
     }
     DASHI_RETURN_IF_ERROR(kernels_.CheckBinding(bytes, what));
@@ -384,6 +389,76 @@ Status CarrierRecorder::Smooth(CommandBatch& b, const DeviceBuffer& in, const De
   sp.axis = 1;
   DASHI_RETURN_IF_ERROR(
       Dispatch(b, *kernels_.smooth, cols_set, &sp, sizeof(sp), cells(), 0, nullptr, 0));
+  b.Barrier();
+  return OkStatus();
+}
+
+bool CarrierRecorder::FoldsMax() const {
+  const StatusOr<GroupCount> g = kernels_.Groups(cells());
+  return g.ok() && uint64_t{g->x} * g->y <= kMaxFoldedGroups;
+}
+
+StatusOr<uint32_t> CarrierRecorder::SmoothWithMax(CommandBatch& b, const DeviceBuffer& in,
+                                                  const DeviceBuffer& out,
+                                                  const SmoothingParams& p) {
+  if (!FoldsMax()) {
+    return FailedPreconditionError("the max folded into the smoothing needs at most " +
+                                   std::to_string(kMaxFoldedGroups) + " workgroups; " +
+                                   ToString(shape_) + " has more");
+  }
+  DASHI_RETURN_IF_ERROR(ValidateSmoothingParams(p));
+  if (p.kernel != SmoothingKernel::kBox && p.kernel != SmoothingKernel::kTriangle) {
+    return InvalidArgumentError("smoothing kernel " + std::to_string(static_cast<int>(p.kernel)) +
+                                " is neither box nor triangle");
+  }
+  DASHI_RETURN_IF_ERROR(CheckFieldOperand(in, "smoothing input"));
+  DASHI_RETURN_IF_ERROR(CheckFieldOperand(out, "smoothing output"));
+  const int r = p.radius;
+  const bool tri = p.kernel == SmoothingKernel::kTriangle;
+  // Exactly core_ref's weight total.
+  const double total = tri ? static_cast<double>(r + 1) * (r + 1) : 2.0 * r + 1.0;
+  DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* tmp, Scratch(kFieldTmp));
+  DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* maxima, Scratch(kGroupMax));
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet rows_set, sets_->Get({R(in), R(*tmp)}));
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet cols_set, sets_->Get({R(*tmp), R(out), R(*maxima)}));
+  DASHI_ASSIGN_OR_RETURN(GroupCount g, kernels_.Groups(cells()));
+  CarrierSmoothParams sp{total,
+                         static_cast<uint32_t>(shape_.rows),
+                         static_cast<uint32_t>(shape_.cols),
+                         static_cast<uint32_t>(r),
+                         tri ? 1u : 0u,
+                         0,
+                         0};
+  DASHI_RETURN_IF_ERROR(
+      Dispatch(b, *kernels_.smooth, rows_set, &sp, sizeof(sp), cells(), 0, nullptr, 0));
+  b.Barrier();
+  sp.axis = 1;
+  b.Dispatch(*kernels_.smooth_max, cols_set, &sp, sizeof(sp), g.x, g.y);
+  b.Barrier();
+  return g.x * g.y;
+}
+
+Status CarrierRecorder::NormalizeAndThresholdFromGroups(CommandBatch& b, const DeviceBuffer& in,
+                                                        const DeviceBuffer& normalised,
+                                                        const DeviceBuffer& carrier,
+                                                        const PdaThresholdParams& p,
+                                                        uint32_t groups) {
+  DASHI_RETURN_IF_ERROR(ValidatePdaThresholdParams(p));
+  DASHI_RETURN_IF_ERROR(CheckFieldOperand(in, "normalisation input"));
+  DASHI_RETURN_IF_ERROR(CheckFieldOperand(normalised, "normalisation output"));
+  DASHI_RETURN_IF_ERROR(CheckCarrierOperand(carrier, "PDA threshold output"));
+  DASHI_ASSIGN_OR_RETURN(GroupCount g, kernels_.Groups(cells()));
+  if (!FoldsMax() || groups != g.x * g.y) {
+    return InvalidArgumentError("NormalizeAndThresholdFromGroups: " + std::to_string(groups) +
+                                " workgroup maxima, SmoothWithMax writes " +
+                                std::to_string(g.x * g.y) + " for " + ToString(shape_));
+  }
+  DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* maxima, Scratch(kGroupMax));
+  DASHI_ASSIGN_OR_RETURN(VkDescriptorSet set,
+                         sets_->Get({R(in), R(*maxima), R(normalised), R(carrier)}));
+  const CarrierScaleThresholdGroupsParams sp{p.tau, static_cast<uint32_t>(cells()), groups};
+  DASHI_RETURN_IF_ERROR(Dispatch(b, *kernels_.scale_threshold_groups, set, &sp, sizeof(sp),
+                                 cells(), 0, nullptr, 0));
   b.Barrier();
   return OkStatus();
 }

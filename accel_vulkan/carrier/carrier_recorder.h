@@ -133,6 +133,21 @@ class CarrierRecorder {
   Status NormalizeAndThreshold(CommandBatch& b, const DeviceBuffer& in,
                                const DeviceBuffer& normalised, const DeviceBuffer& carrier,
                                const PdaThresholdParams& p);
+  // The same smoothing, NormalizeByMaxAbs and threshold with the max folded into the smoothing:
+  // SmoothWithMax's column pass (carrier_smooth_max) also writes each workgroup's max |out|, and
+  // NormalizeAndThresholdFromGroups (carrier_scale_threshold_groups) folds those maxima in every
+  // workgroup before dividing — the same bits as Smooth + NormalizeAndThreshold, without the
+  // latter's two max passes (one per row and one reduction). Only where the grid's cells make at
+  // most kMaxFoldedGroups workgroups (FoldsMax(); every workgroup reads every maximum), else
+  // FAILED_PRECONDITION. SmoothWithMax returns the maxima's count, to be passed on.
+  static constexpr uint64_t kMaxFoldedGroups = 1024;
+  bool FoldsMax() const;
+  StatusOr<uint32_t> SmoothWithMax(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
+                                   const SmoothingParams& p);
+  Status NormalizeAndThresholdFromGroups(CommandBatch& b, const DeviceBuffer& in,
+                                         const DeviceBuffer& normalised,
+                                         const DeviceBuffer& carrier, const PdaThresholdParams& p,
+                                         uint32_t groups);
   // D(s) into records()[kRecordDefect].c0; n must be kFour or kEight.
   Status Defect(CommandBatch& b, const DeviceBuffer& in, Neighbourhood n);
   // Zeroes records()[slot].
@@ -144,7 +159,7 @@ class CarrierRecorder {
                    bool last, const DeviceBuffer& sum, const DeviceBuffer& out);
 
  private:
-  enum ScratchId { kWindowTmp, kCarrierTmp, kRowPartials, kFieldTmp, kNumScratch };
+  enum ScratchId { kWindowTmp, kCarrierTmp, kRowPartials, kFieldTmp, kGroupMax, kNumScratch };
 
   CarrierRecorder(const CarrierKernels& kernels, GridShape shape, DeviceBuffer records)
       : kernels_(kernels), shape_(shape), records_(std::move(records)) {}

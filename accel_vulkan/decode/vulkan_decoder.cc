@@ -122,6 +122,7 @@ struct VulkanDecoder::Impl {
                   set_f64_resid = VK_NULL_HANDLE;
 
   VulkanDecodeReport report;
+  VulkanDecodeReport warmup_report;
 
   Status Init();
   // Workgroups for `count` items: the shaders loop with a grid stride, so the count is capped.
@@ -134,7 +135,8 @@ struct VulkanDecoder::Impl {
   Status RecordInverse(VkFftPlan* plan64, VkDescriptorSet to_f32_set, VkDescriptorSet to_f64_set);
   // The two spectra (one dispatch: the scatter and the synthesis), ifft_lp, ifft_resid (each
   // followed by its timestamp).
-  Status RecordFields(uint64_t z_bytes, uint64_t t, const double amps[2]);
+  // read_levels: the closure's level statistics are asked for (its Σ|field| over `normalised`).
+  Status RecordFields(uint64_t z_bytes, uint64_t t, const double amps[2], bool read_levels);
   // smooth, normalise, threshold, the closure's start and `steps` steps (timestamped).
   Status RecordMask(bool read_levels, int steps);
   // combine and the readback (the fields when `snapshots`, the closure's records), timestamped.
@@ -330,9 +332,18 @@ StatusOr<DecodedFrame> VulkanDecoder::Decode(std::span<const double> z, uint64_t
   return frame;
 }
 
-Status VulkanDecoder::Impl::RecordFields(uint64_t z_bytes, uint64_t t, const double amps[2]) {
+Status VulkanDecoder::Impl::RecordFields(uint64_t z_bytes, uint64_t t, const double amps[2],
+                                         bool read_levels) {
+  const DeviceBuffer* mask_field = read_levels ? normalised.get() : nullptr;
   const double n2 = static_cast<double>(spec.n) * static_cast<double>(spec.n);
   batch->CopyBuffer(z_staging->buffer(), z_dev->buffer(), z_bytes);
+  // On the one-dispatch closure path the threshold writes s_0 straight into the closure's
+  // fixed-point iterate, and the closure's start (resetting its records: transfers only) goes
+  // here, behind the z copy's barrier, instead of between the threshold and the closure.
+  if (closure->start_reads_fixed_point()) {
+    DASHI_RETURN_IF_ERROR(closure->RecordStart(*batch, closure->fixed_point(), mask_field,
+                                               read_levels));
+  }
   batch->Barrier();
   // Every slot of both spectra written (no clearing pass): the scatter and the synthesis.
   const DecodeSpectraParams sp{params.seed, t,         amps[0], amps[1],
@@ -349,17 +360,30 @@ Status VulkanDecoder::Impl::RecordFields(uint64_t z_bytes, uint64_t t, const dou
 
 Status VulkanDecoder::Impl::RecordMask(bool read_levels, int steps) {
   CommandBatch& b = *batch;
-  DASHI_RETURN_IF_ERROR(recorder->Smooth(b, *lp, *smoothed, params.smoothing));
-  b.Timestamp("mask_smooth");
+  const DeviceBuffer* mask_field = read_levels ? normalised.get() : nullptr;
+  // s_0: straight into the closure's fixed-point iterate on the one-dispatch path (RecordFields
+  // recorded its start).
+  const DeviceBuffer& carrier = closure->start_reads_fixed_point() ? closure->fixed_point() : *s0;
   // The threshold runs in the normalisation's last pass: its time is the normalise stage's
   // (threshold_ms is 0 on the device).
-  DASHI_RETURN_IF_ERROR(
-      recorder->NormalizeAndThreshold(b, *smoothed, *normalised, *s0, params.threshold));
+  if (options.fold_max && recorder->FoldsMax()) {
+    DASHI_ASSIGN_OR_RETURN(const uint32_t groups,
+                           recorder->SmoothWithMax(b, *lp, *smoothed, params.smoothing));
+    b.Timestamp("mask_smooth");
+    DASHI_RETURN_IF_ERROR(recorder->NormalizeAndThresholdFromGroups(
+        b, *smoothed, *normalised, carrier, params.threshold, groups));
+  } else {
+    DASHI_RETURN_IF_ERROR(recorder->Smooth(b, *lp, *smoothed, params.smoothing));
+    b.Timestamp("mask_smooth");
+    DASHI_RETURN_IF_ERROR(
+        recorder->NormalizeAndThreshold(b, *smoothed, *normalised, carrier, params.threshold));
+  }
   b.Timestamp("mask_normalise");
   // Without levels to read back, the statistics pass only counts cells (the control record needs
   // the changed count), skipping the Σ|field| the levels' means would need.
-  DASHI_RETURN_IF_ERROR(
-      closure->RecordStart(b, *s0, read_levels ? normalised.get() : nullptr, read_levels));
+  if (!closure->start_reads_fixed_point()) {
+    DASHI_RETURN_IF_ERROR(closure->RecordStart(b, *s0, mask_field, read_levels));
+  }
   DASHI_RETURN_IF_ERROR(closure->RecordSteps(b, steps).status());
   b.Timestamp("mask_closure");
   return OkStatus();
@@ -429,12 +453,17 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
   DASHI_RETURN_IF_ERROR(batch.Begin());
   batch.Barrier();  // earlier submissions' writes before this one's
   batch.Timestamp("begin");
-  DASHI_RETURN_IF_ERROR(m.RecordFields(z.size_bytes(), t, amps));
+  DASHI_RETURN_IF_ERROR(
+      m.RecordFields(z.size_bytes(), t, amps, /*read_levels=*/mode != ObserverMode::kNone));
   DASHI_RETURN_IF_ERROR(m.RecordMask(/*read_levels=*/mode != ObserverMode::kNone,
                                      m.first_closure_steps));
   m.RecordCombineAndReadback(snapshots);
   if (after) DASHI_RETURN_IF_ERROR(after(batch));
+  const auto wait_start = Clock::now();
+  report.host_record_ms =
+      std::chrono::duration<double, std::milli>(wait_start - host_start).count();
   DASHI_RETURN_IF_ERROR(batch.SubmitAndWait());
+  report.host_wait_ms += MsSince(wait_start);
   AddStageTimes(batch.StageMilliseconds(), report);
   report.submissions = 1;
   report.closure_readback_bytes = m.closure->last_readback_bytes();
@@ -457,7 +486,9 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
       report.compare_ms = 0;  // only the last submission's comparison counts
       DASHI_RETURN_IF_ERROR(after(batch));
     }
+    const auto more_start = Clock::now();
     DASHI_RETURN_IF_ERROR(batch.SubmitAndWait());
+    report.host_wait_ms += MsSince(more_start);
     AddStageTimes(batch.StageMilliseconds(), report);
     ++report.submissions;
     report.closure_readback_bytes += m.closure->last_readback_bytes();
@@ -518,10 +549,26 @@ Status VulkanDecoder::DecodeInto(std::span<const double> z, uint64_t t, Observer
     report.readback_host_ms = MsSince(unpack_start);
   }
   report.host_ms = MsSince(host_start);
+  report.host_finish_ms = report.host_ms - report.host_record_ms - report.host_wait_ms;
   frame.times = report.stages;
   m.report = report;
   return OkStatus();
 }
+
+Status VulkanDecoder::WarmUp(ObserverMode mode, const AfterCombine& after) {
+  Impl& m = *impl_;
+  const std::vector<double> z(static_cast<size_t>(m.spec.dim()), 1.0);
+  const VulkanDecodeReport kept = m.report;
+  const int kept_steps = m.first_closure_steps;
+  DecodedFrame frame{{}, {}, {}, ClosureResult{*Carrier::Zeros({1, 1}), 0, false, {}}, {}};
+  const Status s = DecodeInto(z, /*t=*/0, mode, frame, after);
+  m.warmup_report = m.report;
+  m.report = kept;
+  m.first_closure_steps = kept_steps;
+  return s;
+}
+
+const VulkanDecodeReport& VulkanDecoder::warmup_report() const { return impl_->warmup_report; }
 
 const VulkanDecodeReport& VulkanDecoder::last_report() const { return impl_->report; }
 Precision VulkanDecoder::precision() const { return impl_->precision; }

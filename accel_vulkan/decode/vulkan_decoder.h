@@ -11,6 +11,8 @@
 //   ifft_lp       VkFFT C2R (1/N²) → ω_lp                                     VkFftPlan
 //   ifft_resid    VkFFT C2R → ω_resid
 //   mask          smooth, normalise by max|·|, PDA threshold, closure → s*    CarrierRecorder,
+//                 (N ≤ 256: the max folded into the smoothing's column pass,
+//                 Options::fold_max)
 //                 (the closure's steps recorded ahead; past the fixed point    CarrierClosure
 //                 the device turns them into empty dispatches)
 //   combine       ω = ω_lp + s*·ω_resid (`precise`)
@@ -74,7 +76,13 @@ struct VulkanDecodeReport {
   double readback_host_ms = 0;  // host time copying out of the mapped readback buffer
   bool readback_host_cached = false;  // that buffer is in HOST_CACHED memory (fast CPU reads)
   double device_ms = 0;  // from the first timestamp to the last, summed over the submissions
-  double host_ms = 0;    // wall-clock time of the whole Decode call
+  double host_ms = 0;    // wall-clock time of the whole Decode call, which is the sum of:
+  double host_record_ms = 0;  // checks, staging z, recording (DecodeInto's `after` included)
+                              // and every lazily made object (a first decode's cost, unless
+                              // WarmUp made them: see there)
+  double host_wait_ms = 0;    // submitting and waiting (fence, timestamps), every submission
+  double host_finish_ms = 0;  // reading the closure's records, continuations' recording, the
+                              // frame (the field copies of snapshots mode included)
   uint64_t readback_bytes = 0;  // field bytes copied device → host (ω, ω_lp, ω_resid, s*)
   // The closure's control record (every mode) and level statistics (metrics, snapshots).
   uint64_t closure_readback_bytes = 0;
@@ -109,6 +117,11 @@ class VulkanDecoder {
     // The closure's path: one shared-memory dispatch where the grid fits (N ≤ 128 on lavapipe's
     // 32 KiB, N ≤ 256 on 48 KiB), else the steps above; kMultiDispatch forces the latter.
     ClosurePlan closure_plan = ClosurePlan::kAuto;
+    // The normalisation's max folded into the smoothing's column pass where the grid allows
+    // (CarrierRecorder::FoldsMax: N ≤ 256 with the carrier's 64-wide workgroups): the mask's
+    // smooth, normalise and threshold in 3 dispatches instead of 5, the same bits. false: the
+    // two-pass max (a workgroup per row, then one workgroup) everywhere.
+    bool fold_max = true;
   };
   static StatusOr<std::unique_ptr<VulkanDecoder>> Create(VulkanContext& ctx, const ProxySpec& spec,
                                                          const DecodeParams& params,
@@ -134,6 +147,18 @@ class VulkanDecoder {
   using AfterCombine = std::function<Status(CommandBatch&)>;
   Status DecodeInto(std::span<const double> z, uint64_t t, ObserverMode mode, DecodedFrame& frame,
                     const AfterCombine& after);
+
+  // Does once, in the set-up, what the first Decode in `mode` would otherwise do inside a timed
+  // decode: one whole decode of a fixed z (every value 1.0, t = 0) recorded, submitted and read
+  // back, with `after` recorded as DecodeInto would. It makes the objects made on first use (the
+  // mask's scratch buffers, its descriptor sets, the snapshot readback buffer), touches the pages
+  // of every host-mapped buffer a decode writes or reads, and lets the driver do its own
+  // first-submission work. Later decodes' results are unchanged (they do not depend on an
+  // earlier decode; the steps recorded ahead are restored). Its report is warmup_report(), not
+  // last_report().
+  Status WarmUp(ObserverMode mode, const AfterCombine& after = AfterCombine());
+  // WarmUp's report (all zero without one).
+  const VulkanDecodeReport& warmup_report() const;
 
   const VulkanDecodeReport& last_report() const;
   Precision precision() const;

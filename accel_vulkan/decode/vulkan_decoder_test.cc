@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -317,6 +318,69 @@ TEST_F(VulkanDecoderTest, GridStrideDispatchIsBitIdentical) {
   }
   EXPECT_FALSE(
       VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, {64, 0}).ok());
+}
+
+// The max folded into the smoothing (the default where N ≤ 256) gives the two-pass max's bits:
+// ω, the mask, the depth and every level's mean |normalised field|
+// (the carrier's 64-wide workgroups: 16 maxima folded at N = 32).
+TEST_F(VulkanDecoderTest, FoldedMaxIsBitIdenticalToTheTwoPassMax) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 5);
+  VulkanDecoder::Options two_pass;
+  two_pass.fold_max = false;
+  StatusOr<std::unique_ptr<VulkanDecoder>> folded =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64);
+  StatusOr<std::unique_ptr<VulkanDecoder>> plain =
+      VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, two_pass);
+  ASSERT_TRUE(folded.ok() && plain.ok());
+  for (uint64_t t : {0u, 3u, 9u, 17u}) {
+    SCOPED_TRACE(t);
+    StatusOr<DecodedFrame> a = (*folded)->Decode(f.z, t, ObserverMode::kSnapshots);
+    StatusOr<DecodedFrame> b = (*plain)->Decode(f.z, t, ObserverMode::kSnapshots);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ExpectSameFrame(*a, *b);
+    ASSERT_FALSE(a->closure.levels.empty());
+    EXPECT_GT(a->closure.levels[0].active_cells, 0);  // a mask to compare
+  }
+  EXPECT_TRUE((*folded)->CheckGuards().ok()) << (*folded)->CheckGuards().ToString();
+}
+
+// WarmUp decodes once in the set-up (its own report, the steps recorded ahead restored): the
+// decodes after it give the bits of a decoder that never warmed up, in every mode, and report
+// the same closure steps recorded; their host time is split into its three parts.
+TEST_F(VulkanDecoderTest, WarmUpLeavesLaterDecodesUnchanged) {
+  const Fixture f = MakeFixture(32, 4, 8, 6, 5);
+  for (ClosurePlan plan : {ClosurePlan::kAuto, ClosurePlan::kMultiDispatch}) {
+    VulkanDecoder::Options options;
+    options.closure_plan = plan;
+    StatusOr<std::unique_ptr<VulkanDecoder>> warm =
+        VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, options);
+    StatusOr<std::unique_ptr<VulkanDecoder>> cold =
+        VulkanDecoder::Create(ctx(), f.spec, DecodeParams{}, Precision::kFp64, options);
+    ASSERT_TRUE(warm.ok() && cold.ok());
+    EXPECT_EQ((*warm)->warmup_report().host_ms, 0.0);
+    ASSERT_TRUE((*warm)->WarmUp(ObserverMode::kSnapshots).ok());
+    const VulkanDecodeReport& w = (*warm)->warmup_report();
+    EXPECT_EQ(w.mode, ObserverMode::kSnapshots);
+    EXPECT_GT(w.host_ms, 0.0);
+    EXPECT_GT(w.submissions, 0);
+    EXPECT_EQ((*warm)->last_report().host_ms, 0.0);  // the warm-up is not a decode's report
+    for (ObserverMode mode : {ObserverMode::kMetrics, ObserverMode::kSnapshots}) {
+      SCOPED_TRACE(std::string(ObserverModeName(mode)) + " " +
+                   std::to_string(static_cast<int>(plan)));
+      StatusOr<DecodedFrame> a = (*warm)->Decode(f.z, 5, mode);
+      StatusOr<DecodedFrame> b = (*cold)->Decode(f.z, 5, mode);
+      ASSERT_TRUE(a.ok() && b.ok());
+      ExpectSameFrame(*a, *b);
+      const VulkanDecodeReport& ra = (*warm)->last_report();
+      EXPECT_EQ(ra.closure_steps_recorded, (*cold)->last_report().closure_steps_recorded);
+      EXPECT_EQ(ra.submissions, (*cold)->last_report().submissions);
+      EXPECT_GE(ra.host_record_ms, 0.0);
+      EXPECT_GT(ra.host_wait_ms, 0.0);
+      EXPECT_GE(ra.host_finish_ms, 0.0);
+      EXPECT_NEAR(ra.host_record_ms + ra.host_wait_ms + ra.host_finish_ms, ra.host_ms, 1e-9);
+    }
+    EXPECT_TRUE((*warm)->CheckGuards().ok()) << (*warm)->CheckGuards().ToString();
+  }
 }
 
 TEST_F(VulkanDecoderTest, RejectsBadInput) {

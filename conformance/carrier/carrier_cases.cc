@@ -406,6 +406,67 @@ CaseResult ClosureSharedMemoryParity(vk::VulkanContext& ctx) {
   return ClosureParity(ctx, 8, {}, shapes, vk::ClosureDispatch::kSharedMemory);
 }
 
+// The one-dispatch closure's bit-parallel majority (r_m = 1: window counts as bit planes, v·S ≥ η
+// as a bit-plane comparison) over every margin η from below −9 (every cell kept) to above 9
+// (none), on dense carriers (windows of 8 and 9 cells of one sign: the counts' high bits) and
+// large blobs, with K_ann of radius 0 and 1, against core_ref; NOT_SUPPORTED as
+// parity_shared_memory.
+CaseResult ClosureSharedMemoryMargins(vk::VulkanContext& ctx) {
+  constexpr uint64_t kSeed = 5105;
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
+  std::vector<GridShape> shapes;
+  for (const GridShape s : SharedClosureShapes()) {
+    ClosureParams p;
+    p.annihilation.radius = 1;
+    p.majority = {1, 2};
+    const vk::ClosureDispatchPlan plan = vk::PlanClosureDispatch(
+        s, p,
+        {props.limits.maxComputeSharedMemorySize,
+         std::min(props.limits.maxComputeWorkGroupInvocations,
+                  props.limits.maxComputeWorkGroupSize[0])},
+        vk::ClosurePlan::kAuto);
+    if (plan.dispatch == vk::ClosureDispatch::kSharedMemory) shapes.push_back(s);
+  }
+  if (shapes.empty()) {
+    return NotSupported("no grid fits the device's shared memory for the one-dispatch closure");
+  }
+  CASE_ASSIGN(auto ops, MakeOps(ctx));
+  Tally t;
+  for (size_t si = 0; si < shapes.size(); ++si) {
+    const GridShape s = shapes[si];
+    const RealField field = RandomField(s, kSeed + 100 + si, 3.0);
+    CASE_ASSIGN(DeviceField df, ops->Upload(field));
+    const Carrier blob = BlobCarrier(s, kSeed + si, 0.05);
+    const Carrier dense = RandomCarrier(s, kSeed + 200 + si, 0.05);
+    for (const Carrier* c : {&blob, &dense}) {
+      CASE_ASSIGN(DeviceCarrier dc, ops->Upload(*c));
+      for (int eta : {-10, -9, -3, 0, 5, 7, 8, 9, 10}) {
+        for (int r_ann : {0, 1}) {
+          if (r_ann > s.rows) continue;
+          ClosureParams p;
+          p.annihilation.radius = r_ann;
+          p.majority = {1, eta};
+          p.max_iterations = 6;
+          const bool with_field = (eta + r_ann) % 2 == 0;
+          CASE_ASSIGN(ClosureResult ref, Closure(*c, with_field ? &field : nullptr, p));
+          CASE_ASSIGN(CarrierOps::DeviceClosure gpu,
+                      ops->Closure(dc, with_field ? &df : nullptr, p));
+          CASE_ASSIGN(Carrier fp, Fetch(*ops, gpu.fixed_point));
+          const std::string what = Describe(s) + (c == &blob ? " blob" : " dense") +
+                                   " r_ann=" + std::to_string(r_ann) +
+                                   " eta=" + std::to_string(eta);
+          std::string where;
+          t.Note(CompareClosure(fp, gpu, ref, &where), what, where);
+          t.Note(gpu.dispatch != vk::ClosureDispatch::kSharedMemory ? 1 : 0,
+                 what + " ran on the " + vk::ClosureDispatchName(gpu.dispatch) + " path");
+        }
+      }
+    }
+  }
+  return Judge(static_cast<double>(t.mismatches), 0, t.Detail(SeedTag(kSeed)));
+}
+
 // Fusion of k random channels (even k makes ties), via both entry points.
 CaseResult FusionParity(vk::VulkanContext& ctx) {
   constexpr uint64_t kSeed = 6006;
@@ -527,6 +588,50 @@ CaseResult NormalizeParity(vk::VulkanContext& ctx, uint32_t w, uint32_t max_grou
   }
   const std::string detail =
       t.Detail(SeedTag(kSeed)) + "; bit mismatches " + std::to_string(t.mismatches);
+  if (t.mismatches > 0) return Fail(max_abs, detail);
+  return Judge(max_abs, 0, detail);
+}
+
+// The decoder's mask chain with the max folded into the smoothing (N ≤ 256): the normalised
+// field (bits) and the carrier of PdaThreshold(NormalizeByMaxAbs(Smooth(f, triangle 2)), 0.35)
+// against core_ref's, with the field's largest |value| (a spike of ±50, which stays the max after
+// the smoothing) moved into every smoothing workgroup in turn — a fold that loses one workgroup's
+// maximum gives another max there.
+CaseResult FoldMaxParity(vk::VulkanContext& ctx, uint32_t w, uint32_t max_groups_x,
+                         std::vector<GridShape> shapes) {
+  constexpr uint64_t kSeed = 9109;
+  CASE_ASSIGN(auto ops, MakeOps(ctx, w, max_groups_x));
+  Tally t;
+  double max_abs = 0;
+  const SmoothingParams smoothing{SmoothingKernel::kTriangle, 2};
+  const PdaThresholdParams tau{0.35};
+  for (size_t si = 0; si < shapes.size(); ++si) {
+    const RealField base = RandomField(shapes[si], kSeed + si, 1.0);
+    const uint64_t cells = static_cast<uint64_t>(shapes[si].size());
+    const uint64_t groups = (cells + w - 1) / w;
+    for (uint64_t g = 0; g < groups; ++g) {
+      std::vector<double> v(base.values().begin(), base.values().end());
+      const uint64_t at = std::min(cells - 1, g * w + (g * 7 + 3) % w);
+      v[at] = g % 2 == 0 ? 50.0 : -50.0;
+      CASE_ASSIGN(RealField f, RealField::FromValues(shapes[si], std::move(v)));
+      CASE_ASSIGN(RealField smoothed, Smooth(f, smoothing));
+      const RealField ref = NormalizeByMaxAbs(smoothed);
+      CASE_ASSIGN(Carrier ref_cells, PdaThreshold(ref, tau));
+      CASE_ASSIGN(DeviceField df, ops->Upload(f));
+      CASE_ASSIGN(CarrierOps::DeviceNormalisedMask m,
+                  ops->SmoothNormalizeThresholdFolded(df, smoothing, tau));
+      CASE_ASSIGN(RealField gpu, Fetch(*ops, m.normalised));
+      CASE_ASSIGN(Carrier gpu_cells, Fetch(*ops, m.cells));
+      const FieldDiff d = CompareFields(gpu.values(), ref.values(), ref.cols());
+      max_abs = std::max(max_abs, d.max_abs);
+      const std::string where = Describe(shapes[si]) + " spike in group " + std::to_string(g);
+      t.Note(d.bit_mismatches, where + " " + d.first);
+      std::string cell_where;
+      t.Note(CountMismatches(gpu_cells, ref_cells, &cell_where), where, cell_where);
+    }
+  }
+  const std::string detail =
+      t.Detail(SeedTag(kSeed)) + "; mismatching field bits + cells " + std::to_string(t.mismatches);
   if (t.mismatches > 0) return Fail(max_abs, detail);
   return Judge(max_abs, 0, detail);
 }
@@ -948,6 +1053,10 @@ DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory", "carrier.closure"
                        "as carrier.closure.parity on the grids the one-dispatch closure takes, "
                        "+ closures that did not run in one shared-memory dispatch (tolerance 0)",
                        0.0, ClosureSharedMemoryParity);
+DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory_margins", "carrier.closure",
+                       "as carrier.closure.parity_shared_memory over margins eta -10..10 on dense "
+                       "and blob carriers, K_ann radius 0 and 1 (tolerance 0)",
+                       0.0, ClosureSharedMemoryMargins);
 DASHI_CONFORMANCE_CASE("carrier.closure.parity_shared_memory_wide_words", "carrier.closure",
                        "as carrier.closure.parity_shared_memory with a 32-invocation workgroup: "
                        "an invocation holds several words, so the row sums read the field "
@@ -991,6 +1100,13 @@ DASHI_CONFORMANCE_CASE("carrier.smooth.parity", "carrier.smooth", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return SmoothParity(ctx, kW, 65535); });
 DASHI_CONFORMANCE_CASE("carrier.normalize.parity", "carrier.normalize", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return NormalizeParity(ctx, kW, 65535); });
+DASHI_CONFORMANCE_CASE(
+    "carrier.normalize.fold_max_every_group", "carrier.normalize",
+    "max |gpu - ref| of the normalised field, smoothing with the max folded in, the spike in "
+    "every workgroup; field bits and threshold cells must all match (tolerance 0)",
+    0.0, [](vk::VulkanContext& ctx) {
+      return FoldMaxParity(ctx, kW, 65535, {{32, 32}, {20, 30}, {128, 128}});
+    });
 
 // Workgroup size 5 with at most 2 groups along x: sizes around w = 5 and the 2-D dispatch path.
 DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.pda", "carrier.pda", kCells, 0.0,
@@ -1001,6 +1117,11 @@ DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.majority", "carrier.majority", kCell
                        [](vk::VulkanContext& ctx) { return WindowParity(ctx, true, 5, 2); });
 DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.smooth", "carrier.smooth", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return SmoothParity(ctx, 5, 2); });
+DASHI_CONFORMANCE_CASE(
+    "carrier.dispatch.w5.fold_max", "carrier.normalize",
+    "as carrier.normalize.fold_max_every_group with workgroups of 5, at most 2 along x "
+    "(tolerance 0)",
+    0.0, [](vk::VulkanContext& ctx) { return FoldMaxParity(ctx, 5, 2, {{12, 12}, {7, 9}}); });
 DASHI_CONFORMANCE_CASE("carrier.dispatch.w5.normalize", "carrier.normalize", kFp64, 0.0,
                        [](vk::VulkanContext& ctx) { return NormalizeParity(ctx, 5, 2); });
 

@@ -3,8 +3,8 @@
 // as two bit planes (bit j%32 of word (i, j/32): cell (i, j) is +1 / is −1), and the iteration runs
 // to core_ref Closure's end inside the shader, with barriers between its phases:
 //   M   m = M(r_m, η)(s): per cell the signed window sum S = #(+1) − #(−1) over the (2r+1)² periodic
-//       window, counted with bitCount on the window's bits of each of the 2r+1 rows (r_m = 1: only
-//       the support's cells, from strips held in registers);
+//       window, counted with bitCount on the window's bits of each of the 2r+1 rows (r_m = 1:
+//       bit-parallel, all 32 cells of a word at once by full adders over bit planes);
 //   K   out = K_ann(r_a)(m): bit-parallel, a cell dies when the OR-dilations of both planes of m
 //       cover it; out is compared with s (cells changed, exact) and becomes s, except on the cap's
 //       check step (step = max_iterations), whose output is never adopted;
@@ -146,30 +146,90 @@ void MajorityWord(uint w) {
   m_neg[w] = neg & keep;
 }
 
-// The same for r_m = 1 (the decoder's), visiting only the word's support (zero cells stay zero):
-// the six strips stay in registers, no per-cell array.
+// The same for r_m = 1 (the decoder's), bit-parallel: for all 32 cells of the word at once, the
+// counts P = #(+1) and M = #(−1) in the 3×3 window are added up as 4 bit planes (a full-adder tree
+// over the window's 9 shifted words of each plane), and v·(P − M) ≥ η is decided by comparing
+// P + (15 − M) (positive cells) and M + (15 − P) (negative cells) with η + 15, again as bit
+// planes. Integer logic only: exactly the per-cell window sums' decisions.
+void FullAdd(uint a, uint b, uint c, out uint s, out uint carry) {
+  const uint ab = a ^ b;
+  s = ab ^ c;
+  carry = (a & b) | (c & ab);
+}
+
+// Row rr's window bits of word wj's cells: at offsets −1 (l), 0 (c), +1 (r), wrapping in the row.
+void Neighbours(bool neg, uint rr, uint wj, out uint l, out uint c, out uint r) {
+  const uint w = p.words_per_row;
+  const uint base = rr * w;
+  const uint li = base + (wj == 0u ? w - 1u : wj - 1u);
+  const uint ri = base + (wj + 1u == w ? 0u : wj + 1u);
+  const uint lw = neg ? s_neg[li] : s_pos[li];
+  c = neg ? s_neg[base + wj] : s_pos[base + wj];
+  const uint rw = neg ? s_neg[ri] : s_pos[ri];
+  l = (c << 1) | (lw >> 31);
+  r = (c >> 1) | (rw << 31);
+}
+
+// The 3×3 window counts (0..9) of one plane around every cell of word wj, as bits q[0..3].
+void WindowCount(bool neg, uint up, uint row, uint down, uint wj, out uint q[4]) {
+  uint a0, a1, a2, b0, b1, b2, c0, c1, c2;
+  Neighbours(neg, up, wj, a0, a1, a2);
+  Neighbours(neg, row, wj, b0, b1, b2);
+  Neighbours(neg, down, wj, c0, c1, c2);
+  uint sa, ca, sb, cb, sc, cc, s1, c1x, s2, c2x;
+  FullAdd(a0, a1, a2, sa, ca);   // weight 1 sums, weight 2 carries
+  FullAdd(b0, b1, b2, sb, cb);
+  FullAdd(c0, c1, c2, sc, cc);
+  FullAdd(sa, sb, sc, s1, c1x);  // bit 0; c1x weight 2
+  FullAdd(ca, cb, cc, s2, c2x);  // weight 2 sum, c2x weight 4
+  q[0] = s1;
+  q[1] = s2 ^ c1x;
+  const uint c3 = s2 & c1x;      // weight 4
+  q[2] = c2x ^ c3;
+  q[3] = c2x & c3;
+}
+
+// The cells where x + (15 − y) ≥ t, with x, y 4-bit plane counts and 0 < t ≤ 31.
+uint AtLeast(uint x[4], uint y[4], uint t) {
+  uint sum[5];
+  uint carry = 0u;
+  [[unroll]] for (uint i = 0u; i < 4u; ++i) {
+    const uint yi = ~y[i];
+    const uint xy = x[i] ^ yi;
+    sum[i] = xy ^ carry;
+    carry = (x[i] & yi) | (carry & xy);
+  }
+  sum[4] = carry;
+  uint borrow = 0u;  // of sum − t: none means sum ≥ t
+  [[unroll]] for (uint i = 0u; i < 5u; ++i) {
+    borrow = ((t >> i) & 1u) != 0u ? (~sum[i] | borrow) : (~sum[i] & borrow);
+  }
+  return ~borrow;
+}
+
 void MajorityWordRadius1(uint w) {
   const uint row = w / p.words_per_row;
   const uint wj = w - row * p.words_per_row;
   const uint up = WrapRow(int(row) - 1), down = WrapRow(int(row) + 1);
-  const u64vec2 p0 = Strip(false, false, up, wj), n0 = Strip(false, true, up, wj);
-  const u64vec2 p1 = Strip(false, false, row, wj), n1 = Strip(false, true, row, wj);
-  const u64vec2 p2 = Strip(false, false, down, wj), n2 = Strip(false, true, down, wj);
   const uint pos = s_pos[w], neg = s_neg[w];
-  uint keep = 0u;
-  uint bits = pos | neg;
-  while (bits != 0u) {
-    const uint b = uint(findLSB(bits));
-    bits &= bits - 1u;
-    const int plus = bitCount(WindowBits(p0, b, 1u)) + bitCount(WindowBits(p1, b, 1u)) +
-                     bitCount(WindowBits(p2, b, 1u));
-    const int minus = bitCount(WindowBits(n0, b, 1u)) + bitCount(WindowBits(n1, b, 1u)) +
-                      bitCount(WindowBits(n2, b, 1u));
-    const int v = ((pos >> b) & 1u) != 0u ? 1 : -1;
-    if (v * (plus - minus) >= p.eta) keep |= 1u << b;
+  uint plus[4], minus[4];
+  WindowCount(false, up, row, down, wj, plus);
+  WindowCount(true, up, row, down, wj, minus);
+  // v·S ranges over [−9, 9]: η beyond it keeps every cell or none.
+  uint keep_pos, keep_neg;
+  if (p.eta > 9) {
+    keep_pos = 0u;
+    keep_neg = 0u;
+  } else if (p.eta < -9) {
+    keep_pos = ~0u;
+    keep_neg = ~0u;
+  } else {
+    const uint t = uint(p.eta + 15);  // 6..24
+    keep_pos = AtLeast(plus, minus, t);
+    keep_neg = AtLeast(minus, plus, t);
   }
-  m_pos[w] = pos & keep;
-  m_neg[w] = neg & keep;
+  m_pos[w] = pos & keep_pos;
+  m_neg[w] = neg & keep_neg;
 }
 
 // Σ|field| over the support of s in row i, from 0.0 in increasing j. Each word's 32 values are

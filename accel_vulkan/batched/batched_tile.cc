@@ -41,9 +41,14 @@ uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& ti
 }
 
 uint64_t BatchedSharedBytes(const BatchedTile& tile) {
+  // The shader declares both the scalar and the dvec2 stages and sizes the unused pair to one
+  // element each (statically used under a specialization constant, so they count): two doubles
+  // with vector loads, two dvec2 without.
+  const uint64_t unused_pair = tile.vector_loads != 0 ? 2 * sizeof(double) : 4 * sizeof(double);
   return 2ull * tile.slice_k *
-         (uint64_t{tile.rows()} + 1 + (tile.vector_loads != 0 ? 1 : 0) + tile.cols()) *
-         sizeof(double);
+             (uint64_t{tile.rows()} + 1 + (tile.vector_loads != 0 ? 1 : 0) + tile.cols()) *
+             sizeof(double) +
+         unused_pair;
 }
 
 uint32_t BatchedTreeSlots(int64_t chunks) {

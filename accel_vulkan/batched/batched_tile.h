@@ -57,7 +57,8 @@ struct BatchedTile {
 inline constexpr uint32_t kMaxOutputsPerThread = 64;
 
 // Shared memory of the kernel: two stages of slice_k · (rows() + 1 + cols()) doubles
-// (rows() + 2 with vector_loads).
+// (rows() + 2 with vector_loads), plus the unused stage pair's one-element arrays (32 bytes, or
+// 16 with vector_loads).
 uint64_t BatchedSharedBytes(const BatchedTile& tile);
 
 // Tree slots of the kernel's binary counter (specialization constant 5) for m ≥ 1 chunks:

@@ -26,12 +26,13 @@ TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
   StatusOr<BatchedTile> t = ResolveBatchedTile({}, l);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->slice_k, 8u);  // 16 would need 33024 bytes
-  EXPECT_EQ(BatchedSharedBytes(*t), 16512u);
-  // Vector loads pad the Z stage's rows by two doubles (an aligned dvec2): 2·8·130·8 bytes.
+  EXPECT_EQ(BatchedSharedBytes(*t), 16512u + 32u);  // + the unused dvec2 stages, one each
+  // Vector loads pad the Z stage's rows by two doubles (an aligned dvec2): 2·8·130·8 bytes, + the
+  // unused scalar stages' two doubles.
   StatusOr<BatchedTile> v = ResolveBatchedTile({.vector_loads = 1}, l);
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(v->slice_k, 8u);
-  EXPECT_EQ(BatchedSharedBytes(*v), 16640u);
+  EXPECT_EQ(BatchedSharedBytes(*v), 16640u + 16u);
   EXPECT_EQ(v->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads");
   l.maxComputeSharedMemorySize = 49152;  // NVIDIA
   t = ResolveBatchedTile({}, l);
@@ -40,6 +41,22 @@ TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
   EXPECT_EQ(t->rows(), 64u);
   EXPECT_EQ(t->cols(), 64u);
   EXPECT_EQ(t->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16");
+}
+
+// The host's count is what the shader declares: a limit one byte short of it rejects the tile,
+// the exact count passes (the unused stage pair included: 16 / 32 bytes beyond the stages).
+TEST(BatchedTileTest, SharedMemoryCountIncludesTheUnusedStagePair) {
+  for (uint32_t vector : {0u, 1u}) {
+    const BatchedTile tile{.slice_k = 8, .vector_loads = vector};
+    const uint64_t stages = 2ull * 8 * (64 + 1 + vector + 64) * sizeof(double);
+    const uint64_t bytes = BatchedSharedBytes(tile);
+    EXPECT_EQ(bytes, stages + (vector != 0 ? 16u : 32u));
+    VkPhysicalDeviceLimits l = LavapipeLimits();
+    l.maxComputeSharedMemorySize = static_cast<uint32_t>(bytes);
+    EXPECT_TRUE(ResolveBatchedTile(tile, l).ok()) << "vector " << vector;
+    l.maxComputeSharedMemorySize = static_cast<uint32_t>(bytes - 1);
+    EXPECT_FALSE(ResolveBatchedTile(tile, l).ok()) << "vector " << vector;
+  }
 }
 
 TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {

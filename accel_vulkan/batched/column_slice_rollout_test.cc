@@ -99,6 +99,16 @@ TEST_F(ColumnSliceRolloutTest, MatchesRolloutBatchAutomatic) {
   }
 }
 
+// More than 16 chunks (D = 1100: 18, the last of 12 rows; D = 2048: 32): the tree's level at
+// stride 16, which no shape above reaches.
+TEST_F(ColumnSliceRolloutTest, MatchesRolloutBatchPastSixteenChunks) {
+  const RolloutParams p{.steps = 3, .hash_every = 1, .observe_every = 1};
+  const std::pair<int64_t, int64_t> shapes[] = {{3, 1100}, {1, 2048}};
+  for (const auto& [batch, dim] : shapes) {
+    ExpectMatchesRolloutBatch(batch, dim, p, Columns(), 3000 + static_cast<uint64_t>(dim));
+  }
+}
+
 // The run's eval shape (B = 3, D = 506) with every state observed.
 TEST_F(ColumnSliceRolloutTest, EveryStateObservedAtTheRunsShape) {
   ExpectMatchesRolloutBatch(3, 506, {.steps = 20, .hash_every = 10, .observe_every = 1}, Columns(),

@@ -232,8 +232,8 @@ class VulkanBatchedRollout {
   const BatchedTile& tile() const { return tile_; }  // slice_k resolved
   // The tiled kernel's pipeline (for its driver statistics: ComputePipeline::ExecutableStatistics).
   const ComputePipeline& tiled_pipeline() const { return *pipe_; }
-  // The kernel a Run() of `batch` rows would use (kTiled or kSmallBatch), or the error a forced
-  // kSmallBatch gives for it.
+  // The kernel a Run() of `batch` rows would use (kTiled or kSmallBatch automatically; a forced
+  // kColumnSlice too), or the error a forced kernel gives for it.
   StatusOr<BatchedKernel> KernelFor(int64_t batch) const;
   // kSmallBatch's resolved settings (0 when it cannot run on this D / device).
   // Workgroup size, row groups, interleaved rows and rows per pass are those of the last

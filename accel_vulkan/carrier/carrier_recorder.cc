@@ -37,6 +37,27 @@
 namespace dashi::vk {
 namespace {
 
+// The smoothing's push constants (axis 0) for a box or triangle kernel, after checking it.
+StatusOr<CarrierSmoothParams> SmoothParamsFor(const SmoothingParams& p, const GridShape& shape) {
+  DASHI_RETURN_IF_ERROR(ValidateSmoothingParams(p));
+  if (p.kernel != SmoothingKernel::kBox && p.kernel != SmoothingKernel::kTriangle) {
+    return InvalidArgumentError("smoothing kernel " + std::to_string(static_cast<int>(p.kernel)) +
+                                " is neither box nor triangle");
+  }
+  const int r = p.radius;
+  const bool tri = p.kernel == SmoothingKernel::kTriangle;
+  // Exactly core_ref's weight total.
+  const double total = tri ? static_cast<double>(r + 1) * (r + 1) : 2.0 * r + 1.0;
+  return CarrierSmoothParams{total,
+                             static_cast<uint32_t>(shape.rows),
+                             static_cast<uint32_t>(shape.cols),
+                             static_cast<uint32_t>(r),
+                             tri ? 1u : 0u,
+                             0,
+                             0};
+}
+
+
 BufferRange R(const DeviceBuffer& b) { return BufferRange::Of(b); }
 
 // The push constants of the one-dispatch and the strip-tiled closure (the same block).
@@ -362,27 +383,12 @@ Status CarrierRecorder::ClosureReduce(CommandBatch& b, const DeviceBuffer& level
 
 Status CarrierRecorder::Smooth(CommandBatch& b, const DeviceBuffer& in, const DeviceBuffer& out,
                                const SmoothingParams& p) {
-  DASHI_RETURN_IF_ERROR(ValidateSmoothingParams(p));
-  if (p.kernel != SmoothingKernel::kBox && p.kernel != SmoothingKernel::kTriangle) {
-    return InvalidArgumentError("smoothing kernel " + std::to_string(static_cast<int>(p.kernel)) +
-                                " is neither box nor triangle");
-  }
+  DASHI_ASSIGN_OR_RETURN(CarrierSmoothParams sp, SmoothParamsFor(p, shape_));
   DASHI_RETURN_IF_ERROR(CheckFieldOperand(in, "smoothing input"));
   DASHI_RETURN_IF_ERROR(CheckFieldOperand(out, "smoothing output"));
-  const int r = p.radius;
-  const bool tri = p.kernel == SmoothingKernel::kTriangle;
-  // Exactly core_ref's weight total.
-  const double total = tri ? static_cast<double>(r + 1) * (r + 1) : 2.0 * r + 1.0;
   DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* tmp, Scratch(kFieldTmp));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet rows_set, sets_->Get({R(in), R(*tmp)}));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet cols_set, sets_->Get({R(*tmp), R(out)}));
-  CarrierSmoothParams sp{total,
-                         static_cast<uint32_t>(shape_.rows),
-                         static_cast<uint32_t>(shape_.cols),
-                         static_cast<uint32_t>(r),
-                         tri ? 1u : 0u,
-                         0,
-                         0};
   DASHI_RETURN_IF_ERROR(
       Dispatch(b, *kernels_.smooth, rows_set, &sp, sizeof(sp), cells(), 0, nullptr, 0));
   b.Barrier();
@@ -406,29 +412,14 @@ StatusOr<uint32_t> CarrierRecorder::SmoothWithMax(CommandBatch& b, const DeviceB
                                    std::to_string(kMaxFoldedGroups) + " workgroups; " +
                                    ToString(shape_) + " has more");
   }
-  DASHI_RETURN_IF_ERROR(ValidateSmoothingParams(p));
-  if (p.kernel != SmoothingKernel::kBox && p.kernel != SmoothingKernel::kTriangle) {
-    return InvalidArgumentError("smoothing kernel " + std::to_string(static_cast<int>(p.kernel)) +
-                                " is neither box nor triangle");
-  }
+  DASHI_ASSIGN_OR_RETURN(CarrierSmoothParams sp, SmoothParamsFor(p, shape_));
   DASHI_RETURN_IF_ERROR(CheckFieldOperand(in, "smoothing input"));
   DASHI_RETURN_IF_ERROR(CheckFieldOperand(out, "smoothing output"));
-  const int r = p.radius;
-  const bool tri = p.kernel == SmoothingKernel::kTriangle;
-  // Exactly core_ref's weight total.
-  const double total = tri ? static_cast<double>(r + 1) * (r + 1) : 2.0 * r + 1.0;
   DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* tmp, Scratch(kFieldTmp));
   DASHI_ASSIGN_OR_RETURN(const DeviceBuffer* maxima, Scratch(kGroupMax));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet rows_set, sets_->Get({R(in), R(*tmp)}));
   DASHI_ASSIGN_OR_RETURN(VkDescriptorSet cols_set, sets_->Get({R(*tmp), R(out), R(*maxima)}));
   DASHI_ASSIGN_OR_RETURN(GroupCount g, kernels_.Groups(cells()));
-  CarrierSmoothParams sp{total,
-                         static_cast<uint32_t>(shape_.rows),
-                         static_cast<uint32_t>(shape_.cols),
-                         static_cast<uint32_t>(r),
-                         tri ? 1u : 0u,
-                         0,
-                         0};
   DASHI_RETURN_IF_ERROR(
       Dispatch(b, *kernels_.smooth, rows_set, &sp, sizeof(sp), cells(), 0, nullptr, 0));
   b.Barrier();

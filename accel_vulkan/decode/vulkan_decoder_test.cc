@@ -376,8 +376,9 @@ TEST_F(VulkanDecoderTest, WarmUpLeavesLaterDecodesUnchanged) {
       EXPECT_EQ(ra.submissions, (*cold)->last_report().submissions);
       EXPECT_GE(ra.host_record_ms, 0.0);
       EXPECT_GT(ra.host_wait_ms, 0.0);
+      // The finish part is the rest of host_ms: >= 0 iff recording and waiting, each timed on
+      // its own, do not add up to more than the whole call.
       EXPECT_GE(ra.host_finish_ms, 0.0);
-      EXPECT_NEAR(ra.host_record_ms + ra.host_wait_ms + ra.host_finish_ms, ra.host_ms, 1e-9);
     }
     EXPECT_TRUE((*warm)->CheckGuards().ok()) << (*warm)->CheckGuards().ToString();
   }

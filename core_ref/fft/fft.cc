@@ -207,8 +207,8 @@ DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
 // pay only where a V8 is one register: in the AVX-512F clone (chosen by the loader when the CPU
 // has AVX-512F), or in a build without clones whose flags enable AVX-512F. Lowered to AVX2 or
 // SSE2 (the other clones, or a CPU without AVX-512) the same code was 5–7× *slower* than the
-// plain loops (AMD EPYC, `-DDASHI_FFT_PORTABLE -mavx2` builds: complex 256² 1195 vs 241 µs), so
-// there the plain loops run. Both give the same bits: fft_golden_scalar_test builds the library
+// plain loops (AMD EPYC, `-DDASHI_FFT_PORTABLE -mavx2` builds of main before and after the change:
+// complex 256² 1221 vs 272 µs, docs/PERF.md), so there the plain loops run. Both give the same bits: fft_golden_scalar_test builds the library
 // without the 8-lane paths, fft_golden_v8_off_test / _on_test force the choice below in the
 // default build, and all check the same hashes. DASHI_FFT_V8=0 or 1 in the environment overrides
 // the choice (1 only where the paths are compiled in).
@@ -1334,5 +1334,8 @@ std::vector<double> Fft2d::Irfft(std::span<const Complex> half_spectrum) const {
   IrfftManyDestroying(in, outs);
   return out;
 }
+
+bool FftVectorPathsCompiled() { return DASHI_FFT_V8 != 0; }
+bool FftUsesVectorPaths() { return UseV8(); }
 
 }  // namespace dashi

@@ -126,6 +126,13 @@ class Fft2d {
   const ThreadPool* pool_ = nullptr;
 };
 
+// Which code the 2D passes run in this process (the bits are the same either way; for tests and
+// benchmarks): whether the 8-lane vector paths are compiled into this build, and whether they run
+// (decided once before main: the AVX-512F clone or an AVX-512F build; DASHI_FFT_V8=0 / 1 in the
+// environment overrides).
+bool FftVectorPathsCompiled();
+bool FftUsesVectorPaths();
+
 }  // namespace dashi
 
 #endif  // DASHI_CORE_REF_FFT_FFT_H_

@@ -8,6 +8,7 @@
 // Hash = BLAKE2b-128 of the output array's bytes (MATH §4). The inputs come from Xoshiro256**.
 // The twiddles are core_ref/math's correctly rounded CosPi / SinPi: the same on every platform.
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,21 @@ struct Case {
   const char* rfft;     // 2D only
   const char* irfft;    // 2D only
 };
+
+// fft_golden_v8_off_test / _on_test set DASHI_FFT_V8: the choice must have taken effect, or the
+// hashes below would check the same path twice. A build without the vector paths never runs them.
+TEST(FftGoldenTest, TheForcedPathIsTheOneThatRuns) {
+  if (!FftVectorPathsCompiled()) {
+    EXPECT_FALSE(FftUsesVectorPaths());
+    return;
+  }
+  const char* env = std::getenv("DASHI_FFT_V8");
+  if (env != nullptr && env[0] == '0') {
+    EXPECT_FALSE(FftUsesVectorPaths());
+  } else if (env != nullptr && env[0] != '\0') {
+    EXPECT_TRUE(FftUsesVectorPaths());
+  }  // else: the CPU's choice, either path
+}
 
 TEST(FftGoldenTest, OutputsHaveTheRecordedHashes) {
   const Case cases[] = {

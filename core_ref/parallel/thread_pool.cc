@@ -122,12 +122,8 @@ void ThreadPool::RunShare(int w) const {
 
 void ThreadPool::Run(size_t n, size_t grain, bool balanced,
                      const std::function<void(size_t, size_t, int)>& body) const {
-  grain = std::max<size_t>(grain, 1);
-  size_t units = (n + grain - 1) / grain;
-  if (balanced && units >= (size_t{1} << 31)) {  // the packed ranges hold 32-bit unit indices
-    grain *= (units + (size_t{1} << 31) - 1) >> 31;  // still a multiple of the caller's grain
-    units = (n + grain - 1) / grain;
-  }
+  grain = balanced ? BalancedGrain(n, grain) : std::max<size_t>(grain, 1);
+  const size_t units = (n + grain - 1) / grain;
   if (threads_ == 1 || units <= 1) {
     if (n > 0) body(0, n, 0);
     return;
@@ -169,22 +165,38 @@ void ThreadPool::ParallelForBalanced(size_t n, size_t grain,
   Run(n, grain, /*balanced=*/true, body);
 }
 
-void ParallelFor(const ThreadPool* pool, size_t n, size_t grain,
-                 const std::function<void(size_t, size_t, int)>& body) {
+size_t BalancedGrain(size_t n, size_t grain) {
+  grain = std::max<size_t>(grain, 1);
+  const size_t units = n / grain + (n % grain != 0);
+  constexpr size_t kMaxUnits = (size_t{1} << 31) - 1;
+  // The smallest factor f with ⌈units / f⌉ <= kMaxUnits, i.e. f = ⌈units / kMaxUnits⌉ (1 below).
+  const size_t factor = units <= kMaxUnits ? 1 : units / kMaxUnits + (units % kMaxUnits != 0);
+  return grain * factor;
+}
+
+namespace {
+
+void Dispatch(const ThreadPool* pool, size_t n, size_t grain, bool balanced,
+              const std::function<void(size_t, size_t, int)>& body) {
   if (pool == nullptr || pool->threads() <= 1) {
     if (n > 0) body(0, n, 0);
-    return;
+  } else if (balanced) {
+    pool->ParallelForBalanced(n, grain, body);
+  } else {
+    pool->ParallelFor(n, grain, body);
   }
-  pool->ParallelFor(n, grain, body);
+}
+
+}  // namespace
+
+void ParallelFor(const ThreadPool* pool, size_t n, size_t grain,
+                 const std::function<void(size_t, size_t, int)>& body) {
+  Dispatch(pool, n, grain, /*balanced=*/false, body);
 }
 
 void ParallelForBalanced(const ThreadPool* pool, size_t n, size_t grain,
                          const std::function<void(size_t, size_t, int)>& body) {
-  if (pool == nullptr || pool->threads() <= 1) {
-    if (n > 0) body(0, n, 0);
-    return;
-  }
-  pool->ParallelForBalanced(n, grain, body);
+  Dispatch(pool, n, grain, /*balanced=*/true, body);
 }
 
 }  // namespace dashi

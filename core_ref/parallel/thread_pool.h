@@ -1,8 +1,10 @@
 // A fixed pool of std::thread workers that splits an index range into one contiguous chunk per
-// thread and waits for all of them (a barrier per call). Used by the 2D FFT passes and the LES's
-// pointwise loops, where every index writes its own outputs: results are bit-identical for any
-// thread count because no value ever depends on which thread computed it (reductions stay
-// serial, or are combined by the caller in a fixed order).
+// thread and waits for all of them (a barrier per call); ParallelForBalanced starts from the same
+// chunks and lets a thread that is done take the unclaimed units of the others. Used by the 2D FFT
+// passes and the LES's pointwise loops, where every index writes its own outputs: results are
+// bit-identical for any thread count and any assignment of units to threads because no value ever
+// depends on which thread computed it (reductions stay serial, or are combined by the caller in a
+// fixed order).
 //
 //   ThreadPool pool(4);
 //   pool.ParallelFor(rows, /*grain=*/16, [&](size_t begin, size_t end, int worker) {
@@ -14,7 +16,8 @@
 // caller waits for the join on an atomic countdown the same way. A run of short ParallelFor calls
 // (an LES step is a few dozen) therefore never goes through the kernel. A pool with more threads
 // than the machine has hardware threads never spins (it would take the core from the thread it
-// waits for); neither does anything else than the spin depend on timing.
+// waits for). Besides the spin, only ParallelForBalanced's choice of thread per unit depends on
+// timing.
 #ifndef DASHI_CORE_REF_PARALLEL_THREAD_POOL_H_
 #define DASHI_CORE_REF_PARALLEL_THREAD_POOL_H_
 
@@ -54,7 +57,8 @@ class ThreadPool {
   // gets, then depends on timing: use it only where every index writes its own outputs and
   // `worker` selects thread-local state, never a partial result combined later. It keeps a
   // section from waiting for its slowest core (on a shared virtual machine some cores run a
-  // step 1.3–1.4× slower than others).
+  // step 1.3–1.4× slower than others). With 2^31 units or more the units are made larger
+  // (BalancedGrain), still multiples of `grain`.
   void ParallelForBalanced(
       size_t n, size_t grain,
       const std::function<void(size_t begin, size_t end, int worker)>& body) const;
@@ -104,6 +108,11 @@ void ParallelFor(const ThreadPool* pool, size_t n, size_t grain,
 // The same with ThreadPool::ParallelForBalanced (one call body(0, n, 0) without a pool).
 void ParallelForBalanced(const ThreadPool* pool, size_t n, size_t grain,
                          const std::function<void(size_t begin, size_t end, int worker)>& body);
+
+// The unit size ParallelForBalanced uses for n indices in units of `grain` (>= 1): `grain`, or
+// the smallest multiple of it that leaves fewer than 2^31 units (its packed ranges hold 32-bit
+// unit indices).
+size_t BalancedGrain(size_t n, size_t grain);
 
 }  // namespace dashi
 

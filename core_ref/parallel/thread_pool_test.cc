@@ -172,5 +172,27 @@ TEST(ThreadPool, BalancedTakesTheUnitsOfAStalledWorker) {
   for (size_t u = 10; u < 20; ++u) EXPECT_EQ(ran_on[u], 1) << "unit " << u;
 }
 
+// Units past 2^31 do not fit the packed ranges: the grain grows to the smallest multiple of the
+// caller's grain that leaves fewer than 2^31 units, and not before.
+TEST(ThreadPool, BalancedGrainKeepsUnitsBelowTwoToThe31) {
+  constexpr size_t k31 = size_t{1} << 31;
+  EXPECT_EQ(BalancedGrain(0, 0), 1u);
+  EXPECT_EQ(BalancedGrain(1000, 16), 16u);
+  EXPECT_EQ(BalancedGrain(k31 - 1, 1), 1u);
+  EXPECT_EQ(BalancedGrain(k31, 1), 2u);
+  EXPECT_EQ(BalancedGrain(k31 + 1, 1), 2u);
+  EXPECT_EQ(BalancedGrain((k31 - 1) * 3, 3), 3u);
+  for (size_t n : {k31, k31 + 1, (size_t{1} << 33) + 5, (size_t{1} << 40) - 1}) {
+    for (size_t grain : {size_t{1}, size_t{3}, size_t{8}}) {
+      const size_t g = BalancedGrain(n, grain);
+      EXPECT_EQ(g % grain, 0u) << n << " " << grain;
+      const size_t units = (n + g - 1) / g;
+      EXPECT_LT(units, k31) << n << " " << grain;
+      // The next smaller multiple of grain would leave 2^31 units or more (unless it is grain).
+      if (g > grain) EXPECT_GE((n + (g - grain) - 1) / (g - grain), k31) << n << " " << grain;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dashi

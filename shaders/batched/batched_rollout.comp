@@ -85,8 +85,8 @@ const uint kZStage = kSliceK * kZStride;
 const uint kAStage = kSliceK * kTileCols;
 const uint kZLoads = (kTileRows * kSliceK + kThreads - 1u) / kThreads;  // per invocation
 const uint kALoads = (kSliceK * kTileCols + kThreads - 1u) / kThreads;
-// Vector loads: pairs of rows of Z / columns of A, one dvec2 each (kZLoads / 2, kALoads / 2 per
-// invocation; the host requires even RM, RN, and TM·TK, TK·TN multiples of 2·TX·TY).
+// Vector loads: pairs of rows of Z / columns of A, one dvec2 each (kZPairLoads, kAPairLoads per
+// invocation; the host requires even RM and RN; a pair load past the slice is skipped).
 // Strides of the stages in their elements (doubles, or dvec2 with vector loads).
 const uint kElem = 1u + kVectorLoads;
 const uint kZRowE = kZStride / kElem;

@@ -365,6 +365,11 @@ Status VulkanBatchedRollout::InitSmallBatch() {
     return InvalidArgumentError("batched rollout (small batch): small_batch_group_rows " +
                                 std::to_string(group_rows) + " is not 0, 1, 2 or 4");
   }
+  if (options_.small_batch_rebuild_once > 2) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_once " +
+                                std::to_string(options_.small_batch_rebuild_once) +
+                                " is not 0 (automatic), 1 (off) or 2 (on)");
+  }
   if (options_.small_batch_rebuild_unroll > 4) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_unroll " +
                                 std::to_string(options_.small_batch_rebuild_unroll) +
@@ -431,6 +436,9 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
   shape.rebuilders = options_.small_batch_rebuilders;
   shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
   if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
+  // Rebuild once: only with the merged wait (A in registers, every row in one pass).
+  const bool merged = small_resident_ && b <= p;
+  shape.rebuild_once = merged && options_.small_batch_rebuild_once == 2 ? 1u : 0u;
   return shape;
 }
 
@@ -450,7 +458,7 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
                                      {small_cols_ * shape.row_groups, shape.pass_rows,
                                       static_cast<uint32_t>(chunks_), small_resident_ ? 1u : 0u,
                                       shape.row_groups, shape.group_rows, shape.rebuilders,
-                                      shape.rebuild_unroll},
+                                      shape.rebuild_unroll, shape.rebuild_once},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   small_now_ = shape;

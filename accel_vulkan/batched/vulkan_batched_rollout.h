@@ -122,6 +122,10 @@ struct VulkanBatchedRolloutOptions {
   // entries each rebuilds at once, 1..4 (0 = automatic); see batched_persistent.comp.
   uint32_t small_batch_rebuilders = 0;
   uint32_t small_batch_rebuild_unroll = 0;
+  // The merged wait only: rebuild each state entry once per step (a second device-wide barrier;
+  // batched_persistent.comp, "Rebuild once"): 0 = automatic (see SmallBatchShapeFor), 1 = off,
+  // 2 = on. Ignored (off) where the merged wait does not apply (A not in registers, or B > P).
+  uint32_t small_batch_rebuild_once = 0;
   uint32_t small_batch_spin_limit = 1u << 22;  // polls before a device-wide barrier gives up
   // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else 1
   // (lavapipe computed wrong states with several: accel_vulkan/batched/vulkan_batched_rollout.cc).
@@ -246,6 +250,7 @@ class VulkanBatchedRollout {
   uint32_t small_batch_pass_rows() const { return small_now_.pass_rows; }
   uint32_t small_batch_rebuilders() const { return small_now_.rebuilders; }
   uint32_t small_batch_rebuild_unroll() const { return small_now_.rebuild_unroll; }
+  bool small_batch_rebuild_once() const { return small_now_.rebuild_once != 0; }
   bool small_batch_resident_a() const { return small_resident_; }
   // kColumnSlice's resolved settings (0 when it cannot run here); R, G and P those of the last
   // Prepare() / Run() with it (before any: B = 1's).
@@ -292,6 +297,7 @@ class VulkanBatchedRollout {
     uint32_t pass_rows = 4;
     uint32_t rebuilders = 0;  // 0: all C·R
     uint32_t rebuild_unroll = 1;
+    uint32_t rebuild_once = 0;  // the specialization constant kRebuildOnce
     bool operator==(const SmallBatchShape&) const = default;
   };
   SmallBatchShape SmallBatchShapeFor(int64_t batch) const;

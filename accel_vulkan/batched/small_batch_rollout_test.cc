@@ -232,6 +232,13 @@ TEST_F(SmallBatchRolloutTest, RebuildOnceAgrees) {
                                         .small_batch_rebuild_once = 2,
                                         .small_batch_max_steps_per_dispatch = 4}),
                             35);
+  // The plain device-wide barrier (= 3), several steps per dispatch.
+  ExpectMatchesRolloutBatch(5, 61, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_once = 3,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            39);
   // Several passes (B = 9 > P = 4): the option does not apply, the plain path runs.
   ExpectMatchesRolloutBatch(9, 64, sparse,
                             SmallBatch({.small_batch_workgroup = 64,
@@ -256,7 +263,7 @@ TEST_F(SmallBatchRolloutTest, RebuildOnceAgrees) {
     ASSERT_TRUE((*r)->Run(z0, 9, {.steps = 2, .hash_every = 2}).ok());
     EXPECT_EQ((*r)->small_batch_rebuild_once(), want) << once << " " << pass_rows;
   }
-  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rebuild_once = 3}))
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rebuild_once = 4}))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
@@ -305,6 +312,19 @@ TEST_F(SmallBatchRolloutTest, KernelChoice) {
       VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch());
   ASSERT_TRUE(forced.ok());
   EXPECT_EQ(*(*forced)->KernelFor(200), BatchedKernel::kSmallBatch);  // any B when forced
+
+  // The rebuild-once band: B ∈ [16, 64] at D ∈ [512, 1024] (GPU only), tiled beyond 64 rows.
+  {
+    const std::vector<double> a512 = DecayingMatrix(512, 16);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> mid =
+        VulkanBatchedRollout::Create(ctx(), 512, a512);
+    ASSERT_TRUE(mid.ok()) << mid.status().ToString();
+    EXPECT_EQ(*(*mid)->KernelFor(32),
+              has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
+    EXPECT_EQ(*(*mid)->KernelFor(64),
+              has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
+    EXPECT_EQ(*(*mid)->KernelFor(65), BatchedKernel::kTiled);
+  }
 
   const int64_t big = 2049;
   const std::vector<double> a_big = DecayingMatrix(big, 12);

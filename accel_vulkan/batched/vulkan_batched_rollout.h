@@ -84,7 +84,8 @@ namespace dashi::vk {
 
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
-  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers),
+  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers;
+                // B ≤ 64 with the rebuild-once option for D ∈ [512, 1024]),
                 // else kTiled (never kColumnSlice: slower everywhere measured)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
@@ -123,8 +124,10 @@ struct VulkanBatchedRolloutOptions {
   uint32_t small_batch_rebuilders = 0;
   uint32_t small_batch_rebuild_unroll = 0;
   // The merged wait only: rebuild each state entry once per step (a second device-wide barrier;
-  // batched_persistent.comp, "Rebuild once"): 0 = automatic (see SmallBatchShapeFor), 1 = off,
-  // 2 = on. Ignored (off) where the merged wait does not apply (A not in registers, or B > P).
+  // batched_persistent.comp, "Rebuild once"): 0 = automatic (on for 16 <= B <= 64 and
+  // 512 <= D <= 1024 with the SM count reported: RebuildOnceAuto), 1 = off, 2 = on, 3 = on with
+  // the plain device-wide barrier (one poller per workgroup). Ignored (off) where the merged wait
+  // does not apply (A not in registers, or B > P).
   uint32_t small_batch_rebuild_once = 0;
   uint32_t small_batch_spin_limit = 1u << 22;  // polls before a device-wide barrier gives up
   // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else 1
@@ -201,6 +204,12 @@ class VulkanBatchedRollout {
   // measured crossover with the tiled kernel on an H200, docs/PERF.md; beyond it, or with A read
   // per step, the tiled kernel was as fast or faster).
   static constexpr int64_t kSmallBatchAutoMaxRows = 16;
+  // kAuto turns small_batch_rebuild_once on (and takes kSmallBatch up to 64 rows) for
+  // B ∈ [16, 64] and D ∈ [512, 1024] on a device that reports its SM count (RebuildOnceAuto).
+  static constexpr int64_t kRebuildOnceAutoMinRows = 16;
+  static constexpr int64_t kRebuildOnceAutoMaxRows = 64;
+  static constexpr int64_t kRebuildOnceAutoMinDim = 512;
+  static constexpr int64_t kRebuildOnceAutoMaxDim = 1024;
 
 
   // Uploads A (dim×dim, row-major) and builds the pipeline.
@@ -301,6 +310,8 @@ class VulkanBatchedRollout {
     bool operator==(const SmallBatchShape&) const = default;
   };
   SmallBatchShape SmallBatchShapeFor(int64_t batch) const;
+  // kAuto's rebuild-once band (small_batch_rebuild_once = 0).
+  bool RebuildOnceAuto(int64_t batch) const;
   // Builds (once per shape) and selects the pipeline for `batch` rows.
   Status SelectSmallBatchPipeline(int64_t batch);
   // Why the small-batch kernel cannot run `batch` rows here (OK when it can).

@@ -32,6 +32,9 @@
 //                                      state entry rebuilt once per step (small_batch_rebuild_once:
 //                                      two device-wide barriers a step), (B, D) ∈ {(1, 1), (5, 65),
 //                                      (17, 130), (16, 512), (64, 506), (32, 512), (3, 1000)}
+//   batched_rollout.small_batch.rebuild_once_plain.parity.b<B>_d<D>   the same with the plain
+//                                      device-wide barrier (= 3), (B, D) ∈ {(3, 1000), (4, 506),
+//                                      (64, 506)}
 // On a GPU that reports its SM count the small-batch kernel runs many steps per dispatch (its
 // device-wide barriers and the in-dispatch state rebuild are checked there); on lavapipe one.
 // The column-slice kernel (kColumnSlice, shaders/batched/batched_columns.comp) likewise:
@@ -167,8 +170,8 @@ StatusOr<std::pair<int64_t, std::string>> DeviceVersusReference(
 vk::VulkanBatchedRolloutOptions KernelOptions(BatchedKernel kernel) { return {.kernel = kernel}; }
 
 // The small-batch kernel with each state entry rebuilt once per step (small_batch_rebuild_once).
-vk::VulkanBatchedRolloutOptions RebuildOnceOptions() {
-  return {.kernel = BatchedKernel::kSmallBatch, .small_batch_rebuild_once = 2};
+vk::VulkanBatchedRolloutOptions RebuildOnceOptions(uint32_t once = 2) {
+  return {.kernel = BatchedKernel::kSmallBatch, .small_batch_rebuild_once = once};
 }
 
 // The tiled kernel with each of `tiles` against `want`: differing trajectories summed over the
@@ -264,6 +267,18 @@ const bool kRebuildOnceParityRegistered = [] {
                   "trajectories whose chain or final state differs from core_ref", 0.0,
                   [batch, dim](VulkanContext& ctx) {
                     return Parity(ctx, batch, dim, RebuildOnceOptions());
+                  }});
+  }
+  // The same with the plain device-wide barrier (small_batch_rebuild_once = 3).
+  const std::pair<int64_t, int64_t> plain_shapes[] = {{3, 1000}, {4, 506}, {64, 506}};
+  for (const auto& shape : plain_shapes) {
+    const int64_t batch = shape.first, dim = shape.second;
+    RegisterCase({"batched_rollout.small_batch.rebuild_once_plain.parity.b" +
+                      std::to_string(batch) + "_d" + std::to_string(dim),
+                  "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [batch, dim](VulkanContext& ctx) {
+                    return Parity(ctx, batch, dim, RebuildOnceOptions(3));
                   }});
   }
   return true;

@@ -35,7 +35,9 @@
 //
 // Rebuild once (kRebuildOnce = 1, merged wait only): every step's new state is rebuilt ONCE,
 // not by every column tile of a chunk: (1) every unit stores its chunk partials and arrives;
-// (2) the invocations of all workgroups with an entry wait for the last arrival (acquire polls);
+// (2) the invocations with an entry (and invocation 0 of every workgroup) wait for the last
+// arrival (acquire polls; kRebuildOnce = 2: the plain device-wide barrier, one poller and
+// workgroup barriers, at (2) and (4));
 // (3) entry e = g·W + l, + G·W, … of the B·D state (row e / D, entry e mod D) is rebuilt from its
 // m partials by the contract's tree (RebuildEntry) and stored in z_out (and the history ring);
 // (4) a second arrival and wait; (5) each unit loads its chunk of all B rows from z_out into
@@ -68,7 +70,8 @@ layout(constant_id = 5) const uint kGroupRows = 4u;  // rows whose chains one in
 layout(constant_id = 6) const uint kRebuilders = 0u;
 layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 // Merged wait only: 1 = rebuild each state entry once per step (two device-wide barriers a step;
-// see "Rebuild once" below), 0 = every column tile of a chunk rebuilds its chunk's entries.
+// see "Rebuild once" below), 2 = the same with the plain device-wide barrier, 0 = every column
+// tile of a chunk rebuilds its chunk's entries.
 layout(constant_id = 8) const uint kRebuildOnce = 0u;
 const uint kMaxChunks = 32u;
 const uint kMaxGroupRows = 4u;
@@ -284,13 +287,23 @@ void main() {
     if (once) {
       // Rebuild once: (1) arrival, (2) wait, (3) each entry of the new state rebuilt once into
       // z_out, (4) second arrival and wait, (5) this unit's chunk of every row into part[].
-      memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
-      barrier();              // ... and every invocation is done reading part[]
-      if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
+      // kRebuildOnce = 2: the plain device-wide barrier (one poller, workgroup barriers) at (2)
+      // and (4) instead of every invocation polling with acquire loads.
+      const bool plain = kRebuildOnce == 2u;
+      if (plain && !GridBarrier((2u * step + 1u) * groups)) return;
+      if (!plain) {
+        memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
+        barrier();              // ... and every invocation is done reading part[]
+        if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
+      }
       const uint total = rows * dim;
       const uint stride = groups * wg;
-      if (g * wg + l < total) {
-        if (AwaitArrivals((2u * step + 1u) * groups, true) != 0u) {
+      // Invocation 0 waits even where its workgroup has no entry to rebuild: its second arrival
+      // below must not come before every workgroup's first (the counter is cumulative: an early
+      // second arrival would stand in for a late first one, and the rebuild would read partials
+      // not yet written — wrong states at B = 3, 4 on an H200 before this was added).
+      if (g * wg + l < total || l == 0u) {
+        if (!plain && AwaitArrivals((2u * step + 1u) * groups, true) != 0u) {
           atomicOr(failed, 1u);
         } else {
           const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
@@ -307,8 +320,9 @@ void main() {
       barrier();
       if (failed != 0u) return;  // uniform: read after the barrier
       if (step + 1u < params.steps) {
-        if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
-        if (AwaitArrivals((2u * step + 2u) * groups, true) != 0u) {
+        if (plain && !GridBarrier((2u * step + 2u) * groups)) return;
+        if (!plain && l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
+        if (!plain && AwaitArrivals((2u * step + 2u) * groups, true) != 0u) {
           atomicOr(failed, 1u);
         } else if (g < units) {
           const uint i0 = (g / tiles) * kChunk;

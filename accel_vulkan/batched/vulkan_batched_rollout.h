@@ -28,7 +28,9 @@
 //    end at every observed step. kAuto picks it for B ≤ kSmallBatchAutoMaxRows (16) on a device
 //    that reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident
 //    together) when A stays in registers (every workgroup has at most one unit: D ≤ 1024 on a
-//    132-SM GPU) and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
+//    132-SM GPU) and its buffers fit maxStorageBufferRange, and up to 64 rows with
+//    small_batch_rebuild_once (each state entry rebuilt once per step, a second device-wide
+//    barrier) for D ∈ [512, 1024] (RebuildOnceAuto: the band measured faster); kTiled otherwise. Forced
 //    (kSmallBatch) it runs any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident workgroups into
 //    UNAVAILABLE instead of a hang.
 //  - kColumnSlice (forced only: slower than the two above wherever measured, docs/PERF.md):

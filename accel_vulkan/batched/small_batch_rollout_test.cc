@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -194,6 +195,80 @@ TEST_F(SmallBatchRolloutTest, RowGroupsAgree) {
       3, 506, every, SmallBatch({.small_batch_workgroup = 512, .small_batch_row_groups = 2}), 26);
 }
 
+// Rebuild once (small_batch_rebuild_once = 2): every state entry rebuilt once per step by all
+// workgroups, a second device-wide barrier, then each unit loads its chunk of the new state. On
+// lavapipe (one workgroup) the option applies where A stays in registers (D <= C); one step per
+// dispatch by default there, so the steps after a dispatch's first (the second barrier and the
+// loads of step (5)) are covered by the runs of a few steps per dispatch below and on GPUs by
+// conformance. B > P (several passes) falls back to the plain path.
+TEST_F(SmallBatchRolloutTest, RebuildOnceAgrees) {
+  const RolloutParams every{.steps = 9, .hash_every = 4, .observe_every = 1};
+  const RolloutParams sparse{.steps = 12, .hash_every = 5, .observe_every = 3};
+  ExpectMatchesRolloutBatch(3, 16, every,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_rebuild_once = 2}),
+                            31);
+  ExpectMatchesRolloutBatch(5, 61, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_once = 2}),
+                            32);
+  ExpectMatchesRolloutBatch(17, 60, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 4,
+                                        .small_batch_rebuild_once = 2}),
+                            33);
+  // Several steps per dispatch: the second barrier and the loads from the rebuilt state.
+  ExpectMatchesRolloutBatch(3, 16, every,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            34);
+  ExpectMatchesRolloutBatch(6, 40, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            35);
+  // The plain device-wide barrier (= 3), several steps per dispatch.
+  ExpectMatchesRolloutBatch(5, 61, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_once = 3,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            39);
+  // Several passes (B = 9 > P = 4): the option does not apply, the plain path runs.
+  ExpectMatchesRolloutBatch(9, 64, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_pass_rows = 4,
+                                        .small_batch_rebuild_once = 2}),
+                            36);
+
+  // The option is reported where it applies, off where it does not or is not asked for.
+  const int64_t dim = 40;
+  const std::vector<double> a = DecayingMatrix(dim, 37);
+  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(9 * dim), 38, 1.0);
+  for (const auto& [once, pass_rows, want] :
+       {std::tuple<uint32_t, uint32_t, bool>{2, 0, true}, {2, 4, false}, {1, 0, false},
+        {0, 0, false}}) {
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
+        ctx(), dim, a,
+        SmallBatch({.small_batch_workgroup = 64,
+                    .small_batch_pass_rows = pass_rows,
+                    .small_batch_rebuild_once = once}));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE((*r)->Run(z0, 9, {.steps = 2, .hash_every = 2}).ok());
+    EXPECT_EQ((*r)->small_batch_rebuild_once(), want) << once << " " << pass_rows;
+  }
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rebuild_once = 4}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+}
+
 // One dispatch covers many steps where the device reports its SM count (the point of the
 // kernel); elsewhere (lavapipe) one step per dispatch (see vulkan_batched_rollout.cc).
 TEST_F(SmallBatchRolloutTest, StepsPerDispatch) {
@@ -237,6 +312,19 @@ TEST_F(SmallBatchRolloutTest, KernelChoice) {
       VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch());
   ASSERT_TRUE(forced.ok());
   EXPECT_EQ(*(*forced)->KernelFor(200), BatchedKernel::kSmallBatch);  // any B when forced
+
+  // The rebuild-once band: B ∈ [16, 64] at D ∈ [512, 1024] (GPU only), tiled beyond 64 rows.
+  {
+    const std::vector<double> a512 = DecayingMatrix(512, 16);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> mid =
+        VulkanBatchedRollout::Create(ctx(), 512, a512);
+    ASSERT_TRUE(mid.ok()) << mid.status().ToString();
+    EXPECT_EQ(*(*mid)->KernelFor(32),
+              has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
+    EXPECT_EQ(*(*mid)->KernelFor(64),
+              has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
+    EXPECT_EQ(*(*mid)->KernelFor(65), BatchedKernel::kTiled);
+  }
 
   const int64_t big = 2049;
   const std::vector<double> a_big = DecayingMatrix(big, 12);

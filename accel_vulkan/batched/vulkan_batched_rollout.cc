@@ -365,6 +365,11 @@ Status VulkanBatchedRollout::InitSmallBatch() {
     return InvalidArgumentError("batched rollout (small batch): small_batch_group_rows " +
                                 std::to_string(group_rows) + " is not 0, 1, 2 or 4");
   }
+  if (options_.small_batch_rebuild_once > 3) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_once " +
+                                std::to_string(options_.small_batch_rebuild_once) +
+                                " is not 0 (automatic), 1 (off), 2 (on) or 3 (on, plain barriers)");
+  }
   if (options_.small_batch_rebuild_unroll > 4) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_unroll " +
                                 std::to_string(options_.small_batch_rebuild_unroll) +
@@ -431,7 +436,23 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
   shape.rebuilders = options_.small_batch_rebuilders;
   shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
   if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
+  // Rebuild once: only with the merged wait (A in registers, every row in one pass).
+  const bool merged = small_resident_ && b <= p;
+  const uint32_t once = options_.small_batch_rebuild_once;
+  shape.rebuild_once = !merged                                ? 0u
+                       : once == 2 || (once == 0 && RebuildOnceAuto(batch)) ? 1u
+                       : once == 3                            ? 2u
+                                                              : 0u;
   return shape;
+}
+
+bool VulkanBatchedRollout::RebuildOnceAuto(int64_t batch) const {
+  // Measured faster than the plain rebuild and the tiled kernel on an H200 at D = 512 and 1024
+  // for B = 16, 32, 64 (docs/PERF.md, "Mid batches: rebuild each state entry once"); slower at
+  // D = 512, B = 8; not measured outside D ∈ [512, 1024] (kept off there).
+  return sm_info_.has_value() && batch >= kRebuildOnceAutoMinRows &&
+         batch <= kRebuildOnceAutoMaxRows && dim_ >= kRebuildOnceAutoMinDim &&
+         dim_ <= kRebuildOnceAutoMaxDim;
 }
 
 Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
@@ -450,7 +471,7 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
                                      {small_cols_ * shape.row_groups, shape.pass_rows,
                                       static_cast<uint32_t>(chunks_), small_resident_ ? 1u : 0u,
                                       shape.row_groups, shape.group_rows, shape.rebuilders,
-                                      shape.rebuild_unroll},
+                                      shape.rebuild_unroll, shape.rebuild_once},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   small_now_ = shape;
@@ -497,7 +518,9 @@ StatusOr<BatchedKernel> VulkanBatchedRollout::KernelFor(int64_t batch) const {
   }
   // kAuto never takes the column-slice kernel: it was slower than the small-batch or the tiled
   // kernel at every measured (D, B) (docs/PERF.md, "Mid batches: the column-slice kernel").
-  return batch <= kSmallBatchAutoMaxRows && small_resident_ && SmallBatchFits(batch).ok()
+  // Up to 64 rows with the rebuild-once option where it was measured faster (RebuildOnceAuto).
+  return (batch <= kSmallBatchAutoMaxRows || RebuildOnceAuto(batch)) && small_resident_ &&
+                 SmallBatchFits(batch).ok()
              ? BatchedKernel::kSmallBatch
              : BatchedKernel::kTiled;
 }

@@ -28,7 +28,9 @@
 //    end at every observed step. kAuto picks it for B ≤ kSmallBatchAutoMaxRows (16) on a device
 //    that reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident
 //    together) when A stays in registers (every workgroup has at most one unit: D ≤ 1024 on a
-//    132-SM GPU) and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
+//    132-SM GPU) and its buffers fit maxStorageBufferRange, and up to 64 rows with
+//    small_batch_rebuild_once (each state entry rebuilt once per step, a second device-wide
+//    barrier) for D ∈ [512, 1024] (RebuildOnceAuto: the band measured faster); kTiled otherwise. Forced
 //    (kSmallBatch) it runs any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident workgroups into
 //    UNAVAILABLE instead of a hang.
 //  - kColumnSlice (forced only: slower than the two above wherever measured, docs/PERF.md):
@@ -84,7 +86,8 @@ namespace dashi::vk {
 
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
-  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers),
+  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers;
+                // B ≤ 64 with the rebuild-once option for D ∈ [512, 1024]),
                 // else kTiled (never kColumnSlice: slower everywhere measured)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
@@ -122,6 +125,12 @@ struct VulkanBatchedRolloutOptions {
   // entries each rebuilds at once, 1..4 (0 = automatic); see batched_persistent.comp.
   uint32_t small_batch_rebuilders = 0;
   uint32_t small_batch_rebuild_unroll = 0;
+  // The merged wait only: rebuild each state entry once per step (a second device-wide barrier;
+  // batched_persistent.comp, "Rebuild once"): 0 = automatic (on for 16 <= B <= 64 and
+  // 512 <= D <= 1024 with the SM count reported: RebuildOnceAuto), 1 = off, 2 = on, 3 = on with
+  // the plain device-wide barrier (one poller per workgroup). Ignored (off) where the merged wait
+  // does not apply (A not in registers, or B > P).
+  uint32_t small_batch_rebuild_once = 0;
   uint32_t small_batch_spin_limit = 1u << 22;  // polls before a device-wide barrier gives up
   // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else 1
   // (lavapipe computed wrong states with several: accel_vulkan/batched/vulkan_batched_rollout.cc).
@@ -197,6 +206,12 @@ class VulkanBatchedRollout {
   // measured crossover with the tiled kernel on an H200, docs/PERF.md; beyond it, or with A read
   // per step, the tiled kernel was as fast or faster).
   static constexpr int64_t kSmallBatchAutoMaxRows = 16;
+  // kAuto turns small_batch_rebuild_once on (and takes kSmallBatch up to 64 rows) for
+  // B ∈ [16, 64] and D ∈ [512, 1024] on a device that reports its SM count (RebuildOnceAuto).
+  static constexpr int64_t kRebuildOnceAutoMinRows = 16;
+  static constexpr int64_t kRebuildOnceAutoMaxRows = 64;
+  static constexpr int64_t kRebuildOnceAutoMinDim = 512;
+  static constexpr int64_t kRebuildOnceAutoMaxDim = 1024;
 
 
   // Uploads A (dim×dim, row-major) and builds the pipeline.
@@ -246,6 +261,7 @@ class VulkanBatchedRollout {
   uint32_t small_batch_pass_rows() const { return small_now_.pass_rows; }
   uint32_t small_batch_rebuilders() const { return small_now_.rebuilders; }
   uint32_t small_batch_rebuild_unroll() const { return small_now_.rebuild_unroll; }
+  bool small_batch_rebuild_once() const { return small_now_.rebuild_once != 0; }
   bool small_batch_resident_a() const { return small_resident_; }
   // kColumnSlice's resolved settings (0 when it cannot run here); R, G and P those of the last
   // Prepare() / Run() with it (before any: B = 1's).
@@ -292,9 +308,12 @@ class VulkanBatchedRollout {
     uint32_t pass_rows = 4;
     uint32_t rebuilders = 0;  // 0: all C·R
     uint32_t rebuild_unroll = 1;
+    uint32_t rebuild_once = 0;  // the specialization constant kRebuildOnce
     bool operator==(const SmallBatchShape&) const = default;
   };
   SmallBatchShape SmallBatchShapeFor(int64_t batch) const;
+  // kAuto's rebuild-once band (small_batch_rebuild_once = 0).
+  bool RebuildOnceAuto(int64_t batch) const;
   // Builds (once per shape) and selects the pipeline for `batch` rows.
   Status SelectSmallBatchPipeline(int64_t batch);
   // Why the small-batch kernel cannot run `batch` rows here (OK when it can).

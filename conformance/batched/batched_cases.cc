@@ -28,6 +28,13 @@
 //                                          40 steps: observed states, chains and final states
 //   batched_rollout.small_batch.subnormal / .signed_zero   the two cases above with this kernel
 //   batched_rollout.small_batch.guard_words   guards after the states, partials and history ring
+//   batched_rollout.small_batch.rebuild_once.parity.b<B>_d<D> / .observed   the same with each
+//                                      state entry rebuilt once per step (small_batch_rebuild_once:
+//                                      two device-wide barriers a step), (B, D) ∈ {(1, 1), (5, 65),
+//                                      (17, 130), (16, 512), (64, 506), (32, 512), (3, 1000)}
+//   batched_rollout.small_batch.rebuild_once_plain.parity.b<B>_d<D>   the same with the plain
+//                                      device-wide barrier (= 3), (B, D) ∈ {(3, 1000), (4, 506),
+//                                      (64, 506)}
 // On a GPU that reports its SM count the small-batch kernel runs many steps per dispatch (its
 // device-wide barriers and the in-dispatch state rebuild are checked there); on lavapipe one.
 // The column-slice kernel (kColumnSlice, shaders/batched/batched_columns.comp) likewise:
@@ -142,6 +149,7 @@ StatusOr<std::pair<int64_t, std::string>> DeviceVersusReference(
       (t.kernel == BatchedKernel::kSmallBatch
            ? "small-batch kernel (" + std::to_string(r->small_batch_groups()) + " workgroups of " +
                  std::to_string(r->small_batch_workgroup()) + ", " +
+                 (r->small_batch_rebuild_once() ? "rebuild once, " : "") +
                  std::to_string(t.dispatches) + " dispatches for " + std::to_string(t.steps) +
                  " steps)"
        : t.kernel == BatchedKernel::kColumnSlice
@@ -161,6 +169,11 @@ StatusOr<std::pair<int64_t, std::string>> DeviceVersusReference(
 
 vk::VulkanBatchedRolloutOptions KernelOptions(BatchedKernel kernel) { return {.kernel = kernel}; }
 
+// The small-batch kernel with each state entry rebuilt once per step (small_batch_rebuild_once).
+vk::VulkanBatchedRolloutOptions RebuildOnceOptions(uint32_t once = 2) {
+  return {.kernel = BatchedKernel::kSmallBatch, .small_batch_rebuild_once = once};
+}
+
 // The tiled kernel with each of `tiles` against `want`: differing trajectories summed over the
 // tiles (tolerance 0), each tile's count in the detail after `detail`.
 CaseResult TileSweep(VulkanContext& ctx, int64_t batch, int64_t dim, std::span<const double> a,
@@ -178,19 +191,24 @@ CaseResult TileSweep(VulkanContext& ctx, int64_t batch, int64_t dim, std::span<c
 }
 
 CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim,
-                  BatchedKernel kernel = BatchedKernel::kTiled) {
+                  const vk::VulkanBatchedRolloutOptions& options) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
   const std::vector<double> z0 =
       testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
   const Reference want = RunCoreRef(z0, a, dim, kParityParams);
   if (!want.status.ok()) return FailFromStatus(want.status);
-  CASE_ASSIGN(const auto compared, DeviceVersusReference(ctx, batch, dim, a, z0, kParityParams,
-                                                        want, KernelOptions(kernel)));
+  CASE_ASSIGN(const auto compared,
+              DeviceVersusReference(ctx, batch, dim, a, z0, kParityParams, want, options));
   return Judge(static_cast<double>(compared.first), 0,
                "B=" + std::to_string(batch) + ", D=" + std::to_string(dim) + ", " +
                    SeedText(batch, dim) + ", 20 steps, hash_every 7, " + compared.second +
                    ", head link of trajectory 0 " + ToHex(want.rows[0].chain.back().link));
+}
+
+CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim,
+                  BatchedKernel kernel = BatchedKernel::kTiled) {
+  return Parity(ctx, batch, dim, KernelOptions(kernel));
 }
 
 const bool kParityRegistered = [] {
@@ -234,6 +252,38 @@ const bool kSmallBatchParityRegistered = [] {
   return true;
 }();
 
+const bool kRebuildOnceParityRegistered = [] {
+  // The rebuild-once option of the small-batch kernel: one chunk, partial chunks, several rows
+  // per invocation, the mid-batch shapes of issue 13 (16 and 64 rows at D = 506 / 512), and
+  // D = 1000 (16 chunks, 128-column units). On lavapipe (one workgroup, A in registers only
+  // for D <= 256) the larger shapes fall back to the plain rebuild (the detail says which ran).
+  const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {5, 65},   {17, 130}, {16, 512},
+                                                {64, 506}, {32, 512}, {3, 1000}};
+  for (const auto& shape : shapes) {
+    const int64_t batch = shape.first, dim = shape.second;
+    RegisterCase({"batched_rollout.small_batch.rebuild_once.parity.b" + std::to_string(batch) +
+                      "_d" + std::to_string(dim),
+                  "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [batch, dim](VulkanContext& ctx) {
+                    return Parity(ctx, batch, dim, RebuildOnceOptions());
+                  }});
+  }
+  // The same with the plain device-wide barrier (small_batch_rebuild_once = 3).
+  const std::pair<int64_t, int64_t> plain_shapes[] = {{3, 1000}, {4, 506}, {64, 506}};
+  for (const auto& shape : plain_shapes) {
+    const int64_t batch = shape.first, dim = shape.second;
+    RegisterCase({"batched_rollout.small_batch.rebuild_once_plain.parity.b" +
+                      std::to_string(batch) + "_d" + std::to_string(dim),
+                  "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [batch, dim](VulkanContext& ctx) {
+                    return Parity(ctx, batch, dim, RebuildOnceOptions(3));
+                  }});
+  }
+  return true;
+}();
+
 const bool kColumnSliceParityRegistered = [] {
   const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {5, 65},  {17, 130},
                                                 {20, 506}, {64, 200}, {3, 1000}};
@@ -252,7 +302,7 @@ const bool kColumnSliceParityRegistered = [] {
 
 // Every state observed, as the pipeline's eval rollout asks for it (B = 3, D = 506): the states
 // come back through the persistent kernels' history ring, several per dispatch on a GPU.
-CaseResult SmallBatchObserved(VulkanContext& ctx, BatchedKernel kernel) {
+CaseResult SmallBatchObserved(VulkanContext& ctx, const vk::VulkanBatchedRolloutOptions& options) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t batch = 3, dim = 506;
   const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
@@ -272,7 +322,7 @@ CaseResult SmallBatchObserved(VulkanContext& ctx, BatchedKernel kernel) {
     if (!r.ok()) return FailFromStatus(r.status());
   }
   CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
-              VulkanBatchedRollout::Create(ctx, dim, a, KernelOptions(kernel)));
+              VulkanBatchedRollout::Create(ctx, dim, a, options));
   int64_t differing = 0, observed = 0;
   CASE_ASSIGN(BatchedRolloutResult got,
               r->Run(z0, batch, p, [&](int64_t step, std::span<const double> states) {
@@ -289,7 +339,9 @@ CaseResult SmallBatchObserved(VulkanContext& ctx, BatchedKernel kernel) {
   const std::string detail =
       "B=3, D=506, " + SeedText(batch, dim) + ", 40 steps, observe_every 1, hash_every 10; " +
       std::to_string(observed) + " observed steps, " + std::to_string(t.dispatches) +
-      " dispatches, " + std::to_string(t.submissions) + " submissions";
+      " dispatches, " + std::to_string(t.submissions) + " submissions" +
+      (t.kernel == BatchedKernel::kSmallBatch && r->small_batch_rebuild_once() ? ", rebuild once"
+                                                                               : "");
   if (observed != p.steps + 1) return Fail(NAN, "observed steps missing; " + detail);
   return Judge(static_cast<double>(differing), 0, detail);
 }
@@ -297,12 +349,15 @@ CaseResult SmallBatchObserved(VulkanContext& ctx, BatchedKernel kernel) {
 DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.observed", "batched_rollout",
                        "(step, trajectory) observed states differing from core_ref", 0.0,
                        [](VulkanContext& ctx) {
-                         return SmallBatchObserved(ctx, BatchedKernel::kSmallBatch);
+                         return SmallBatchObserved(ctx, KernelOptions(BatchedKernel::kSmallBatch));
                        });
+DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.rebuild_once.observed", "batched_rollout",
+                       "(step, trajectory) observed states differing from core_ref", 0.0,
+                       [](VulkanContext& ctx) { return SmallBatchObserved(ctx, RebuildOnceOptions()); });
 DASHI_CONFORMANCE_CASE("batched_rollout.column_slice.observed", "batched_rollout",
                        "(step, trajectory) observed states differing from core_ref", 0.0,
                        [](VulkanContext& ctx) {
-                         return SmallBatchObserved(ctx, BatchedKernel::kColumnSlice);
+                         return SmallBatchObserved(ctx, KernelOptions(BatchedKernel::kColumnSlice));
                        });
 
 CaseResult Tiles(VulkanContext& ctx) {

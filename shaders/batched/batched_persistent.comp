@@ -33,6 +33,18 @@
 // wait and the loads), U entries at a time (constant 7, 1..4: their U·m loads issued before the
 // U trees); the unit with t = 0 of each chunk writes Z_K from part[] at the end.
 //
+// Rebuild once (kRebuildOnce = 1, merged wait only): every step's new state is rebuilt ONCE,
+// not by every column tile of a chunk: (1) every unit stores its chunk partials and arrives;
+// (2) the invocations with an entry (and invocation 0 of every workgroup) wait for the last
+// arrival (acquire polls; kRebuildOnce = 2: the plain device-wide barrier, one poller and
+// workgroup barriers, at (2) and (4));
+// (3) entry e = g·W + l, + G·W, … of the B·D state (row e / D, entry e mod D) is rebuilt from its
+// m partials by the contract's tree (RebuildEntry) and stored in z_out (and the history ring);
+// (4) a second arrival and wait; (5) each unit loads its chunk of all B rows from z_out into
+// part[]. The counter then counts two arrivals per workgroup a step (one at the last step,
+// which skips (4)–(5): z_out holds Z_K). Fewer L2 reads (B·D·m partials instead of tiles times
+// that), one more device-wide barrier.
+//
 // History ring (push constant history_from ≠ 0): the state after each local step s =
 // history_from..K of the dispatch is also written to history[slot][b][i], slot = (history_base +
 // s − 1) mod history_slots, by the units with t = 0 (the state they rebuild anyway), so the host
@@ -57,6 +69,10 @@ layout(constant_id = 5) const uint kGroupRows = 4u;  // rows whose chains one in
 // entries each of them rebuilds at once (their U·m loads issued before the U trees).
 layout(constant_id = 6) const uint kRebuilders = 0u;
 layout(constant_id = 7) const uint kRebuildUnroll = 1u;
+// Merged wait only: 1 = rebuild each state entry once per step (two device-wide barriers a step;
+// see "Rebuild once" below), 2 = the same with the plain device-wide barrier, 0 = every column
+// tile of a chunk rebuilds its chunk's entries.
+layout(constant_id = 8) const uint kRebuildOnce = 0u;
 const uint kMaxChunks = 32u;
 const uint kMaxGroupRows = 4u;
 
@@ -64,7 +80,8 @@ const uint kMaxGroupRows = 4u;
 
 layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };        // D×D
 layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z_in[]; };    // B×D
-layout(std430, set = 0, binding = 2) writeonly buffer StatesOut { double z_out[]; }; // B×D
+// coherent, not writeonly: with kRebuildOnce it holds the state every step, read by all units.
+layout(std430, set = 0, binding = 2) coherent buffer StatesOut { double z_out[]; };  // B×D
 layout(std430, set = 0, binding = 3) coherent buffer Partials { double partials[]; };  // 2·B·m·D
 // volatile: the polls are plain loads that always go to memory.
 layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
@@ -182,6 +199,7 @@ void main() {
   // all B rows from one step to the next, rebuilt right after the arrival wait by the invocations
   // that poll (no workgroup barrier between the wait and the loads; rollout_persistent.comp).
   const bool merged = kResident != 0u && rows <= kPassRows;
+  const bool once = merged && kRebuildOnce != 0u;  // uniform
 
   // kResident: this invocation's column of its unit's A block, loaded once. Otherwise A is read
   // from memory at each use: an array of 64 doubles live across the barriers of a workgroup that
@@ -266,7 +284,60 @@ void main() {
         }
       }
     }
-    if (merged) {
+    if (once) {
+      // Rebuild once: (1) arrival, (2) wait, (3) each entry of the new state rebuilt once into
+      // z_out, (4) second arrival and wait, (5) this unit's chunk of every row into part[].
+      // kRebuildOnce = 2: the plain device-wide barrier (one poller, workgroup barriers) at (2)
+      // and (4) instead of every invocation polling with acquire loads.
+      const bool plain = kRebuildOnce == 2u;
+      if (plain && !GridBarrier((2u * step + 1u) * groups)) return;
+      if (!plain) {
+        memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
+        barrier();              // ... and every invocation is done reading part[]
+        if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
+      }
+      const uint total = rows * dim;
+      const uint stride = groups * wg;
+      // Invocation 0 waits even where its workgroup has no entry to rebuild: its second arrival
+      // below must not come before every workgroup's first (the counter is cumulative: an early
+      // second arrival would stand in for a late first one, and the rebuild would read partials
+      // not yet written — wrong states at B = 3, 4 on an H200 before this was added).
+      if (g * wg + l < total || l == 0u) {
+        if (!plain && AwaitArrivals((2u * step + 1u) * groups, true) != 0u) {
+          atomicOr(failed, 1u);
+        } else {
+          const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
+          for (uint e = g * wg + l; e < total; e += stride) {
+            const uint b = e / dim;
+            const uint i = e - b * dim;
+            const double v = RebuildEntry(out_base + b * row_stride, i);
+            z_out[e] = v;
+            if (history_now) history[HistorySlot(step + 1u) * state_size + e] = v;
+          }
+        }
+      }
+      memoryBarrierBuffer();  // the new state is visible device-wide before the second arrival
+      barrier();
+      if (failed != 0u) return;  // uniform: read after the barrier
+      if (step + 1u < params.steps) {
+        if (plain && !GridBarrier((2u * step + 2u) * groups)) return;
+        if (!plain && l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
+        if (!plain && AwaitArrivals((2u * step + 2u) * groups, true) != 0u) {
+          atomicOr(failed, 1u);
+        } else if (g < units) {
+          const uint i0 = (g / tiles) * kChunk;
+          const uint n = min(kChunk, dim - i0);
+          for (uint q = l; q < rows * kChunk; q += wg) {
+            const uint b = q / kChunk;
+            const uint k = q - b * kChunk;
+            if (k < n) part[q] = z_out[b * dim + i0 + k];
+          }
+        }
+        memoryBarrierShared();
+        barrier();
+        if (failed != 0u) return;  // uniform: read after the barrier
+      }
+    } else if (merged) {
       // The device-wide barrier and the next state's rebuild in one: after the arrival, each of
       // the first Q invocations polls the counter itself and, once all workgroups have arrived,
       // rebuilds entries q = q0 + e·Q + l (e < U, q0 = 0, U·Q, …) of part[] (row q / 64, entry
@@ -323,6 +394,7 @@ void main() {
     }
   }
 
+  if (once) return;  // z_out (and the history ring) hold Z_K from the last step's rebuild
   if (merged) {
     // part[] holds Z_K's chunk c of every row (its history slot is written); the unit with t = 0
     // of each chunk writes it.

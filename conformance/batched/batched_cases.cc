@@ -211,6 +211,23 @@ CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim,
   return Parity(ctx, batch, dim, KernelOptions(kernel));
 }
 
+// Registers "<prefix>.b<B>_d<D>" for every (B, D) of `shapes`, each a Parity run with `options`.
+void RegisterParityCases(const std::string& prefix,
+                         std::span<const std::pair<int64_t, int64_t>> shapes,
+                         const vk::VulkanBatchedRolloutOptions& options) {
+  for (const auto& shape : shapes) {
+    // Plain variables, not a structured binding: clang 14 (the fuzz and portability builds)
+    // cannot capture one in a lambda.
+    const int64_t batch = shape.first, dim = shape.second;
+    RegisterCase({prefix + ".b" + std::to_string(batch) + "_d" + std::to_string(dim),
+                  "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [batch, dim, options](VulkanContext& ctx) {
+                    return Parity(ctx, batch, dim, options);
+                  }});
+  }
+}
+
 const bool kParityRegistered = [] {
   // Hand-picked batch shapes, then batch 3 over the generated contraction sweep up to D = 1088
   // (framework/sweep_shapes.h: chunk counts with three or four set bits, 2^k ± 1).
@@ -218,15 +235,7 @@ const bool kParityRegistered = [] {
   for (int64_t dim : ContractionSweepDims(1088)) {
     if (dim > 200) shapes.push_back({3, dim});
   }
-  for (const auto& shape : shapes) {
-    // Plain variables, not a structured binding: clang 14 (the fuzz and portability builds)
-    // cannot capture one in a lambda.
-    const int64_t batch = shape.first, dim = shape.second;
-    RegisterCase({"batched_rollout.parity.b" + std::to_string(batch) + "_d" + std::to_string(dim),
-                  "batched_rollout",
-                  "trajectories whose chain or final state differs from core_ref", 0.0,
-                  [batch, dim](VulkanContext& ctx) { return Parity(ctx, batch, dim); }});
-  }
+  RegisterParityCases("batched_rollout.parity", shapes, KernelOptions(BatchedKernel::kTiled));
   return true;
 }();
 
@@ -239,16 +248,8 @@ const bool kSmallBatchParityRegistered = [] {
   for (int64_t dim : ContractionSweepDims(1088)) {
     if (dim > 200) shapes.push_back({3, dim});
   }
-  for (const auto& shape : shapes) {
-    const int64_t batch = shape.first, dim = shape.second;
-    RegisterCase({"batched_rollout.small_batch.parity.b" + std::to_string(batch) + "_d" +
-                      std::to_string(dim),
-                  "batched_rollout",
-                  "trajectories whose chain or final state differs from core_ref", 0.0,
-                  [batch, dim](VulkanContext& ctx) {
-                    return Parity(ctx, batch, dim, BatchedKernel::kSmallBatch);
-                  }});
-  }
+  RegisterParityCases("batched_rollout.small_batch.parity", shapes,
+                      KernelOptions(BatchedKernel::kSmallBatch));
   return true;
 }();
 
@@ -259,44 +260,20 @@ const bool kRebuildOnceParityRegistered = [] {
   // for D <= 256) the larger shapes fall back to the plain rebuild (the detail says which ran).
   const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {5, 65},   {17, 130}, {16, 512},
                                                 {64, 506}, {32, 512}, {3, 1000}};
-  for (const auto& shape : shapes) {
-    const int64_t batch = shape.first, dim = shape.second;
-    RegisterCase({"batched_rollout.small_batch.rebuild_once.parity.b" + std::to_string(batch) +
-                      "_d" + std::to_string(dim),
-                  "batched_rollout",
-                  "trajectories whose chain or final state differs from core_ref", 0.0,
-                  [batch, dim](VulkanContext& ctx) {
-                    return Parity(ctx, batch, dim, RebuildOnceOptions());
-                  }});
-  }
+  RegisterParityCases("batched_rollout.small_batch.rebuild_once.parity", shapes,
+                      RebuildOnceOptions());
   // The same with the plain device-wide barrier (small_batch_rebuild_once = 3).
   const std::pair<int64_t, int64_t> plain_shapes[] = {{3, 1000}, {4, 506}, {64, 506}};
-  for (const auto& shape : plain_shapes) {
-    const int64_t batch = shape.first, dim = shape.second;
-    RegisterCase({"batched_rollout.small_batch.rebuild_once_plain.parity.b" +
-                      std::to_string(batch) + "_d" + std::to_string(dim),
-                  "batched_rollout",
-                  "trajectories whose chain or final state differs from core_ref", 0.0,
-                  [batch, dim](VulkanContext& ctx) {
-                    return Parity(ctx, batch, dim, RebuildOnceOptions(3));
-                  }});
-  }
+  RegisterParityCases("batched_rollout.small_batch.rebuild_once_plain.parity", plain_shapes,
+                      RebuildOnceOptions(3));
   return true;
 }();
 
 const bool kColumnSliceParityRegistered = [] {
   const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {5, 65},  {17, 130},
                                                 {20, 506}, {64, 200}, {3, 1000}};
-  for (const auto& shape : shapes) {
-    const int64_t batch = shape.first, dim = shape.second;
-    RegisterCase({"batched_rollout.column_slice.parity.b" + std::to_string(batch) + "_d" +
-                      std::to_string(dim),
-                  "batched_rollout",
-                  "trajectories whose chain or final state differs from core_ref", 0.0,
-                  [batch, dim](VulkanContext& ctx) {
-                    return Parity(ctx, batch, dim, BatchedKernel::kColumnSlice);
-                  }});
-  }
+  RegisterParityCases("batched_rollout.column_slice.parity", shapes,
+                      KernelOptions(BatchedKernel::kColumnSlice));
   return true;
 }();
 

@@ -382,16 +382,16 @@ std::vector<GridShape> SharedClosureShapes() {
           {31, 32}, {32, 32}, {33, 64}, {65, 96}, {128, 128}};
 }
 
-// The one-dispatch closure on every shape it takes; NOT_SUPPORTED where the device's shared
-// memory or workgroup limits send none of them there.
-CaseResult ClosureSharedMemoryParity(vk::VulkanContext& ctx) {
+// The shapes of SharedClosureShapes() that the automatic plan sends to the one-dispatch closure
+// on this device (K_ann radius 1, majority (1, 2); its shared memory and workgroup limits).
+std::vector<GridShape> SharedClosureShapesOnDevice(vk::VulkanContext& ctx) {
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
+  ClosureParams p;
+  p.annihilation.radius = 1;
+  p.majority = {1, 2};
   std::vector<GridShape> shapes;
   for (const GridShape s : SharedClosureShapes()) {
-    VkPhysicalDeviceProperties props;
-    vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
-    ClosureParams p;
-    p.annihilation.radius = 1;
-    p.majority = {1, 2};
     const vk::ClosureDispatchPlan plan = vk::PlanClosureDispatch(
         s, p,
         {props.limits.maxComputeSharedMemorySize,
@@ -400,6 +400,13 @@ CaseResult ClosureSharedMemoryParity(vk::VulkanContext& ctx) {
         vk::ClosurePlan::kAuto);
     if (plan.dispatch == vk::ClosureDispatch::kSharedMemory) shapes.push_back(s);
   }
+  return shapes;
+}
+
+// The one-dispatch closure on every shape it takes; NOT_SUPPORTED where the device's shared
+// memory or workgroup limits send none of them there.
+CaseResult ClosureSharedMemoryParity(vk::VulkanContext& ctx) {
+  const std::vector<GridShape> shapes = SharedClosureShapesOnDevice(ctx);
   if (shapes.empty()) {
     return NotSupported("no grid fits the device's shared memory for the one-dispatch closure");
   }
@@ -413,21 +420,7 @@ CaseResult ClosureSharedMemoryParity(vk::VulkanContext& ctx) {
 // parity_shared_memory.
 CaseResult ClosureSharedMemoryMargins(vk::VulkanContext& ctx) {
   constexpr uint64_t kSeed = 5105;
-  VkPhysicalDeviceProperties props;
-  vkGetPhysicalDeviceProperties(ctx.physical_device(), &props);
-  std::vector<GridShape> shapes;
-  for (const GridShape s : SharedClosureShapes()) {
-    ClosureParams p;
-    p.annihilation.radius = 1;
-    p.majority = {1, 2};
-    const vk::ClosureDispatchPlan plan = vk::PlanClosureDispatch(
-        s, p,
-        {props.limits.maxComputeSharedMemorySize,
-         std::min(props.limits.maxComputeWorkGroupInvocations,
-                  props.limits.maxComputeWorkGroupSize[0])},
-        vk::ClosurePlan::kAuto);
-    if (plan.dispatch == vk::ClosureDispatch::kSharedMemory) shapes.push_back(s);
-  }
+  const std::vector<GridShape> shapes = SharedClosureShapesOnDevice(ctx);
   if (shapes.empty()) {
     return NotSupported("no grid fits the device's shared memory for the one-dispatch closure");
   }

@@ -13,8 +13,11 @@
 // column is the mean cost of one ParallelFor with T one-unit chunks and an empty body on the
 // step's pool size (the fork and join alone).
 //
+// `--rows fused|separate|auto` (default auto) picks LesSolver's row sections (the bits are the
+// same; the "rows" column says which ran).
+//
 //   bazel run -c opt //bench/cpu:les_peer_benchmark -- --n 128,256,512 --threads 1,2 [--reps R]
-//       [--peer 0]
+//       [--peer 0] [--rows auto]
 #include <fftw3.h>
 
 #include <algorithm>
@@ -77,6 +80,7 @@ int main(int argc, char** argv) {
   std::vector<int> sizes = {128, 256, 512}, threads = {1, 2};
   int reps = 0;
   bool with_peer = true;
+  dashi::LesRowSections rows = dashi::LesRowSections::kAuto;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--n") == 0)
       sizes = ParseList(argv[i + 1]);
@@ -86,6 +90,16 @@ int main(int argc, char** argv) {
       reps = std::atoi(argv[i + 1]);
     else if (std::strcmp(argv[i], "--peer") == 0)
       with_peer = std::atoi(argv[i + 1]) != 0;
+    else if (std::strcmp(argv[i], "--rows") == 0) {
+      if (std::strcmp(argv[i + 1], "separate") == 0) {
+        rows = dashi::LesRowSections::kSeparate;
+      } else if (std::strcmp(argv[i + 1], "fused") == 0) {
+        rows = dashi::LesRowSections::kFused;
+      } else if (std::strcmp(argv[i + 1], "auto") != 0) {
+        std::fprintf(stderr, "--rows must be fused, separate or auto\n");
+        return 2;
+      }
+    }
   }
   fftw_init_threads();
   const std::time_t now = std::time(nullptr);
@@ -100,15 +114,15 @@ int main(int argc, char** argv) {
   std::printf(
       "| N | T | dashi step ms | FFTW peer step ms | dashi/peer | dashi speed-up vs T=1 | "
       "peer speed-up | dashi back-to-back step ms | its speed-up | dashi rfft+irfft us | "
-      "FFTW r2c+c2r us | ratio | peer rel L2 | empty section us |\n");
-  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+      "FFTW r2c+c2r us | ratio | peer rel L2 | empty section us | rows |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int n : sizes) {
     double dashi_t1 = 0, peer_t1 = 0, solo_t1 = 0;
     for (int t : threads) {
       dashi::LesParams p;
       p.n = n;
       p.dt = 0.005 * 128.0 / n;
-      auto les = dashi::LesSolver::Create(p, t);
+      auto les = dashi::LesSolver::Create(p, t, rows);
       if (!les.ok()) {
         std::fprintf(stderr, "%s\n", les.status().ToString().c_str());
         return 1;
@@ -176,10 +190,11 @@ int main(int argc, char** argv) {
       if (t == threads.front()) dashi_t1 = sd.median, peer_t1 = sp.median, solo_t1 = solo;
       std::printf(
           "| %d | %d | %.2f (%.2f) | %.2f (%.2f) | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f "
-          "| %.2f | %.1e | %.2f |\n",
+          "| %.2f | %.1e | %.2f | %s |\n",
           n, t, sd.median, sd.min, sp.median, sp.min, sp.median > 0 ? sd.median / sp.median : 0.0,
           dashi_t1 / sd.median, sp.median > 0 ? peer_t1 / sp.median : 0.0, solo, solo_t1 / solo, fsd.median, fsp.median,
-          fsp.median > 0 ? fsd.median / fsp.median : 0.0, rel, empty_us);
+          fsp.median > 0 ? fsd.median / fsp.median : 0.0, rel, empty_us,
+          les->fused_rows() ? "fused" : "separate");
       std::fflush(stdout);
     }
   }

@@ -95,7 +95,13 @@ double SpectralEnstrophy(const SpectralGrid& g, const std::vector<Complex>& w) {
   return 0.5 * sum / n4;
 }
 
-LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads)
+// kAuto fuses the row sections when every thread gets at least this many blocks of 16 rows. On
+// the 16-core Intel host the separate sections measured as fast or faster from 8 threads on
+// (N = 512: 4.37-4.90 against 4.61-5.41 ms a step at 16 threads), and the fused one no faster
+// at 1 thread; fusing pays on machines with small caches (docs/PERF.md, issue 16 rows).
+constexpr size_t kFusedRowBlocksPerThread = 4;
+
+LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections rows)
     : params_(p),
       grid_(p.n),
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr),
@@ -103,8 +109,12 @@ LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads)
   fft_.set_thread_pool(pool_.get());
   const size_t hs = static_cast<size_t>(grid_.half_size());
   const size_t cells = static_cast<size_t>(p.n) * static_cast<size_t>(p.n);
+  fused_rows_ = rows == LesRowSections::kFused ||
+                (rows == LesRowSections::kAuto &&
+                 static_cast<size_t>(p.n) / 16 >= kFusedRowBlocksPerThread *
+                                                      static_cast<size_t>(threads));
   for (auto& v : work_.spec) v.resize(hs);
-  if (static_cast<size_t>(p.n) / 16 < static_cast<size_t>(threads)) {
+  if (!fused_rows_) {
     // The real fields are only kept in memory on the unfused path (see TransformedProducts).
     for (auto& v : work_.real) v.resize(cells);
     for (auto& v : work_.products) v.resize(cells);
@@ -114,7 +124,7 @@ LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads)
   work_.next.resize(hs);
 }
 
-StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads) {
+StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads, LesRowSections rows) {
   DASHI_RETURN_IF_ERROR(ValidateLesParams(p));
   if (threads < 1 || threads > 1024) {
     return InvalidArgumentError("LES threads = " + std::to_string(threads) +
@@ -122,7 +132,7 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads) {
   }
   DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(p.n),
                                                   static_cast<size_t>(p.n)));
-  LesSolver s(p, std::move(fft), threads);
+  LesSolver s(p, std::move(fft), threads, rows);
   const SpectralGrid& g = s.grid_;
   const int64_t n = p.n, hc = g.half_cols();
   s.decay_half_.resize(g.half_size());
@@ -280,12 +290,11 @@ void LesSolver::TransformedProducts() {
   for (size_t a = 0; a < count; ++a) spec[a] = work_.spec[a];
   for (size_t p = 0; p < nproducts; ++p) out[p] = work_.product_hat[p];
   const size_t n = static_cast<size_t>(grid_.n());
-  const size_t threads = pool != nullptr ? static_cast<size_t>(pool->threads()) : 1;
-  if (n / 16 >= threads) {
-    // Enough blocks of 16 rows for every thread: the inverse row passes, the products and the
-    // forward row passes run as one section, block by block, the real fields only ever in the
-    // thread's cache. (With fewer blocks than threads, the separate passes below balance
-    // better: each of them has count or nproducts times as many units.)
+  if (fused_rows_) {
+    // The inverse row passes, the products and the forward row passes run as one section, block
+    // by block, the real fields only ever in the thread's cache. (With few blocks per thread,
+    // the separate passes below balance better: each of them has count or nproducts times as
+    // many units.)
     std::span<const Complex> spec_in[6];
     for (size_t a = 0; a < count; ++a) spec_in[a] = work_.spec[a];
     fft_.ColumnsMany(std::span(spec, count), /*inverse=*/true);

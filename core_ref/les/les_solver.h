@@ -47,6 +47,15 @@ struct LesParams {
 
 Status ValidateLesParams(const LesParams& p);
 
+// How a step's transformed products are arranged (the bits are the same either way;
+// les_solver_test checks it): kFused runs the inverse row passes, the products and the forward
+// row passes as one parallel section over blocks of 16 rows (the real fields stay in the
+// thread's cache, but only N/16 units to balance over the threads); kSeparate runs them as three
+// sections with the real fields in memory (6·N/16, N²/1024 and 3·N/16 units). kAuto fuses when
+// every thread gets at least four blocks (N/16 >= 4·threads; docs/PERF.md has the
+// measurements).
+enum class LesRowSections { kAuto, kFused, kSeparate };
+
 class LesSolver {
  public:
   // `threads` (>= 1; 1 runs everything on the calling thread) splits the FFT passes and the
@@ -54,7 +63,11 @@ class LesSolver {
   // the same operations whichever thread computes it, and the reductions (energy, enstrophy,
   // the finiteness check) stay serial in their fixed order: the state is bit-identical for any
   // thread count (les_solver_test checks 1..4).
-  static StatusOr<LesSolver> Create(const LesParams& params, int threads = 1);
+  static StatusOr<LesSolver> Create(const LesParams& params, int threads = 1,
+                                    LesRowSections rows = LesRowSections::kAuto);
+
+  // Whether this solver runs the fused row section (after kAuto's choice).
+  bool fused_rows() const { return fused_rows_; }
 
   // One IF-RK4 step of size dt. An error (naming the step) if the state stops being finite.
   Status Step();
@@ -71,7 +84,7 @@ class LesSolver {
   double Enstrophy() const;  // ½⟨ω²⟩
 
  private:
-  LesSolver(const LesParams& p, Fft2d fft, int threads);
+  LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections rows);
   // The six derivative spectra of x at element (i, j) into work_.spec (four without the
   // Smagorinsky term).
   void ForwardDerivatives(int64_t i, int64_t j, Complex x);
@@ -87,10 +100,11 @@ class LesSolver {
   std::vector<double> decay_half_;  // exp(−ν0 k² dt/2) per half-spectrum cell
   std::vector<double> decay_full_;  // exp(−ν0 k² dt)
   int64_t step_ = 0;
+  bool fused_rows_ = false;  // LesRowSections::kFused, after kAuto's choice
   // The step's working arrays, allocated once (about 24 N² doubles with the state).
   struct Work {
     std::vector<Complex> spec[6];         // û, v̂, ω̂_x, ω̂_y, û_x, (u_y + v_x)^ (destroyed)
-    std::vector<double> real[6];          // their inverse transforms (N/16 < threads only)
+    std::vector<double> real[6];          // their inverse transforms (separate rows only)
     std::vector<double> products[3];      // −(u ω_x + v ω_y), ν_t ω_x, ν_t ω_y (idem)
     std::vector<Complex> product_hat[3];  // their forward transforms
     std::vector<Complex> stage[3];        // the RK4 right-hand sides a, b, c

@@ -156,6 +156,41 @@ TEST(LesSolverTest, AnyThreadCountGivesTheSameBytes) {
   EXPECT_FALSE(LesSolver::Create(p, 0).ok());
 }
 
+// The fused row section (inverse row passes, products and forward row passes per block of 16
+// rows) and the three separate sections give the same bytes at every thread count, with and
+// without the Smagorinsky term; kAuto fuses exactly when N/16 >= 4·threads.
+TEST(LesSolverTest, FusedAndSeparateRowSectionsGiveTheSameBytes) {
+  for (int64_t n : {16, 32, 64}) {
+    for (double cs : {0.0, 0.17}) {
+      LesParams p;
+      p.n = n;
+      p.cs = cs;
+      p.seed = 5;
+      p.k_peak = 2;
+      StatusOr<LesSolver> reference = LesSolver::Create(p, 1, LesRowSections::kSeparate);
+      ASSERT_TRUE(reference.ok());
+      EXPECT_FALSE(reference->fused_rows());
+      for (int s = 0; s < 4; ++s) ASSERT_TRUE(reference->Step().ok());
+      for (int threads : {1, 2, 3, 5}) {
+        for (LesRowSections mode :
+             {LesRowSections::kFused, LesRowSections::kSeparate, LesRowSections::kAuto}) {
+          SCOPED_TRACE("N " + std::to_string(n) + " cs " + std::to_string(cs) + " threads " +
+                       std::to_string(threads) + " mode " + std::to_string(static_cast<int>(mode)));
+          StatusOr<LesSolver> les = LesSolver::Create(p, threads, mode);
+          ASSERT_TRUE(les.ok());
+          const bool fused = mode == LesRowSections::kFused ||
+                             (mode == LesRowSections::kAuto && n / 16 >= 4 * threads);
+          EXPECT_EQ(les->fused_rows(), fused);
+          for (int s = 0; s < 4; ++s) ASSERT_TRUE(les->Step().ok());
+          ASSERT_EQ(les->spectrum().size(), reference->spectrum().size());
+          EXPECT_EQ(0, std::memcmp(les->spectrum().data(), reference->spectrum().data(),
+                                   reference->spectrum().size() * sizeof(Complex)));
+        }
+      }
+    }
+  }
+}
+
 TEST(LesSolverTest, RandomFieldIsRealDealiasedAndZeroMean) {
   LesParams p = Small(64, 0.005, 1e-3, 0.17, 21);
   StatusOr<LesSolver> les = LesSolver::Create(p);

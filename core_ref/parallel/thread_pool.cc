@@ -42,6 +42,15 @@ void WaitUntil(std::chrono::nanoseconds spin, Pred pred, Block block) {
 
 constexpr std::chrono::nanoseconds kSpin = std::chrono::microseconds(100);
 
+constexpr uint64_t kUnitBits = 20;
+constexpr uint64_t kUnitMask = (uint64_t{1} << kUnitBits) - 1;
+constexpr uint64_t kTagShift = 2 * kUnitBits;
+constexpr uint64_t kTagMask = (uint64_t{1} << (64 - kTagShift)) - 1;  // 24 bits of generation
+
+inline uint64_t PackRange(uint64_t lo, uint64_t hi, uint32_t generation) {
+  return lo | (hi << kUnitBits) | ((generation & kTagMask) << kTagShift);
+}
+
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) : threads_(std::max(threads, 1)) {
@@ -60,11 +69,23 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : workers_) t.join();
 }
 
-void ThreadPool::Chunk(size_t w, size_t* begin, size_t* end) const {
+void ThreadPool::Chunk(const Job& job, size_t w, size_t* begin, size_t* end) const {
   // Chunk w holds units [w·units/t, (w+1)·units/t): contiguous, sizes differing by at most one.
   const size_t t = static_cast<size_t>(threads_);
-  *begin = std::min(n_, (w * units_ / t) * grain_);
-  *end = std::min(n_, ((w + 1) * units_ / t) * grain_);
+  *begin = std::min(job.n, (w * job.units / t) * job.grain);
+  *end = std::min(job.n, ((w + 1) * job.units / t) * job.grain);
+}
+
+bool ThreadPool::ReadJob(uint32_t g, Job* job) const {
+  const JobSlot& slot = slots_[g & 1];
+  if (slot.gen.load(std::memory_order_acquire) != g) return false;
+  job->body = slot.body.load(std::memory_order_relaxed);
+  job->n = slot.n.load(std::memory_order_relaxed);
+  job->grain = slot.grain.load(std::memory_order_relaxed);
+  job->units = slot.units.load(std::memory_order_relaxed);
+  job->balanced = slot.balanced.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return slot.gen.load(std::memory_order_relaxed) == g;
 }
 
 void ThreadPool::WorkerLoop(int worker) {
@@ -81,7 +102,16 @@ void ThreadPool::WorkerLoop(int worker) {
               });
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_relaxed)) return;
-    RunShare(worker);
+    if (before_job_for_testing_) before_job_for_testing_(worker, seen);
+    Job job;
+    // A job no longer in its slot has finished without this worker (only balanced jobs can:
+    // a static one waits for every worker).
+    if (!ReadJob(seen, &job)) continue;
+    if (job.balanced) {
+      RunBalancedShare(worker, seen, job);
+      continue;
+    }
+    RunChunk(worker, job);
     // The last one to finish wakes the caller if it went to sleep (seq_cst: either this load
     // sees caller_sleeping_ or the caller's check after setting it sees pending_ == 0).
     if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
@@ -91,30 +121,40 @@ void ThreadPool::WorkerLoop(int worker) {
   }
 }
 
-void ThreadPool::RunShare(int w) const {
-  const std::function<void(size_t, size_t, int)>& body = *body_;
-  if (!balanced_) {
-    size_t begin, end;
-    Chunk(static_cast<size_t>(w), &begin, &end);
-    if (begin < end) body(begin, end, w);
-    return;
-  }
+void ThreadPool::RunChunk(int w, const Job& job) const {
+  size_t begin, end;
+  Chunk(job, static_cast<size_t>(w), &begin, &end);
+  if (begin < end) (*job.body)(begin, end, w);
+}
+
+void ThreadPool::RunBalancedShare(int w, uint32_t g, const Job& job) const {
   // Own chunk first, from its front; then the others' in turn, each from its back, one unit at a
   // time (the owner keeps walking forward through memory, and a thief meets it only at the end).
-  // A chunk's unclaimed units are [lo, hi), packed into one 64-bit word (lo in the low half).
+  // A claim succeeds only while the range still carries job g's tag: a worker that arrives after
+  // job g has finished (its ranges now tagged with a later job) claims nothing. A successful
+  // claim means job g is still running (that unit is not done), so `job` is job g's.
   const size_t t = static_cast<size_t>(threads_);
+  const uint64_t tag = g & kTagMask;
+  const uint32_t units = static_cast<uint32_t>(job.units);
   for (size_t k = 0; k < t; ++k) {
     const size_t v = (static_cast<size_t>(w) + k) % t;
     std::atomic<uint64_t>& range = next_unit_[v].range;
     uint64_t r = range.load(std::memory_order_relaxed);
     while (true) {
-      const uint64_t lo = r & 0xffffffffu, hi = r >> 32;
+      if ((r >> kTagShift) != tag) break;
+      const uint64_t lo = r & kUnitMask, hi = (r >> kUnitBits) & kUnitMask;
       if (lo >= hi) break;
       const uint64_t claimed = k == 0 ? lo : hi - 1;
-      const uint64_t next = k == 0 ? r + 1 : r - (uint64_t{1} << 32);
+      const uint64_t next = k == 0 ? PackRange(lo + 1, hi, g) : PackRange(lo, hi - 1, g);
       if (!range.compare_exchange_weak(r, next, std::memory_order_relaxed)) continue;
       const size_t u = static_cast<size_t>(claimed);
-      body(u * grain_, std::min(n_, (u + 1) * grain_), w);
+      (*job.body)(u * job.grain, std::min(job.n, (u + 1) * job.grain), w);
+      // acq_rel: the caller's acquire load of the last count sees every unit's writes. The unit
+      // that completes the job wakes the caller if it went to sleep (seq_cst, as for pending_).
+      if (done_units_.fetch_add(1, std::memory_order_seq_cst) + 1 == units &&
+          caller_sleeping_.load(std::memory_order_seq_cst)) {
+        done_units_.notify_all();
+      }
       r = range.load(std::memory_order_relaxed);
     }
   }
@@ -128,31 +168,50 @@ void ThreadPool::Run(size_t n, size_t grain, bool balanced,
     if (n > 0) body(0, n, 0);
     return;
   }
-  // Every worker takes part in every job (an empty chunk included), so that none can still be
-  // reading the job's fields when the next one is written.
-  body_ = &body;
-  n_ = n;
-  grain_ = grain;
-  units_ = units;
-  balanced_ = balanced;
+  // Job g goes to slot g mod 2. The previous job in that slot (g − 2) has finished, and so has
+  // g − 1, so no worker can claim a unit through it any more; a late worker may still read it,
+  // which the slot's generation (kWriting meanwhile) tells it.
+  const uint32_t g = generation_.load(std::memory_order_relaxed) + 1;
+  JobSlot& slot = slots_[g & 1];
+  slot.gen.store(kWriting, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  slot.body.store(&body, std::memory_order_relaxed);
+  slot.n.store(n, std::memory_order_relaxed);
+  slot.grain.store(grain, std::memory_order_relaxed);
+  slot.units.store(units, std::memory_order_relaxed);
+  slot.balanced.store(balanced, std::memory_order_relaxed);
+  slot.gen.store(g, std::memory_order_release);
   if (balanced) {
     const size_t t = static_cast<size_t>(threads_);
     for (size_t w = 0; w < t; ++w) {
-      const uint64_t lo = w * units / t, hi = (w + 1) * units / t;
-      next_unit_[w].range.store(lo | (hi << 32), std::memory_order_relaxed);
+      next_unit_[w].range.store(PackRange(w * units / t, (w + 1) * units / t, g),
+                                std::memory_order_relaxed);
     }
+    done_units_.store(0, std::memory_order_relaxed);
+  } else {
+    pending_.store(threads_ - 1, std::memory_order_relaxed);
   }
-  pending_.store(threads_ - 1, std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_seq_cst);  // publishes the job (release)
+  generation_.fetch_add(1, std::memory_order_seq_cst);  // publishes job g (release)
   if (sleepers_.load(std::memory_order_seq_cst) > 0) generation_.notify_all();
-  RunShare(0);
+  const Job job{&body, n, grain, units, balanced};
+  if (balanced) {
+    RunBalancedShare(0, g, job);
+    const uint32_t all = static_cast<uint32_t>(units);
+    WaitUntil(spin_, [&] { return done_units_.load(std::memory_order_acquire) == all; }, [&] {
+      caller_sleeping_.store(true, std::memory_order_seq_cst);
+      const uint32_t done = done_units_.load(std::memory_order_seq_cst);
+      if (done != all) done_units_.wait(done);  // returns at once if a unit finished since
+      caller_sleeping_.store(false, std::memory_order_relaxed);
+    });
+    return;
+  }
+  RunChunk(0, job);
   WaitUntil(spin_, [&] { return pending_.load(std::memory_order_acquire) == 0; }, [&] {
     caller_sleeping_.store(true, std::memory_order_seq_cst);
     const int left = pending_.load(std::memory_order_seq_cst);
     if (left != 0) pending_.wait(left);  // returns at once if a worker has finished since
     caller_sleeping_.store(false, std::memory_order_relaxed);
   });
-  body_ = nullptr;
 }
 
 void ThreadPool::ParallelFor(size_t n, size_t grain,
@@ -168,7 +227,7 @@ void ThreadPool::ParallelForBalanced(size_t n, size_t grain,
 size_t BalancedGrain(size_t n, size_t grain) {
   grain = std::max<size_t>(grain, 1);
   const size_t units = n / grain + (n % grain != 0);
-  constexpr size_t kMaxUnits = (size_t{1} << 31) - 1;
+  constexpr size_t kMaxUnits = (size_t{1} << kUnitBits) - 1;
   // The smallest factor f with ⌈units / f⌉ <= kMaxUnits, i.e. f = ⌈units / kMaxUnits⌉ (1 below).
   const size_t factor = units <= kMaxUnits ? 1 : units / kMaxUnits + (units % kMaxUnits != 0);
   return grain * factor;

@@ -13,11 +13,20 @@
 //
 // A call costs about a microsecond, not a wake-up through the kernel: idle workers spin on an
 // atomic generation counter for up to 100 µs before they block (std::atomic::wait), and the
-// caller waits for the join on an atomic countdown the same way. A run of short ParallelFor calls
+// caller waits for the join on an atomic counter the same way. A run of short ParallelFor calls
 // (an LES step is a few dozen) therefore never goes through the kernel. A pool with more threads
 // than the machine has hardware threads never spins (it would take the core from the thread it
 // waits for). Besides the spin, only ParallelForBalanced's choice of thread per unit depends on
 // timing.
+//
+// Joins. ParallelFor returns when every worker has run its chunk. ParallelForBalanced returns
+// when every *unit* is done, whether or not every worker has looked at the job: a worker whose
+// core the host took away while it was idle (a shared virtual machine does this) holds nothing
+// back, the others take its units. Such a late worker may then find the job it was woken for
+// finished, or even overwritten by a later one; it runs nothing of it. Two job slots (job g in
+// slot g mod 2), each validated by the generation it holds, and units claimed only from ranges
+// tagged with the job's generation make this safe: a late worker can claim a unit only while its
+// job is still running, and then reads that job's fields (docs/ARCHITECTURE.md, core_ref/parallel).
 #ifndef DASHI_CORE_REF_PARALLEL_THREAD_POOL_H_
 #define DASHI_CORE_REF_PARALLEL_THREAD_POOL_H_
 
@@ -57,47 +66,79 @@ class ThreadPool {
   // gets, then depends on timing: use it only where every index writes its own outputs and
   // `worker` selects thread-local state, never a partial result combined later. It keeps a
   // section from waiting for its slowest core (on a shared virtual machine some cores run a
-  // step 1.3–1.4× slower than others). With 2^31 units or more the units are made larger
+  // step 1.3–1.4× slower than others). With 2^20 units or more the units are made larger
   // (BalancedGrain), still multiples of `grain`.
   void ParallelForBalanced(
       size_t n, size_t grain,
       const std::function<void(size_t begin, size_t end, int worker)>& body) const;
 
  private:
+  // One published job. Written by the caller while no worker can be using the slot (job g goes
+  // to slot g mod 2 only after job g − 1, and so every job before it, has finished); `gen` is
+  // kWriting while the fields change (a seqlock: a reader that sees the same generation before
+  // and after reading the fields has read that job's fields).
+  struct alignas(64) JobSlot {
+    std::atomic<uint32_t> gen{0};
+    std::atomic<const std::function<void(size_t, size_t, int)>*> body{nullptr};
+    std::atomic<size_t> n{0}, grain{1}, units{0};
+    std::atomic<bool> balanced{false};
+  };
+  struct Job {
+    const std::function<void(size_t, size_t, int)>* body;
+    size_t n, grain, units;
+    bool balanced;
+  };
+  static constexpr uint32_t kWriting = ~uint32_t{0};
+
   void WorkerLoop(int worker);
   // Publishes the job, runs the caller's share and waits for the join.
   void Run(size_t n, size_t grain, bool balanced,
            const std::function<void(size_t, size_t, int)>& body) const;
-  // Worker w's share of the current job: its chunk, or (balanced) its chunk then the others'
-  // unclaimed units.
-  void RunShare(int w) const;
-  // [begin, end) of worker w's chunk for the current job.
-  void Chunk(size_t w, size_t* begin, size_t* end) const;
+  // Job g's fields, if slot g mod 2 still holds job g (false: the job has finished and its slot
+  // may hold a later one).
+  bool ReadJob(uint32_t g, Job* job) const;
+  // Worker w's chunk of a static job.
+  void RunChunk(int w, const Job& job) const;
+  // Worker w's share of balanced job g: its chunk, then the others' unclaimed units; counts
+  // every unit it runs in done_units_ and wakes the caller after the job's last unit.
+  void RunBalancedShare(int w, uint32_t g, const Job& job) const;
+  // [begin, end) of worker w's chunk of `job`.
+  void Chunk(const Job& job, size_t w, size_t* begin, size_t* end) const;
 
   int threads_;
   std::vector<std::thread> workers_;
-  // The job, written by the caller before it bumps generation_ (release) and read by the workers
-  // after they see the new generation (acquire).
-  mutable const std::function<void(size_t, size_t, int)>* body_ = nullptr;
-  mutable size_t n_ = 0, grain_ = 1, units_ = 0;
-  mutable bool balanced_ = false;
-  // Balanced jobs: the unclaimed units [lo, hi) of each worker's chunk as lo | hi << 32, one
-  // cache line each.
+  mutable JobSlot slots_[2];
+  // Balanced jobs: the unclaimed units [lo, hi) of each worker's chunk and the job's generation,
+  // packed as lo | hi << 20 | (generation mod 2^24) << 40, one cache line each. A claim is a
+  // compare-and-swap that keeps the tag, so it succeeds only on the job the claimer read.
   struct alignas(64) UnitCounter {
     std::atomic<uint64_t> range{0};
   };
   std::unique_ptr<UnitCounter[]> next_unit_;
   std::chrono::nanoseconds spin_;  // how long a waiting thread spins before it blocks
   // Bumped once per job (and once to stop); workers wait for it to change. On a cache line of
-  // its own, as is pending_: the workers' countdown must not disturb the line they spin on.
+  // its own, as are the join counters: the workers' counting must not disturb the line they
+  // spin on.
   alignas(64) mutable std::atomic<uint32_t> generation_{0};
   // Workers blocked in generation_.wait(): the caller notifies only when there are some.
   mutable std::atomic<int> sleepers_{0};
   std::atomic<bool> stop_{false};
-  // Workers that have not finished the current job; the caller waits for 0.
+  // Static jobs: workers that have not finished their chunk; the caller waits for 0.
   alignas(64) mutable std::atomic<int> pending_{0};
-  // Whether the caller sleeps in pending_.wait(): the last worker to finish notifies it then.
+  // Balanced jobs: units done; the caller waits for the job's unit count.
+  alignas(64) mutable std::atomic<uint32_t> done_units_{0};
+  // Whether the caller sleeps in pending_.wait() or done_units_.wait(): the worker that
+  // completes the join notifies it then.
   mutable std::atomic<bool> caller_sleeping_{false};
+  // Tests only: called by a worker after it has seen a new generation, before it reads the job.
+  std::function<void(int worker, uint32_t generation)> before_job_for_testing_;
+
+ public:
+  // Tests only (set before the first job): `hook` runs on a worker each time it wakes for a job,
+  // before it reads the job, so a test can hold a worker back the way a descheduled vCPU would.
+  void SetBeforeJobHookForTesting(std::function<void(int worker, uint32_t generation)> hook) {
+    before_job_for_testing_ = std::move(hook);
+  }
 };
 
 // body(begin, end, worker) over [0, n): through `pool` when it is non-null and has more than one
@@ -110,8 +151,8 @@ void ParallelForBalanced(const ThreadPool* pool, size_t n, size_t grain,
                          const std::function<void(size_t begin, size_t end, int worker)>& body);
 
 // The unit size ParallelForBalanced uses for n indices in units of `grain` (>= 1): `grain`, or
-// the smallest multiple of it that leaves fewer than 2^31 units (its packed ranges hold 32-bit
-// unit indices).
+// the smallest multiple of it that leaves fewer than 2^20 units (its packed ranges hold 20-bit
+// unit indices beside a 24-bit generation tag).
 size_t BalancedGrain(size_t n, size_t grain);
 
 }  // namespace dashi

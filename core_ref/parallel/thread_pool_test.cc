@@ -172,25 +172,94 @@ TEST(ThreadPool, BalancedTakesTheUnitsOfAStalledWorker) {
   for (size_t u = 10; u < 20; ++u) EXPECT_EQ(ran_on[u], 1) << "unit " << u;
 }
 
-// Units past 2^31 do not fit the packed ranges: the grain grows to the smallest multiple of the
-// caller's grain that leaves fewer than 2^31 units, and not before.
-TEST(ThreadPool, BalancedGrainKeepsUnitsBelowTwoToThe31) {
-  constexpr size_t k31 = size_t{1} << 31;
+// Units past 2^20 do not fit the packed ranges: the grain grows to the smallest multiple of the
+// caller's grain that leaves fewer than 2^20 units, and not before.
+TEST(ThreadPool, BalancedGrainKeepsUnitsBelowTwoToThe20) {
+  constexpr size_t k20 = size_t{1} << 20;
   EXPECT_EQ(BalancedGrain(0, 0), 1u);
   EXPECT_EQ(BalancedGrain(1000, 16), 16u);
-  EXPECT_EQ(BalancedGrain(k31 - 1, 1), 1u);
-  EXPECT_EQ(BalancedGrain(k31, 1), 2u);
-  EXPECT_EQ(BalancedGrain(k31 + 1, 1), 2u);
-  EXPECT_EQ(BalancedGrain((k31 - 1) * 3, 3), 3u);
-  for (size_t n : {k31, k31 + 1, (size_t{1} << 33) + 5, (size_t{1} << 40) - 1}) {
+  EXPECT_EQ(BalancedGrain(k20 - 1, 1), 1u);
+  EXPECT_EQ(BalancedGrain(k20, 1), 2u);
+  EXPECT_EQ(BalancedGrain(k20 + 1, 1), 2u);
+  EXPECT_EQ(BalancedGrain((k20 - 1) * 3, 3), 3u);
+  for (size_t n : {k20, k20 + 1, (size_t{1} << 33) + 5, (size_t{1} << 40) - 1}) {
     for (size_t grain : {size_t{1}, size_t{3}, size_t{8}}) {
       const size_t g = BalancedGrain(n, grain);
       EXPECT_EQ(g % grain, 0u) << n << " " << grain;
       const size_t units = (n + g - 1) / g;
-      EXPECT_LT(units, k31) << n << " " << grain;
-      // The next smaller multiple of grain would leave 2^31 units or more (unless it is grain).
-      if (g > grain) EXPECT_GE((n + (g - grain) - 1) / (g - grain), k31) << n << " " << grain;
+      EXPECT_LT(units, k20) << n << " " << grain;
+      // The next smaller multiple of grain would leave 2^20 units or more (unless it is grain).
+      if (g > grain) EXPECT_GE((n + (g - grain) - 1) / (g - grain), k20) << n << " " << grain;
     }
+  }
+  // A job of more than 2^20 units runs every index once.
+  ThreadPool pool(3);
+  const size_t n = k20 + 77;
+  std::vector<uint8_t> hits(n, 0);
+  pool.ParallelForBalanced(n, 1, [&](size_t b, size_t e, int) {
+    for (size_t i = b; i < e; ++i) ++hits[i];
+  });
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; ++i) wrong += hits[i] != 1;
+  EXPECT_EQ(wrong, 0u);
+}
+
+// A worker held back before it reads its job (as when the host takes its vCPU away while it is
+// idle) does not hold back the join of balanced jobs: once worker 1 is held (woken for job 0),
+// the caller finishes 49 more jobs while it waits (if a join waited for it, job 0 or 1 would wait
+// until the hold gives up after 30 s, and the test fails), every index runs once per job, and when worker 1 is let go it runs nothing
+// of the jobs it missed — the one it was woken for has left its slot long ago — and then takes
+// part in the next jobs, static ones (which need every worker) included.
+TEST(ThreadPool, BalancedJoinDoesNotWaitForALateWorker) {
+  constexpr int kThreads = 4;
+  constexpr int kJobs = 50;
+  constexpr size_t kN = 64;
+  ThreadPool pool(kThreads);
+  std::atomic<bool> release{false}, timed_out{false};
+  std::atomic<int> holds{0};
+  pool.SetBeforeJobHookForTesting([&](int w, uint32_t) {
+    if (w != 1 || release.load()) return;
+    ++holds;
+    const auto start = std::chrono::steady_clock::now();
+    while (!release.load()) {
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
+        timed_out = true;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  });
+  // hits[j][i]: how often job j ran index i; a late call of a finished job's body shows as a 2.
+  std::vector<std::vector<std::atomic<int>>> hits(kJobs + 10);
+  for (auto& h : hits) h = std::vector<std::atomic<int>>(kN);
+  std::atomic<int> units_on_worker1{0};
+  auto job = [&](int j) {
+    pool.ParallelForBalanced(kN, 1, [&hits, &units_on_worker1, j](size_t b, size_t e, int w) {
+      if (w == 1) ++units_on_worker1;
+      for (size_t i = b; i < e; ++i) ++hits[static_cast<size_t>(j)][i];
+    });
+  };
+  // Job 0, then wait until worker 1, woken for it, is held (it may wake after the job is done).
+  job(0);
+  const auto start = std::chrono::steady_clock::now();
+  while (holds.load() == 0 && std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  ASSERT_EQ(holds.load(), 1) << "worker 1 never woke for job 0";
+  for (int j = 1; j < kJobs; ++j) job(j);
+  EXPECT_FALSE(timed_out.load()) << "a balanced join waited for the held worker";
+  EXPECT_EQ(holds.load(), 1);
+  EXPECT_EQ(units_on_worker1.load(), 0) << "the held worker ran units while held";
+  release = true;
+  // A static job: returns only after worker 1 has come back, run chunk 1 and checked in.
+  std::vector<int> ran_on(kThreads, -1);
+  pool.ParallelFor(kThreads, 1, [&](size_t b, size_t e, int w) {
+    for (size_t u = b; u < e; ++u) ran_on[u] = w;
+  });
+  for (int u = 0; u < kThreads; ++u) EXPECT_EQ(ran_on[static_cast<size_t>(u)], u) << u;
+  for (int j = kJobs; j < kJobs + 10; ++j) job(j);
+  for (size_t j = 0; j < hits.size(); ++j) {
+    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(hits[j][i].load(), 1) << "job " << j << " index " << i;
   }
 }
 

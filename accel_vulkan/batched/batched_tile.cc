@@ -14,7 +14,7 @@ std::string BatchedTile::ToString() const {
          " outputs; rows x cols), k " + std::to_string(slice_k) +
          (split > 1 ? ", split " + std::to_string(split) : std::string()) +
          (tree_in_memory != 0 ? ", tree in memory" : "") +
-         (vector_loads != 0 ? ", vector loads" : "");
+         (vector_loads != 0 ? ", vector loads" : "") + (pipeline_rows != 0 ? ", pipelined" : "");
 }
 
 uint32_t BatchedBlockChunks(int64_t chunks, const BatchedTile& tile) {
@@ -89,6 +89,9 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
   if (tile.vector_loads > 1) {
     return InvalidArgumentError(where + "vector_loads must be 0 or 1");
   }
+  if (tile.pipeline_rows > 1) {
+    return InvalidArgumentError(where + "pipeline_rows must be 0 or 1");
+  }
   if (tile.vector_loads != 0 && (tile.rows_per_thread % 2 != 0 || tile.cols_per_thread % 2 != 0)) {
     return InvalidArgumentError(where + "vector_loads needs even rows_per_thread and "
                                 "cols_per_thread (pairs of outputs)");
@@ -156,7 +159,8 @@ std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chu
           tile.slice_k,
           BatchedTreeSlots(BatchedBlockChunks(chunks, tile)),
           tile.tree_in_memory,
-          tile.vector_loads};
+          tile.vector_loads,
+          tile.pipeline_rows};
 }
 
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {

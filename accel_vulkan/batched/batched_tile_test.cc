@@ -34,6 +34,8 @@ TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
   EXPECT_EQ(v->slice_k, 8u);
   EXPECT_EQ(BatchedSharedBytes(*v), 16640u + 16u);
   EXPECT_EQ(v->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads");
+  EXPECT_EQ(BatchedTile({.slice_k = 8, .vector_loads = 1, .pipeline_rows = 1}).ToString(),
+            "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads, pipelined");
   l.maxComputeSharedMemorySize = 49152;  // NVIDIA
   t = ResolveBatchedTile({}, l);
   ASSERT_TRUE(t.ok());
@@ -73,6 +75,9 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
   EXPECT_EQ(code({.tree_in_memory = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.vector_loads = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 8, .vector_loads = 1}), StatusCode::kOk);
+  EXPECT_EQ(code({.pipeline_rows = 2}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.slice_k = 8, .pipeline_rows = 1}), StatusCode::kOk);
+  EXPECT_EQ(code({.slice_k = 1, .pipeline_rows = 1}), StatusCode::kOk);  // ignored by the kernel
   // Vector loads need pairs of outputs in both directions.
   EXPECT_EQ(code({.rows_per_thread = 3, .slice_k = 8, .vector_loads = 1}),
             StatusCode::kInvalidArgument);
@@ -99,13 +104,16 @@ TEST(BatchedTileTest, TreeSlotsAreTheBitWidthOfTheChunkCountMinusOne) {
   EXPECT_EQ(BatchedTreeSlots(9), 4u);
   EXPECT_EQ(BatchedTreeSlots(16), 4u);  // D = 1024
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8}, 5),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0, 0}));
   // K blocks: the slots of one block (16 of 32 chunks: 4), the slots-in-memory flag, the vector
   // loads flag.
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .split = 2, .tree_in_memory = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1, 0, 0}));
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .vector_loads = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 0}));
+  // Pipelined term rows: constant 8.
+  EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .vector_loads = 1, .pipeline_rows = 1}, 32),
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 1}));
 }
 
 TEST(BatchedTileTest, KBlocksArePowerOfTwoChunkRuns) {

@@ -14,7 +14,8 @@ std::string BatchedTile::ToString() const {
          " outputs; rows x cols), k " + std::to_string(slice_k) +
          (split > 1 ? ", split " + std::to_string(split) : std::string()) +
          (tree_in_memory != 0 ? ", tree in memory" : "") +
-         (vector_loads != 0 ? ", vector loads" : "") + (pipeline_rows != 0 ? ", pipelined" : "");
+         (vector_loads != 0 ? ", vector loads" : "") + (pipeline_rows != 0 ? ", pipelined" : "") +
+         (spread_combine != 0 ? ", spread combine" : "");
 }
 
 uint32_t BatchedBlockChunks(int64_t chunks, const BatchedTile& tile) {
@@ -91,6 +92,15 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
   }
   if (tile.pipeline_rows > 1) {
     return InvalidArgumentError(where + "pipeline_rows must be 0 or 1");
+  }
+  if (tile.spread_combine > 1) {
+    return InvalidArgumentError(where + "spread_combine must be 0 or 1");
+  }
+  if (tile.spread_combine != 0 &&
+      uint64_t{tile.rows_per_thread} * tile.cols_per_thread > limits.maxComputeWorkGroupCount[2]) {
+    return InvalidArgumentError(where + "spread_combine needs rows_per_thread x cols_per_thread "
+                                "workgroups along z, beyond maxComputeWorkGroupCount[2] = " +
+                                std::to_string(limits.maxComputeWorkGroupCount[2]));
   }
   if (tile.vector_loads != 0 && (tile.rows_per_thread % 2 != 0 || tile.cols_per_thread % 2 != 0)) {
     return InvalidArgumentError(where + "vector_loads needs even rows_per_thread and "

@@ -49,12 +49,18 @@ struct BatchedTile {
   // slice's barrier while the next stage's first row loads (two register fragments; ignored when
   // slice_k is 1). Bit-exact either way; measured in docs/PERF.md ("Large batches, part 3").
   uint32_t pipeline_rows = 0;
+  // Host only (no specialization constant): 1 = with K blocks, the combine dispatch (phase 2)
+  // has rows_per_thread·cols_per_thread workgroups along z, each invocation folding one output
+  // instead of all of its outputs one after the other (phase 1): the combine's loads are not
+  // serialized over the outputs. Bit-exact either way; no effect without K blocks.
+  uint32_t spread_combine = 0;
 
   uint32_t threads() const { return threads_x * threads_y; }
   uint32_t rows() const { return threads_y * rows_per_thread; }
   uint32_t cols() const { return threads_x * cols_per_thread; }
   // "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16", then ", split 4" when split > 1
-  // ", tree in memory", ", vector loads" and ", pipelined" when set: every pair rows (B) first.
+  // ", tree in memory", ", vector loads", ", pipelined" and ", spread combine" when set: every
+  // pair rows (B) first.
   std::string ToString() const;
 };
 
@@ -83,7 +89,8 @@ uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& ti
 
 // Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the
 // field and the limit: a zero field, slice_k not a divisor of 64, split beyond
-// kMaxBatchedBlocks, tree_in_memory, vector_loads or pipeline_rows not 0 or 1, vector_loads with an odd
+// kMaxBatchedBlocks, tree_in_memory, vector_loads, pipeline_rows or spread_combine not 0 or 1,
+// rows_per_thread·cols_per_thread beyond maxComputeWorkGroupCount[2] with spread_combine, vector_loads with an odd
 // rows_per_thread or cols_per_thread, more than kMaxOutputsPerThread accumulators, a workgroup beyond maxComputeWorkGroupSize /
 // maxComputeWorkGroupInvocations, shared memory beyond maxComputeSharedMemorySize.
 StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,

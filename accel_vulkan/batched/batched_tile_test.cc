@@ -15,7 +15,7 @@ VkPhysicalDeviceLimits LavapipeLimits() {
   l.maxComputeSharedMemorySize = 32768;
   l.maxComputeWorkGroupInvocations = 1024;
   l.maxComputeWorkGroupSize[0] = l.maxComputeWorkGroupSize[1] = 1024;
-  l.maxComputeWorkGroupCount[0] = l.maxComputeWorkGroupCount[1] = 65535;
+  l.maxComputeWorkGroupCount[0] = l.maxComputeWorkGroupCount[1] = l.maxComputeWorkGroupCount[2] = 65535;
   l.maxStorageBufferRange = 128u << 20;
   return l;
 }
@@ -36,6 +36,8 @@ TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
   EXPECT_EQ(v->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads");
   EXPECT_EQ(BatchedTile({.slice_k = 8, .vector_loads = 1, .pipeline_rows = 1}).ToString(),
             "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads, pipelined");
+  EXPECT_EQ(BatchedTile({.slice_k = 8, .split = 2, .spread_combine = 1}).ToString(),
+            "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, split 2, spread combine");
   l.maxComputeSharedMemorySize = 49152;  // NVIDIA
   t = ResolveBatchedTile({}, l);
   ASSERT_TRUE(t.ok());
@@ -76,6 +78,16 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
   EXPECT_EQ(code({.vector_loads = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 8, .vector_loads = 1}), StatusCode::kOk);
   EXPECT_EQ(code({.pipeline_rows = 2}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.spread_combine = 2}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.slice_k = 8, .split = 2, .spread_combine = 1}), StatusCode::kOk);
+  {
+    // The spread combine's workgroups along z: rows_per_thread × cols_per_thread = 16.
+    VkPhysicalDeviceLimits z = l;
+    z.maxComputeWorkGroupCount[2] = 15;
+    EXPECT_EQ(ResolveBatchedTile({.slice_k = 8, .split = 2, .spread_combine = 1}, z).status().code(),
+              StatusCode::kInvalidArgument);
+    EXPECT_TRUE(ResolveBatchedTile({.slice_k = 8, .split = 2}, z).ok());
+  }
   EXPECT_EQ(code({.slice_k = 8, .pipeline_rows = 1}), StatusCode::kOk);
   EXPECT_EQ(code({.slice_k = 1, .pipeline_rows = 1}), StatusCode::kOk);  // ignored by the kernel
   // Vector loads need pairs of outputs in both directions.

@@ -42,6 +42,10 @@
 //   is even at every level below q), so each workgroup runs the counter above over its block
 //   and writes the block sum into the scratch buffer (phase 0); a second dispatch (phase 1, same
 //   pipeline, no barrier() on that path) folds the blocks per output with the same counter.
+//   Phase 2 is phase 1 spread over RM·RN times the workgroups (BatchedTile::spread_combine): the
+//   dispatch has RM·RN workgroups along z and invocation (tx, ty) of workgroup z folds only its
+//   output e = z, so the block sums' loads of one invocation are not serialized over its RM·RN
+//   outputs (the fold of each output is the same function: bit-exact either way).
 //   Scratch layout (doubles): block sums [s][b][j] (blocks > 1) first, then the slots
 //   [s][k][b][j] (constant 6 = 1); the host sizes it (BatchedScratchDoubles).
 //   Vector loads (constant 7 = 1; RM and RN even): invocation (tx, ty) owns pairs of adjacent
@@ -419,6 +423,14 @@ void main() {
   ty_ = ty;
   const uint j0 = gl_WorkGroupID.x * kTileCols;
   const uint b0 = gl_WorkGroupID.y * kTileRows;
+  if (params.phase == 2u) {  // uniform: a push constant; no barrier() on this path
+    const uint e = gl_WorkGroupID.z;
+    const uint r = e / kColsPerThread, n = e - r * kColsPerThread;
+    const uint b = b0 + OutRow(ty, r);
+    const uint j = j0 + OutCol(tx, n);
+    if (e < kOutputs && b < params.rows && j < dim) y[b * dim + j] = CombineBlocks(b, j);
+    return;
+  }
   if (params.phase != 0u) {  // uniform: a push constant; no barrier() on this path
     [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
       const uint b = b0 + OutRow(ty, r);

@@ -180,7 +180,10 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // chunks (four tree slots in registers: without vector loads D = 2048 ran 245 µs a step at
   // B = 256 in two blocks against 300 µs in one), then more blocks or smaller tiles until the
   // workgroups fill the SMs. Vector loads wherever the outputs come in pairs (4×4 and 2×2; they
-  // were as fast or faster in every measured row).
+  // were as fast or faster in every measured row). The spread combine everywhere (only K blocks
+  // use it: 0.7–14 % faster in every measured automatic K-block tile, B = 16 … 256, docs/PERF.md
+  // "Large batches, part 3"); never pipeline_rows (as fast where the registers allow it, up to
+  // 3.4× slower where it spills).
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
@@ -191,21 +194,21 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   auto split = [&](uint32_t f) { return std::min(s0 * f, kMaxBatchedBlocks); };
   const BatchedTile candidates[] = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = first_split(32), .vector_loads = 1},
+       .split = first_split(32), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = split(1), .vector_loads = 1},
+       .split = split(1), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = split(2), .vector_loads = 1},
+       .split = split(2), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
-       .split = split(2), .vector_loads = 1},
+       .split = split(2), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
-       .split = split(4), .vector_loads = 1},
+       .split = split(4), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 2,
-       .split = split(4)},
+       .split = split(4), .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 1,
-       .split = split(4)},
+       .split = split(4), .spread_combine = 1},
       {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1,
-       .split = split(4)},
+       .split = split(4), .spread_combine = 1},
   };
   // Unknown SM count (CPU drivers): the 64 × 64 default in one block, as before K blocks (no
   // scratch buffer, so the largest B·D is not halved by block sums).

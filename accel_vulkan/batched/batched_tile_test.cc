@@ -170,6 +170,8 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).split, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 2048, 0).split, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).vector_loads, 0u);
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).spread_combine, 0u);
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).pipeline_rows, 0u);
   // Known SM count, enough workgroups: K blocks of at most 32 chunks, vector loads.
   EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).split, 1u);
   EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).vector_loads, 1u);
@@ -193,6 +195,11 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.cols(), 32u);
   EXPECT_EQ(t.split, 2u);
   EXPECT_EQ(t.vector_loads, 1u);
+  // The spread combine with every known SM count (it acts only with K blocks), never the
+  // pipelined rows (slower: docs/PERF.md, "Large batches, part 3").
+  EXPECT_EQ(t.spread_combine, 1u);
+  EXPECT_EQ(t.pipeline_rows, 0u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).pipeline_rows, 0u);
   // D = 2048: one block (five tree slots) where 64 × 64 fills the SMs (B = 256: 4 × 32 = 128
   // workgroups); else blocks of at most 16 chunks: B = 64 needs four for 128 workgroups.
   t = SuggestBatchedTile(256, 2048, 132);
@@ -211,6 +218,7 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.cols(), 16u);
   EXPECT_EQ(t.split, 4u);
   EXPECT_EQ(t.vector_loads, 0u);  // 1 × 1 outputs: no pairs
+  EXPECT_EQ(t.spread_combine, 1u);
   // B = 3: no candidate is as short; the last, 8 × 8.
   t = SuggestBatchedTile(3, 512, 132);
   EXPECT_EQ(t.rows(), 8u);

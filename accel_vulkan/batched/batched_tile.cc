@@ -180,10 +180,10 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // chunks (four tree slots in registers: without vector loads D = 2048 ran 245 µs a step at
   // B = 256 in two blocks against 300 µs in one), then more blocks or smaller tiles until the
   // workgroups fill the SMs. Vector loads wherever the outputs come in pairs (4×4 and 2×2; they
-  // were as fast or faster in every measured row). The spread combine everywhere (only K blocks
-  // use it: 0.7–14 % faster in every measured automatic K-block tile, B = 16 … 256, docs/PERF.md
-  // "Large batches, part 3"); never pipeline_rows (as fast where the registers allow it, up to
-  // 3.4× slower where it spills).
+  // were as fast or faster in every measured row). The spread combine everywhere (only K
+  // blocks use it: 0.7–14 % faster in every measured automatic K-block tile, B = 16 … 256,
+  // docs/PERF.md "Large batches, part 3"); never pipeline_rows (as fast where the registers
+  // allow it, up to 3.4× slower where it spills).
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(

@@ -90,8 +90,9 @@ uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& ti
 // Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the
 // field and the limit: a zero field, slice_k not a divisor of 64, split beyond
 // kMaxBatchedBlocks, tree_in_memory, vector_loads, pipeline_rows or spread_combine not 0 or 1,
-// rows_per_thread·cols_per_thread beyond maxComputeWorkGroupCount[2] with spread_combine, vector_loads with an odd
-// rows_per_thread or cols_per_thread, more than kMaxOutputsPerThread accumulators, a workgroup beyond maxComputeWorkGroupSize /
+// vector_loads with an odd rows_per_thread or cols_per_thread, more than kMaxOutputsPerThread
+// accumulators, spread_combine with rows_per_thread·cols_per_thread beyond
+// maxComputeWorkGroupCount[2], a workgroup beyond maxComputeWorkGroupSize /
 // maxComputeWorkGroupInvocations, shared memory beyond maxComputeSharedMemorySize.
 StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
                                          const VkPhysicalDeviceLimits& limits);

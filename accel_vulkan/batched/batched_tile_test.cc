@@ -15,7 +15,8 @@ VkPhysicalDeviceLimits LavapipeLimits() {
   l.maxComputeSharedMemorySize = 32768;
   l.maxComputeWorkGroupInvocations = 1024;
   l.maxComputeWorkGroupSize[0] = l.maxComputeWorkGroupSize[1] = 1024;
-  l.maxComputeWorkGroupCount[0] = l.maxComputeWorkGroupCount[1] = l.maxComputeWorkGroupCount[2] = 65535;
+  l.maxComputeWorkGroupCount[0] = l.maxComputeWorkGroupCount[1] = 65535;
+  l.maxComputeWorkGroupCount[2] = 65535;
   l.maxStorageBufferRange = 128u << 20;
   return l;
 }
@@ -84,8 +85,9 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
     // The spread combine's workgroups along z: rows_per_thread × cols_per_thread = 16.
     VkPhysicalDeviceLimits z = l;
     z.maxComputeWorkGroupCount[2] = 15;
-    EXPECT_EQ(ResolveBatchedTile({.slice_k = 8, .split = 2, .spread_combine = 1}, z).status().code(),
-              StatusCode::kInvalidArgument);
+    EXPECT_EQ(
+        ResolveBatchedTile({.slice_k = 8, .split = 2, .spread_combine = 1}, z).status().code(),
+        StatusCode::kInvalidArgument);
     EXPECT_TRUE(ResolveBatchedTile({.slice_k = 8, .split = 2}, z).ok());
   }
   EXPECT_EQ(code({.slice_k = 8, .pipeline_rows = 1}), StatusCode::kOk);

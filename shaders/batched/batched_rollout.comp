@@ -512,7 +512,9 @@ void main() {
     if (defer_last) {
       // Row 0 of the next stage loads while row TK − 1 of this one is computed (stage is not
       // overwritten before the next slice's StoreSlice, after that slice's products).
-      if (t + 1u < t_end) LoadFragment(0u, (stage ^ 1u) * kZStageE + ty, (stage ^ 1u) * kAStageE + tx);
+      if (t + 1u < t_end) {
+        LoadFragment(0u, (stage ^ 1u) * kZStageE + ty, (stage ^ 1u) * kAStageE + tx);
+      }
       FragmentProducts(1u, false);
       if (t + 1u == t_end) {
         PushChunk(c - c_begin, true);

@@ -14,7 +14,8 @@ std::string BatchedTile::ToString() const {
          " outputs; rows x cols), k " + std::to_string(slice_k) +
          (split > 1 ? ", split " + std::to_string(split) : std::string()) +
          (tree_in_memory != 0 ? ", tree in memory" : "") +
-         (vector_loads != 0 ? ", vector loads" : "");
+         (vector_loads != 0 ? ", vector loads" : "") + (pipeline_rows != 0 ? ", pipelined" : "") +
+         (spread_combine != 0 ? ", spread combine" : "");
 }
 
 uint32_t BatchedBlockChunks(int64_t chunks, const BatchedTile& tile) {
@@ -89,6 +90,18 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
   if (tile.vector_loads > 1) {
     return InvalidArgumentError(where + "vector_loads must be 0 or 1");
   }
+  if (tile.pipeline_rows > 1) {
+    return InvalidArgumentError(where + "pipeline_rows must be 0 or 1");
+  }
+  if (tile.spread_combine > 1) {
+    return InvalidArgumentError(where + "spread_combine must be 0 or 1");
+  }
+  if (tile.spread_combine != 0 &&
+      uint64_t{tile.rows_per_thread} * tile.cols_per_thread > limits.maxComputeWorkGroupCount[2]) {
+    return InvalidArgumentError(where + "spread_combine needs rows_per_thread x cols_per_thread "
+                                "workgroups along z, beyond maxComputeWorkGroupCount[2] = " +
+                                std::to_string(limits.maxComputeWorkGroupCount[2]));
+  }
   if (tile.vector_loads != 0 && (tile.rows_per_thread % 2 != 0 || tile.cols_per_thread % 2 != 0)) {
     return InvalidArgumentError(where + "vector_loads needs even rows_per_thread and "
                                 "cols_per_thread (pairs of outputs)");
@@ -156,7 +169,8 @@ std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chu
           tile.slice_k,
           BatchedTreeSlots(BatchedBlockChunks(chunks, tile)),
           tile.tree_in_memory,
-          tile.vector_loads};
+          tile.vector_loads,
+          tile.pipeline_rows};
 }
 
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
@@ -166,7 +180,10 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // chunks (four tree slots in registers: without vector loads D = 2048 ran 245 µs a step at
   // B = 256 in two blocks against 300 µs in one), then more blocks or smaller tiles until the
   // workgroups fill the SMs. Vector loads wherever the outputs come in pairs (4×4 and 2×2; they
-  // were as fast or faster in every measured row).
+  // were as fast or faster in every measured row). The spread combine everywhere (only K
+  // blocks use it: 0.7–14 % faster in every measured automatic K-block tile, B = 16 … 256,
+  // docs/PERF.md "Large batches, part 3"); never pipeline_rows (as fast where the registers
+  // allow it, up to 3.4× slower where it spills).
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
@@ -177,21 +194,21 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   auto split = [&](uint32_t f) { return std::min(s0 * f, kMaxBatchedBlocks); };
   const BatchedTile candidates[] = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = first_split(32), .vector_loads = 1},
+       .split = first_split(32), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = split(1), .vector_loads = 1},
+       .split = split(1), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = split(2), .vector_loads = 1},
+       .split = split(2), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
-       .split = split(2), .vector_loads = 1},
+       .split = split(2), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
-       .split = split(4), .vector_loads = 1},
+       .split = split(4), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 2,
-       .split = split(4)},
+       .split = split(4), .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 1,
-       .split = split(4)},
+       .split = split(4), .spread_combine = 1},
       {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1,
-       .split = split(4)},
+       .split = split(4), .spread_combine = 1},
   };
   // Unknown SM count (CPU drivers): the 64 × 64 default in one block, as before K blocks (no
   // scratch buffer, so the largest B·D is not halved by block sums).

@@ -44,12 +44,23 @@ struct BatchedTile {
   // are pairs of adjacent rows and columns, the stages hold dvec2 pairs, so a term row of a 4×4
   // invocation is 4 shared loads instead of 8 (needs even rows_per_thread and cols_per_thread).
   uint32_t vector_loads = 0;
+  // Specialization constant 8: 1 = the kk loop software-pipelined by hand: the next term row's
+  // shared loads issued before this row's products, the last row of a slice computed after the
+  // slice's barrier while the next stage's first row loads (two register fragments; ignored when
+  // slice_k is 1). Bit-exact either way; measured in docs/PERF.md ("Large batches, part 3").
+  uint32_t pipeline_rows = 0;
+  // Host only (no specialization constant): 1 = with K blocks, the combine dispatch (phase 2)
+  // has rows_per_thread·cols_per_thread workgroups along z, each invocation folding one output
+  // instead of all of its outputs one after the other (phase 1): the combine's loads are not
+  // serialized over the outputs. Bit-exact either way; no effect without K blocks.
+  uint32_t spread_combine = 0;
 
   uint32_t threads() const { return threads_x * threads_y; }
   uint32_t rows() const { return threads_y * rows_per_thread; }
   uint32_t cols() const { return threads_x * cols_per_thread; }
   // "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16", then ", split 4" when split > 1
-  // ", tree in memory" and ", vector loads" when set: every pair rows (B) first.
+  // ", tree in memory", ", vector loads", ", pipelined" and ", spread combine" when set: every
+  // pair rows (B) first.
   std::string ToString() const;
 };
 
@@ -78,8 +89,10 @@ uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& ti
 
 // Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the
 // field and the limit: a zero field, slice_k not a divisor of 64, split beyond
-// kMaxBatchedBlocks, tree_in_memory or vector_loads not 0 or 1, vector_loads with an odd
-// rows_per_thread or cols_per_thread, more than kMaxOutputsPerThread accumulators, a workgroup beyond maxComputeWorkGroupSize /
+// kMaxBatchedBlocks, tree_in_memory, vector_loads, pipeline_rows or spread_combine not 0 or 1,
+// vector_loads with an odd rows_per_thread or cols_per_thread, more than kMaxOutputsPerThread
+// accumulators, spread_combine with rows_per_thread·cols_per_thread beyond
+// maxComputeWorkGroupCount[2], a workgroup beyond maxComputeWorkGroupSize /
 // maxComputeWorkGroupInvocations, shared memory beyond maxComputeSharedMemorySize.
 StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
                                          const VkPhysicalDeviceLimits& limits);
@@ -98,14 +111,14 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // s0 = bit_ceil(ceil(m / 16)) (four tree slots), 64×64 with split s0, 64×64 with 2·s0,
 // 32×32 (2×2 outputs) with 2·s0, 32×32 with 4·s0 (these with vector_loads), 16×32, 16×16 (1×1
 // outputs) and 8×8 (8×8 threads) with 4·s0 of at most B rows whose workgroup count
-// ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last; the 64×64
-// default without K blocks when sm_count is 0. K blocks need blocks·B·D doubles of scratch
+// ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last, every one with
+// spread_combine; the 64×64 default without K blocks when sm_count is 0. K blocks need blocks·B·D doubles of scratch
 // (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain of dependent
 // adds): K blocks and smaller tiles spread them over more SMs (measured on an H200:
 // docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);
 
-// The specialization constants 0..7 of the kernel for a resolved tile and m chunks.
+// The specialization constants 0..8 of the kernel for a resolved tile and m chunks.
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks);
 
 }  // namespace dashi::vk

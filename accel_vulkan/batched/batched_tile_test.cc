@@ -16,6 +16,7 @@ VkPhysicalDeviceLimits LavapipeLimits() {
   l.maxComputeWorkGroupInvocations = 1024;
   l.maxComputeWorkGroupSize[0] = l.maxComputeWorkGroupSize[1] = 1024;
   l.maxComputeWorkGroupCount[0] = l.maxComputeWorkGroupCount[1] = 65535;
+  l.maxComputeWorkGroupCount[2] = 65535;
   l.maxStorageBufferRange = 128u << 20;
   return l;
 }
@@ -34,6 +35,10 @@ TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
   EXPECT_EQ(v->slice_k, 8u);
   EXPECT_EQ(BatchedSharedBytes(*v), 16640u + 16u);
   EXPECT_EQ(v->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads");
+  EXPECT_EQ(BatchedTile({.slice_k = 8, .vector_loads = 1, .pipeline_rows = 1}).ToString(),
+            "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads, pipelined");
+  EXPECT_EQ(BatchedTile({.slice_k = 8, .split = 2, .spread_combine = 1}).ToString(),
+            "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, split 2, spread combine");
   l.maxComputeSharedMemorySize = 49152;  // NVIDIA
   t = ResolveBatchedTile({}, l);
   ASSERT_TRUE(t.ok());
@@ -73,6 +78,20 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
   EXPECT_EQ(code({.tree_in_memory = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.vector_loads = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 8, .vector_loads = 1}), StatusCode::kOk);
+  EXPECT_EQ(code({.pipeline_rows = 2}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.spread_combine = 2}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.slice_k = 8, .split = 2, .spread_combine = 1}), StatusCode::kOk);
+  {
+    // The spread combine's workgroups along z: rows_per_thread × cols_per_thread = 16.
+    VkPhysicalDeviceLimits z = l;
+    z.maxComputeWorkGroupCount[2] = 15;
+    EXPECT_EQ(
+        ResolveBatchedTile({.slice_k = 8, .split = 2, .spread_combine = 1}, z).status().code(),
+        StatusCode::kInvalidArgument);
+    EXPECT_TRUE(ResolveBatchedTile({.slice_k = 8, .split = 2}, z).ok());
+  }
+  EXPECT_EQ(code({.slice_k = 8, .pipeline_rows = 1}), StatusCode::kOk);
+  EXPECT_EQ(code({.slice_k = 1, .pipeline_rows = 1}), StatusCode::kOk);  // ignored by the kernel
   // Vector loads need pairs of outputs in both directions.
   EXPECT_EQ(code({.rows_per_thread = 3, .slice_k = 8, .vector_loads = 1}),
             StatusCode::kInvalidArgument);
@@ -99,13 +118,16 @@ TEST(BatchedTileTest, TreeSlotsAreTheBitWidthOfTheChunkCountMinusOne) {
   EXPECT_EQ(BatchedTreeSlots(9), 4u);
   EXPECT_EQ(BatchedTreeSlots(16), 4u);  // D = 1024
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8}, 5),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0, 0}));
   // K blocks: the slots of one block (16 of 32 chunks: 4), the slots-in-memory flag, the vector
   // loads flag.
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .split = 2, .tree_in_memory = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1, 0, 0}));
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .vector_loads = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 0}));
+  // Pipelined term rows: constant 8.
+  EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .vector_loads = 1, .pipeline_rows = 1}, 32),
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 1}));
 }
 
 TEST(BatchedTileTest, KBlocksArePowerOfTwoChunkRuns) {
@@ -150,6 +172,8 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).split, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 2048, 0).split, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).vector_loads, 0u);
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).spread_combine, 0u);
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).pipeline_rows, 0u);
   // Known SM count, enough workgroups: K blocks of at most 32 chunks, vector loads.
   EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).split, 1u);
   EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).vector_loads, 1u);
@@ -173,6 +197,11 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.cols(), 32u);
   EXPECT_EQ(t.split, 2u);
   EXPECT_EQ(t.vector_loads, 1u);
+  // The spread combine with every known SM count (it acts only with K blocks), never the
+  // pipelined rows (slower: docs/PERF.md, "Large batches, part 3").
+  EXPECT_EQ(t.spread_combine, 1u);
+  EXPECT_EQ(t.pipeline_rows, 0u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).pipeline_rows, 0u);
   // D = 2048: one block (five tree slots) where 64 × 64 fills the SMs (B = 256: 4 × 32 = 128
   // workgroups); else blocks of at most 16 chunks: B = 64 needs four for 128 workgroups.
   t = SuggestBatchedTile(256, 2048, 132);
@@ -191,6 +220,7 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.cols(), 16u);
   EXPECT_EQ(t.split, 4u);
   EXPECT_EQ(t.vector_loads, 0u);  // 1 × 1 outputs: no pairs
+  EXPECT_EQ(t.spread_combine, 1u);
   // B = 3: no candidate is as short; the last, 8 × 8.
   t = SuggestBatchedTile(3, 512, 132);
   EXPECT_EQ(t.rows(), 8u);

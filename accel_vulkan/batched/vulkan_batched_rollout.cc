@@ -650,7 +650,10 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
       static_cast<uint32_t>(batch_), BatchedBlockChunks(chunks_, tile_),
       blocks,                        0u};
   BatchedRolloutPushConstants combine = push;
-  combine.phase = 1;
+  // Spread combine: one output an invocation, RM·RN workgroups along z (phase 2).
+  combine.phase = tile_.spread_combine != 0 ? 2u : 1u;
+  const uint32_t combine_z =
+      tile_.spread_combine != 0 ? tile_.rows_per_thread * tile_.cols_per_thread : 1u;
   const uint32_t groups_x = CeilDiv(dim_, tile_.cols());
   const uint32_t groups_y = CeilDiv(batch_, tile_.rows());
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
@@ -661,7 +664,8 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
                              blocks);
         if (blocks > 1) {
           batch_cmd_->Barrier();
-          batch_cmd_->Dispatch(*pipe_, sets_[src], &combine, sizeof(combine), groups_x, groups_y);
+          batch_cmd_->Dispatch(*pipe_, sets_[src], &combine, sizeof(combine), groups_x, groups_y,
+                               combine_z);
         }
       },
       [&](int state, size_t slot) {

@@ -257,6 +257,82 @@ TEST_F(VulkanBatchedRolloutTest, VectorLoadsMatchCoreRef) {
   }
 }
 
+// The spread combine (BatchedTile::spread_combine: phase 2, one output an invocation, RM·RN
+// workgroups along z): K blocks of 1, 2, 4 chunks (D = 130, 420, 449, 1000: partial last
+// blocks), scalar and vector loads, an odd workgroup, 8 × 8 outputs (64 workgroups along z),
+// pipelined rows; the dispatch count is that of phase 1; without K blocks the flag does nothing.
+TEST_F(VulkanBatchedRolloutTest, SpreadCombineMatchesCoreRef) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .split = 4, .vector_loads = 1, .spread_combine = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 2, .spread_combine = 1},
+      {.threads_x = 3, .threads_y = 5, .rows_per_thread = 2, .cols_per_thread = 3, .slice_k = 8,
+       .split = 8, .tree_in_memory = 1, .spread_combine = 1},
+      {.threads_x = 4, .threads_y = 2, .rows_per_thread = 8, .cols_per_thread = 8, .slice_k = 8,
+       .split = 3, .vector_loads = 1, .pipeline_rows = 1, .spread_combine = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .spread_combine = 1},
+  };
+  for (const int64_t dim : {130, 420, 449, 1000}) {
+    const uint64_t a_seed = 1100 + dim;
+    const std::vector<double> a = DecayingMatrix(dim, a_seed);
+    for (const BatchedTile& tile : tiles) {
+      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
+      ASSERT_NE(r, nullptr);
+      for (const int64_t batch : {1, 17, 70}) {
+        const uint64_t z_seed = 1200 + batch;
+        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
+                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
+        const std::vector<double> z0 =
+            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
+        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
+        EXPECT_EQ(r->last_timings().dispatches,
+                  3 * (BatchedBlocks(r->chunks(), r->tile()) > 1 ? 2 : 1));
+      }
+    }
+  }
+}
+
+// Pipelined term rows (BatchedTile::pipeline_rows): the kk loop's shared loads a row ahead and
+// the last row of every full slice after the barrier. D = 193 and 449 end in a partial slice
+// (the unpipelined tail) for k 8 and 16; D = 2 is one partial slice; k 2 is the shortest
+// pipeline (one row before the barrier, one after), k 1 ignores the flag; with K blocks (chunk
+// ends in the deferred row: PushChunk after the barrier), the slots in memory, scalar and vector
+// loads, and the 64 × 64 tile of the GPUs.
+TEST_F(VulkanBatchedRolloutTest, PipelinedRowsMatchCoreRef) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .vector_loads = 1, .pipeline_rows = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .pipeline_rows = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 2, .vector_loads = 1, .pipeline_rows = 1},
+      {.threads_x = 3, .threads_y = 5, .rows_per_thread = 2, .cols_per_thread = 4, .slice_k = 2,
+       .split = 3, .tree_in_memory = 1, .vector_loads = 1, .pipeline_rows = 1},
+      {.threads_x = 5, .threads_y = 3, .rows_per_thread = 1, .cols_per_thread = 3, .slice_k = 4,
+       .split = 4, .pipeline_rows = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 1,
+       .pipeline_rows = 1},
+  };
+  for (const int64_t dim : {2, 193, 449}) {
+    const uint64_t a_seed = 900 + dim;
+    const std::vector<double> a = DecayingMatrix(dim, a_seed);
+    for (const BatchedTile& tile : tiles) {
+      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
+      ASSERT_NE(r, nullptr);
+      for (const int64_t batch : {1, 17, 70}) {
+        const uint64_t z_seed = 1000 + batch;
+        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
+                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
+        const std::vector<double> z0 =
+            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
+        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
+      }
+    }
+  }
+}
+
 // docs/MATH.md §9's pairwise-tree examples in every row (z = s at the first row of each chunk, 0
 // elsewhere; s differs per row): D = 256 with partials (1e16, 1, −1e16, 1)·s gives 0 (a flat sum
 // gives s), D = 192 with (1, 1e16, −1e16)·s gives 0 (left to right gives s).

@@ -10,6 +10,10 @@
 //                                      1, 4, 32, 64) at B = 9, D = 193, 8 steps
 //   batched_rollout.k_blocks           the same over K blocks (split 8, 4, 3: 7, 4, 2 blocks) and
 //                                      the tree slots in memory, B = 9, D = 420, 6 steps
+//   batched_rollout.spread_combine     the same over three K-block tiles whose combine folds one
+//                                      output an invocation (BatchedTile::spread_combine), D = 420
+//   batched_rollout.pipelined_rows     the same over four tiles with the kk loop pipelined
+//                                      (BatchedTile::pipeline_rows)
 //   batched_rollout.vector_loads       the same over four tiles with dvec2 shared-memory loads
 //                                      (BatchedTile::vector_loads: pairs of rows and columns;
 //                                      partial pairs, K blocks, slots in memory), B = 9, D = 193
@@ -391,6 +395,36 @@ DASHI_CONFORMANCE_CASE("batched_rollout.vector_loads", "batched_rollout",
                        "trajectories differing from core_ref, summed over 4 vector-load tiles",
                        0.0, VectorLoads);
 
+// Pipelined term rows (BatchedTile::pipeline_rows): B = 9, D = 193 (a partial last slice for
+// k ≥ 2: the unpipelined tail); k 2, 4, 8, 16 with vector and scalar loads, K blocks (a chunk's
+// last row computed after the barrier, then PushChunk) and the slots in memory.
+CaseResult PipelinedRows(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t batch = 9, dim = 193;
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> z0 =
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+  const RolloutParams p{.steps = 6, .hash_every = 2};
+  const Reference want = RunCoreRef(z0, a, dim, p);
+  if (!want.status.ok()) return FailFromStatus(want.status);
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .vector_loads = 1, .pipeline_rows = 1},
+      {.threads_x = 4, .threads_y = 2, .rows_per_thread = 2, .cols_per_thread = 4, .slice_k = 16,
+       .split = 2, .vector_loads = 1, .pipeline_rows = 1},
+      {.threads_x = 3, .threads_y = 5, .rows_per_thread = 1, .cols_per_thread = 3, .slice_k = 4,
+       .split = 4, .pipeline_rows = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 2,
+       .tree_in_memory = 1, .vector_loads = 1, .pipeline_rows = 1},
+  };
+  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
+                   "B=9, D=193, " + SeedText(batch, dim) + ", 6 steps, hash_every 2");
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.pipelined_rows", "batched_rollout",
+                       "trajectories differing from core_ref, summed over 4 pipelined tiles",
+                       0.0, PipelinedRows);
+
 // K blocks and the tree slots in memory (BatchedTile::split, tree_in_memory): D = 420, m = 7
 // chunks (the last of 36 rows); split 8, 4, 3 give 7, 4 and 2 blocks of 1, 2 and 4 chunks (the
 // last partial), and the slots in memory alone.
@@ -421,6 +455,35 @@ DASHI_CONFORMANCE_CASE("batched_rollout.k_blocks", "batched_rollout",
                        "trajectories differing from core_ref, summed over 4 K-block / "
                        "slots-in-memory tiles", 0.0,
                        KBlocks);
+
+// The spread combine (BatchedTile::spread_combine: the K blocks' fold with one output an
+// invocation, phase 2): D = 420, m = 7 chunks; split 8, 4, 3 (7, 4, 2 blocks, the last partial)
+// with 2 × 2, 2 × 3 and 4 × 4 outputs (4, 6, 16 workgroups along z), vector loads and the slots
+// in memory.
+CaseResult SpreadCombine(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t batch = 9, dim = 420;
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> z0 =
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+  const RolloutParams p{.steps = 6, .hash_every = 2};
+  const Reference want = RunCoreRef(z0, a, dim, p);
+  if (!want.status.ok()) return FailFromStatus(want.status);
+  const BatchedTile tiles[] = {
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 8, .vector_loads = 1, .spread_combine = 1},
+      {.threads_x = 3, .threads_y = 2, .rows_per_thread = 2, .cols_per_thread = 3, .slice_k = 8,
+       .split = 4, .tree_in_memory = 1, .spread_combine = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .split = 3, .vector_loads = 1, .spread_combine = 1},
+  };
+  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
+                   "B=9, D=420, " + SeedText(batch, dim) + ", 6 steps, hash_every 2");
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.spread_combine", "batched_rollout",
+                       "trajectories differing from core_ref, summed over 3 spread-combine tiles",
+                       0.0, SpreadCombine);
 
 // Subnormal arithmetic, D = 130 (chunks 64, 64, 2), B = 4: even indices i are "s", odd "n";
 // z0[s] ~ 2^-1040 (subnormal), z0[n] ~ 1e-160; A[n][s] ~ 1e-160 (normal × normal = subnormal

@@ -42,6 +42,10 @@
 //   is even at every level below q), so each workgroup runs the counter above over its block
 //   and writes the block sum into the scratch buffer (phase 0); a second dispatch (phase 1, same
 //   pipeline, no barrier() on that path) folds the blocks per output with the same counter.
+//   Phase 2 is phase 1 spread over RM·RN times the workgroups (BatchedTile::spread_combine): the
+//   dispatch has RM·RN workgroups along z and invocation (tx, ty) of workgroup z folds only its
+//   output e = z, so the block sums' loads of one invocation are not serialized over its RM·RN
+//   outputs (the fold of each output is the same function: bit-exact either way).
 //   Scratch layout (doubles): block sums [s][b][j] (blocks > 1) first, then the slots
 //   [s][k][b][j] (constant 6 = 1); the host sizes it (BatchedScratchDoubles).
 //   Vector loads (constant 7 = 1; RM and RN even): invocation (tx, ty) owns pairs of adjacent
@@ -52,6 +56,14 @@
 //   output's terms, chunks and tree are those above (bit-exact either way). On the H200 it saves
 //   8–20 registers an invocation and was 0–7 % faster in the same tile (docs/PERF.md, "Large
 //   batches, part 2").
+//   Pipelined term rows (constant 8 = 1; TK ≥ 2, else ignored): the kk loop is software-
+//   pipelined by hand through two register fragments: row kk + 1's shared loads (zv, av) are
+//   issued before row kk's products, and the last row of a full slice is computed after the
+//   slice's barrier, while the first row of the next stage is being loaded (so the loads after
+//   a barrier overlap arithmetic). The global → shared staging (next slice in registers, two
+//   stages, one barrier a slice) is the same with or without it. Only when the shared loads are
+//   issued changes: every accumulator still takes its terms in increasing i, the last row of a
+//   chunk before its PushChunk (bit-exact either way).
 // Rows b ≥ B and columns j ≥ D of a partial tile are staged as zeros and never written.
 // Every barrier() is reached in uniform control flow (the loops depend only on push and
 // specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles, TM + 2 with vector
@@ -71,6 +83,7 @@ layout(constant_id = 4) const uint kSliceK = 8u;         // TK, divides 64
 layout(constant_id = 5) const uint kTreeSlots = 1u;      // max(1, bit_width(block_chunks − 1))
 layout(constant_id = 6) const uint kTreeInMemory = 0u;   // 1: the tree slots in scratch
 layout(constant_id = 7) const uint kVectorLoads = 0u;    // 1: dvec2 stages and outputs in pairs
+layout(constant_id = 8) const uint kPipelineRows = 0u;   // 1: the kk loop pipelined (header)
 
 #include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
@@ -95,6 +108,9 @@ const uint kZStageE = kZStage / kElem;
 const uint kAStageE = kAStage / kElem;
 const uint kZPairLoads = (kTileRows * kSliceK / 2u + kThreads - 1u) / kThreads;
 const uint kAPairLoads = (kSliceK * kTileCols / 2u + kThreads - 1u) / kThreads;
+// Pipelined term rows: only with at least two rows a slice (the fragment of row kk sits in
+// register set kk & 1, a compile-time constant once the slice is unrolled).
+const bool kPipelined = kPipelineRows != 0u && kSliceK >= 2u;
 
 layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   // D×D
 layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z[]; };  // B×D
@@ -121,6 +137,9 @@ double a_next[kALoads];
 // and with vector loads RM, RN are even, so both counts are at least 1).
 dvec2 z_next2[kZPairLoads + 1u - kVectorLoads];
 dvec2 a_next2[kAPairLoads + 1u - kVectorLoads];
+// Pipelined term rows: two fragments (the operands of one term row), [set·RM + r], [set·RN + n].
+double frag_z[2u * kRowsPerThread];
+double frag_a[2u * kColsPerThread];
 
 // Output (r, n) of invocation (tx, ty): row b0 + OutRow(ty, r), column j0 + OutCol(tx, n).
 // Scalar: strided by TY / TX. Vector loads: pairs of adjacent rows / columns (one dvec2 of the
@@ -239,6 +258,57 @@ void Products(uint zbase, uint abase, bool first) {
   }
 }
 
+// Pipelined term rows: the operands of the term row at zbase, abase (as Products reads them)
+// into fragment `set`.
+void LoadFragment(uint set, uint zbase, uint abase) {
+  if (kVectorLoads != 0u) {
+    [[unroll]] for (uint r = 0u; r < kRowsPerThread; r += 2u) {
+      const dvec2 v = zs2[zbase + (r >> 1u) * kThreadsY];
+      frag_z[set * kRowsPerThread + r] = v.x;
+      frag_z[set * kRowsPerThread + r + 1u] = v.y;
+    }
+    [[unroll]] for (uint n = 0u; n < kColsPerThread; n += 2u) {
+      const dvec2 v = as2[abase + (n >> 1u) * kThreadsX];
+      frag_a[set * kColsPerThread + n] = v.x;
+      frag_a[set * kColsPerThread + n + 1u] = v.y;
+    }
+  } else {
+    [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
+      frag_z[set * kRowsPerThread + r] = zs[zbase + r * kThreadsY];
+    }
+    [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) {
+      frag_a[set * kColsPerThread + n] = as[abase + n * kThreadsX];
+    }
+  }
+}
+
+// The products of the term row in fragment `set`, as Products.
+void FragmentProducts(uint set, bool first) {
+  [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
+    [[unroll]] for (uint n = 0u; n < kColsPerThread; ++n) {
+      CONTRACT_PRODUCT(product, frag_z[set * kRowsPerThread + r],
+                       frag_a[set * kColsPerThread + n]);
+      if (first) {
+        acc[r * kColsPerThread + n] = product;
+      } else {
+        CONTRACT_ACCUMULATE(acc[r * kColsPerThread + n], product);
+      }
+    }
+  }
+}
+
+// Pipelined: rows 0 .. TK − 2 of a full slice in stage `stage` (row 0 already in fragment 0;
+// `first`: row 0 is its chunk's first term row); row TK − 1 is left in fragment (TK − 1) & 1
+// = 1 for after the barrier.
+void PipelinedSlice(uint stage, uint tx, uint ty, bool first) {
+  const uint zbase = stage * kZStageE + ty;
+  const uint abase = stage * kAStageE + tx;
+  [[unroll]] for (uint kk = 0u; kk + 1u < kSliceK; ++kk) {
+    LoadFragment((kk + 1u) & 1u, zbase + (kk + 1u) * kZRowE, abase + (kk + 1u) * kARowE);
+    FragmentProducts(kk & 1u, first && kk == 0u);
+  }
+}
+
 // Rows kk ∈ [begin, count) of the slice in stage `stage`. `count` is TK except in the last slice.
 void AccumulateSlice(uint stage, uint tx, uint ty, uint begin, uint count) {
   const uint zbase = stage * kZStageE + ty;
@@ -353,6 +423,14 @@ void main() {
   ty_ = ty;
   const uint j0 = gl_WorkGroupID.x * kTileCols;
   const uint b0 = gl_WorkGroupID.y * kTileRows;
+  if (params.phase == 2u) {  // uniform: a push constant; no barrier() on this path
+    const uint e = gl_WorkGroupID.z;
+    const uint r = e / kColsPerThread, n = e - r * kColsPerThread;
+    const uint b = b0 + OutRow(ty, r);
+    const uint j = j0 + OutCol(tx, n);
+    if (e < kOutputs && b < params.rows && j < dim) y[b * dim + j] = CombineBlocks(b, j);
+    return;
+  }
   if (params.phase != 0u) {  // uniform: a push constant; no barrier() on this path
     [[unroll]] for (uint r = 0u; r < kRowsPerThread; ++r) {
       const uint b = b0 + OutRow(ty, r);
@@ -389,6 +467,7 @@ void main() {
   }
   memoryBarrierShared();
   barrier();
+  if (kPipelined) LoadFragment(0u, ty, tx);  // row 0 of stage 0
   for (uint t = t_begin; t < t_end; ++t) {
     const uint stage = (t - t_begin) & 1u;
     // Issue the next slice's global loads now; they complete while this slice is computed.
@@ -402,12 +481,24 @@ void main() {
     const uint count = min(kSliceK, dim - t * kSliceK);
     const uint c = t / slices_per_chunk;  // global chunk; c − c_begin within the block
     const bool chunk_start = t == c * slices_per_chunk;
-    if (chunk_start) Products(stage * kZStageE + ty, stage * kAStageE + tx, true);
-    AccumulateSlice(stage, tx, ty, chunk_start ? 1u : 0u, count);
-    if (t + 1u == t_end) {
-      PushChunk(c - c_begin, true);
-    } else if (t + 1u == (c + 1u) * slices_per_chunk) {
-      PushChunk(c - c_begin, false);
+    // Pipelined, full slice: rows 0 .. TK − 2 now, row TK − 1 (fragment 1) after the barrier.
+    // A partial slice (the last of D) runs row 0 from fragment 0 and the rest unpipelined.
+    const bool defer_last = kPipelined && count == kSliceK;  // uniform
+    if (defer_last) {
+      PipelinedSlice(stage, tx, ty, chunk_start);
+    } else if (kPipelined) {
+      FragmentProducts(0u, chunk_start);
+      AccumulateSlice(stage, tx, ty, 1u, count);
+    } else {
+      if (chunk_start) Products(stage * kZStageE + ty, stage * kAStageE + tx, true);
+      AccumulateSlice(stage, tx, ty, chunk_start ? 1u : 0u, count);
+    }
+    if (!defer_last) {
+      if (t + 1u == t_end) {
+        PushChunk(c - c_begin, true);
+      } else if (t + 1u == (c + 1u) * slices_per_chunk) {
+        PushChunk(c - c_begin, false);
+      }
     }
     if (t + 1u < t_end) {
       if (kVectorLoads != 0u) {
@@ -418,6 +509,19 @@ void main() {
     }
     memoryBarrierShared();
     barrier();
+    if (defer_last) {
+      // Row 0 of the next stage loads while row TK − 1 of this one is computed (stage is not
+      // overwritten before the next slice's StoreSlice, after that slice's products).
+      if (t + 1u < t_end) {
+        LoadFragment(0u, (stage ^ 1u) * kZStageE + ty, (stage ^ 1u) * kAStageE + tx);
+      }
+      FragmentProducts(1u, false);
+      if (t + 1u == t_end) {
+        PushChunk(c - c_begin, true);
+      } else if (t + 1u == (c + 1u) * slices_per_chunk) {
+        PushChunk(c - c_begin, false);
+      }
+    }
   }
   FoldTree(chunks);
 

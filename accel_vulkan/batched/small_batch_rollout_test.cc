@@ -239,6 +239,41 @@ TEST_F(SmallBatchRolloutTest, RebuildOnceAgrees) {
                                         .small_batch_rebuild_once = 3,
                                         .small_batch_max_steps_per_dispatch = 3}),
                             39);
+  // Q != 0: the entries spread over the workgroups (one here: its share is all of them, in
+  // rounds of W); U >= 2: two entries a round in the rebuild (B = 5, D = 61: 305 entries, rounds
+  // of 2 x 128, the last second entry past the end) and U loads in flight in the loads of the
+  // new state (U = 4 at B = 3, W = 48: one round of 192; U = 3 at B = 6, W = 128: one of 384),
+  // several steps per dispatch.
+  ExpectMatchesRolloutBatch(3, 16, every,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_rebuild_unroll = 4,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            45);
+  ExpectMatchesRolloutBatch(6, 40, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuilders = 1,
+                                        .small_batch_rebuild_unroll = 3,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            46);
+  ExpectMatchesRolloutBatch(5, 61, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuilders = 1,
+                                        .small_batch_rebuild_unroll = 2,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            47);
+  ExpectMatchesRolloutBatch(5, 61, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 2,
+                                        .small_batch_rebuild_once = 3,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            48);
   // Several passes (B = 9 > P = 4): the option does not apply, the plain path runs.
   ExpectMatchesRolloutBatch(9, 64, sparse,
                             SmallBatch({.small_batch_workgroup = 64,

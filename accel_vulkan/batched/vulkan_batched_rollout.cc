@@ -91,7 +91,7 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // A stays in registers. Beyond the table (B > 64, or B > 16 outside D ∈ [512, 1024]) kAuto takes
 // the tiled kernel.
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
-    {.min_dim = 512, .max_dim = 512, .min_rows = 24, .max_rows = 64, .columns = 32,
+    {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 64, .columns = 32,
      .row_groups = 8, .rebuild_once = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 64, .rebuild_once = true},
     {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true},

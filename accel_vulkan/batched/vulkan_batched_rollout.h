@@ -150,7 +150,10 @@ struct VulkanBatchedRolloutOptions {
   // merged (the single-trajectory persistent kernel's step; shaders/batched/batched_persistent.comp).
   uint32_t small_batch_pass_rows = 0;
   // The merged wait only: invocations that poll and rebuild the state (0 = automatic) and the
-  // entries each rebuilds at once, 1..4 (0 = automatic); see batched_persistent.comp.
+  // entries each rebuilds at once, 1..4 (0 = automatic: 1); see batched_persistent.comp. With
+  // small_batch_rebuild_once they mean: rebuilders ≠ 0 spreads the rebuilt entries evenly over
+  // the workgroups, and rebuild_unroll ≥ 2 rebuilds two entries a round and keeps that many
+  // loads in flight when a unit loads the new state (batched_persistent.comp, "Rebuild once").
   uint32_t small_batch_rebuilders = 0;
   uint32_t small_batch_rebuild_unroll = 0;
   // The merged wait only: rebuild each state entry once per step (a second device-wide barrier;

@@ -314,13 +314,16 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
     int64_t batch;
     uint32_t cols, row_groups;
     bool once;
+    uint32_t rebuilders = 0, rebuild_unroll = 1;
   };
   auto run_all = [&](int64_t dim, const std::vector<SmallBatchRule>& rules,
-                     std::span<const Want> wants, uint64_t seed) {
+                     std::span<const Want> wants, uint64_t seed, int64_t steps_per_dispatch = 0) {
     SCOPED_TRACE("D=" + std::to_string(dim));
     const std::vector<double> a = DecayingMatrix(dim, seed);
-    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
-        VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rules = rules}));
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
+        ctx(), dim, a,
+        SmallBatch({.small_batch_rules = rules,
+                    .small_batch_max_steps_per_dispatch = steps_per_dispatch}));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     const RolloutParams p{.steps = 6, .hash_every = 4};
     for (const Want& w : wants) {
@@ -335,6 +338,8 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
       EXPECT_EQ((*r)->small_batch_columns(), w.cols);
       EXPECT_EQ((*r)->small_batch_row_groups(), w.row_groups);
       EXPECT_EQ((*r)->small_batch_rebuild_once(), w.once);
+      EXPECT_EQ((*r)->small_batch_rebuilders(), w.rebuilders);
+      EXPECT_EQ((*r)->small_batch_rebuild_unroll(), w.rebuild_unroll);
       for (int64_t b = 0; b < w.batch; ++b) {
         EXPECT_EQ(got->chains[b], (*want)[b].chain) << "trajectory " << b;
         EXPECT_TRUE(SameBits(got->final_state(b), (*want)[b].final_state)) << "trajectory " << b;
@@ -356,14 +361,29 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
                            {1, 32, 1, false}, {17, 256, 1, false}};
   run_all(100, rules100, wants100, 41);
   // D = 16 (A in registers with every C here): C 16 with 3 row groups and the entries rebuilt
-  // once for B <= 4, C 64 plain beyond.
+  // once for B <= 2, the same spread over the workgroups with 3 loads in flight for 3..4
+  // (several steps per dispatch: the loads of the new state run), C 64 plain beyond.
   const std::vector<SmallBatchRule> rules16 = {
-      {.min_dim = 1, .max_dim = 64, .min_rows = 1, .max_rows = 4, .columns = 16,
+      {.min_dim = 1, .max_dim = 64, .min_rows = 1, .max_rows = 2, .columns = 16,
        .row_groups = 3, .rebuild_once = true},
+      {.min_dim = 1, .max_dim = 64, .min_rows = 3, .max_rows = 4, .columns = 16,
+       .row_groups = 3, .rebuild_once = true, .rebuilders = 1, .rebuild_unroll = 3},
       {.min_dim = 1, .max_dim = 64, .min_rows = 5, .max_rows = 64, .columns = 64},
   };
-  const Want wants16[] = {{3, 16, 3, true}, {6, 64, 1, false}, {4, 16, 3, true}};
-  run_all(16, rules16, wants16, 42);
+  const Want wants16[] = {{3, 16, 3, true, 1, 3}, {6, 64, 1, false}, {4, 16, 3, true, 1, 3},
+                          {2, 16, 2, true}};
+  run_all(16, rules16, wants16, 42, 3);
+  // A row's Q and U belong to its rebuild once: not applied where the options turn it off.
+  {
+    const std::vector<double> a16 = DecayingMatrix(16, 49);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> off = VulkanBatchedRollout::Create(
+        ctx(), 16, a16, SmallBatch({.small_batch_rebuild_once = 1, .small_batch_rules = rules16}));
+    ASSERT_TRUE(off.ok()) << off.status().ToString();
+    const VulkanBatchedRollout::SmallBatchShape shape = (*off)->SmallBatchShapeFor(3);
+    EXPECT_EQ(shape.rebuild_once, 0u);
+    EXPECT_EQ(shape.rebuilders, 0u);
+    EXPECT_EQ(shape.rebuild_unroll, 1u);
+  }
 
   // The built-in table's settings per B (through the option: lavapipe does not report its SM
   // count, and its one workgroup holds A in registers at neither D, so no row loses that).
@@ -389,7 +409,7 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
   const std::vector<double> a = DecayingMatrix(100, 44);
   for (const SmallBatchRule& bad :
        {SmallBatchRule{.min_rows = 5, .max_rows = 4}, SmallBatchRule{.columns = 8},
-        SmallBatchRule{.columns = 256, .row_groups = 1024}}) {
+        SmallBatchRule{.columns = 256, .row_groups = 1024}, SmallBatchRule{.rebuild_unroll = 5}}) {
     EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), 100, a, SmallBatch({.small_batch_rules =
                                                                           std::vector{bad}}))
                   .status()

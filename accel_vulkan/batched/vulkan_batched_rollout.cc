@@ -85,15 +85,26 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 }
 
 // The measured table (docs/PERF.md, "Mid batches: columns per unit chosen per batch"; an H200,
-// 132 SMs): first row first. 32 columns per unit (128 units of A in registers at D = 512) and
-// each entry rebuilt once for the mid batches at D = 512; rebuilt once with the set-up C at
-// D ∈ [512, 1024] from 16 rows (and from 8 at D = 1024); the plain kernel up to 16 rows anywhere
-// A stays in registers. Beyond the table (B > 64, or B > 16 outside D ∈ [512, 1024]) kAuto takes
+// 132 SMs, 2026-11-26): first row first. At D = 512 32 columns per unit (128 units of A in
+// registers instead of 64) with each entry rebuilt once from 17 rows (16: 7.6 µs with C 64,
+// 8.2 with C 32; 20: 9.9 against 7.9), and 4 loads in flight from 32 rows (8.7 against 8.9 µs
+// at B = 32, 12.6 against 13.5 at 64; 0.2–0.4 µs slower at B = 20, 24). At D = 1024 each entry
+// rebuilt once from 8 rows (8.1 against 9.0 µs plain at B = 8), spread over the workgroups up to
+// 16 rows (7.9 against 8.1 at B = 8), 4 loads in flight from 48 rows (28.9 against 31.3 µs at
+// B = 64, 0.9 µs slower at 32; the boundary between is not measured). Rebuilt once with the
+// set-up C elsewhere in D ∈ [512, 1024] from 16 rows; the plain kernel up to 16 rows anywhere A
+// stays in registers. Beyond the table (B > 64, or B > 16 outside D ∈ [512, 1024]) kAuto takes
 // the tiled kernel.
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
-    {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 64, .columns = 32,
+    {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 64, .columns = 32,
+     .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4},
+    {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 31, .columns = 32,
      .row_groups = 8, .rebuild_once = true},
-    {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 64, .rebuild_once = true},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
+     .rebuild_unroll = 4},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 16, .rebuild_once = true,
+     .rebuilders = 1},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 47, .rebuild_once = true},
     {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true},
     {.min_dim = 1, .max_dim = 2048, .min_rows = 1, .max_rows = 16},
 };
@@ -403,12 +414,13 @@ Status VulkanBatchedRollout::InitSmallBatch() {
     if (rule.min_dim > rule.max_dim || rule.min_rows > rule.max_rows ||
         (rule.columns != 0 && rule.columns < kSmallBatchMinWorkgroup) ||
         static_cast<uint64_t>(std::max<uint32_t>(rule.columns, 1)) *
-                std::max<uint32_t>(rule.row_groups, 1) > max_wg) {
+                std::max<uint32_t>(rule.row_groups, 1) > max_wg ||
+        rule.rebuild_unroll > 4) {
       return InvalidArgumentError(
           "batched rollout (small batch): small_batch_rules row " + std::to_string(k) +
           " is not valid (min <= max, columns 0 or >= " +
           std::to_string(kSmallBatchMinWorkgroup) + ", columns x row groups <= " +
-          std::to_string(max_wg) + ")");
+          std::to_string(max_wg) + ", rebuild unroll <= 4)");
     }
   }
   const uint64_t tiles = CeilDiv(dim_, static_cast<int64_t>(cols));
@@ -502,9 +514,6 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
     while (p > 4 && !SmallBatchPassFits(p, limits_)) p -= 4;
   }
   shape.pass_rows = static_cast<uint32_t>(p);
-  shape.rebuilders = options_.small_batch_rebuilders;
-  shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
-  if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
   // Rebuild once: only with the merged wait (A in registers, every row in one pass).
   const bool merged = shape.resident && b <= p;
   const uint32_t once = options_.small_batch_rebuild_once;
@@ -513,6 +522,14 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
                        : once == 2 || auto_once     ? 1u
                        : once == 3                  ? 2u
                                                     : 0u;
+  // Q and U: the options', else (a row's are for its rebuild once) the row's where the entries
+  // are rebuilt once as it asks.
+  const bool rule_qu = rule != nullptr && rule->rebuild_once && shape.rebuild_once != 0;
+  shape.rebuilders = options_.small_batch_rebuilders;
+  if (shape.rebuilders == 0 && rule_qu) shape.rebuilders = rule->rebuilders;
+  shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
+  if (shape.rebuild_unroll == 0 && rule_qu) shape.rebuild_unroll = rule->rebuild_unroll;
+  if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
   return shape;
 }
 

@@ -103,12 +103,12 @@ const char* BatchedKernelName(BatchedKernel kernel);
 
 // One row of the table the small-batch kernel's automatic settings come from, per (D, B): for
 // D in [min_dim, max_dim] and B in [min_rows, max_rows], C columns per unit, R row groups and
-// whether each state entry is rebuilt once per step. The first row that holds (D, B) wins, except
+// whether each state entry is rebuilt once per step (with its Q and U). The first row that holds (D, B) wins, except
 // that a row with columns ≠ 0 is skipped where its m·ceil(D / C) units would exceed the resident
 // workgroups while the set-up C's units do not (it would lose A in registers). kAuto takes the
 // small-batch kernel exactly where a row wins and A stays in registers; a forced kSmallBatch
 // takes a winning row's settings for those left automatic (0) in the options (its R only with
-// its own C or the set-up one). DefaultSmallBatchRules() is the measured table (docs/PERF.md,
+// its own C or the set-up one). Rows with rebuild_unroll > 4 are INVALID_ARGUMENT too. DefaultSmallBatchRules() is the measured table (docs/PERF.md,
 // "Mid batches: columns per unit chosen per batch").
 struct SmallBatchRule {
   int64_t min_dim = 1;
@@ -118,6 +118,10 @@ struct SmallBatchRule {
   uint32_t columns = 0;      // C (0: the set-up default, 64 where its units fit, else 128)
   uint32_t row_groups = 0;   // R (0: automatic per B)
   bool rebuild_once = false;  // small_batch_rebuild_once on (it needs the merged wait)
+  // small_batch_rebuilders and _rebuild_unroll (with rebuild_once: spread the rebuilt entries
+  // over the workgroups, loads in flight; 0 = automatic).
+  uint32_t rebuilders = 0;
+  uint32_t rebuild_unroll = 0;
   bool operator==(const SmallBatchRule&) const = default;
 };
 // The built-in table (an H200 with 132 SMs, docs/PERF.md), used on devices that report their SM

@@ -90,8 +90,8 @@ namespace dashi::vk {
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
   kAuto,        // kSmallBatch where it is faster (a DefaultSmallBatchRules row holds (D, B),
-                // SM count reported, A in registers), 
-                // else kTiled (never kColumnSlice: slower everywhere measured)
+                // SM count reported, A in registers), else kTiled
+                // (never kColumnSlice: slower everywhere measured)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
   // Many steps per dispatch, each workgroup a slice of Wc columns over the full K (A in

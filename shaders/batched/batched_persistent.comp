@@ -69,7 +69,9 @@ layout(constant_id = 3) const uint kResident = 0u;   // 1: at most one unit per 
 layout(constant_id = 4) const uint kRowGroups = 1u;  // R: row groups; C = W / R columns per unit
 layout(constant_id = 5) const uint kGroupRows = 4u;  // rows whose chains one invocation interleaves
 // Merged wait only: Q, the invocations that poll and rebuild (l < Q; 0 = all W), and U, the
-// entries each of them rebuilds at once (their U·m loads issued before the U trees).
+// entries each of them rebuilds at once (their U·m loads issued before the U trees). With
+// kRebuildOnce ≠ 0 they mean something else ("Rebuild once" below): Q ≠ 0 spreads the rebuilt
+// entries over the workgroups, U ≥ 2 keeps loads in flight.
 layout(constant_id = 6) const uint kRebuilders = 0u;
 layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 // Merged wait only: 1 = rebuild each state entry once per step (two device-wide barriers a step;

@@ -282,7 +282,7 @@ const bool kColumnSliceParityRegistered = [] {
 
 // One small-batch object (automatic settings) run with B = 16, 32, 16, 64 rows in turn at
 // D = 512: on a GPU that reports its SM count the table (DefaultSmallBatchRules) switches the
-// columns per unit between runs (C 64 at B = 16, C 32 with 8 row groups from B = 24), so the
+// columns per unit between runs (C 64 at B = 16, C 32 with 8 row groups from B = 17), so the
 // tiles, workgroups and pipeline must follow B. Differing trajectories summed over the runs.
 CaseResult SmallBatchPerBatch(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;

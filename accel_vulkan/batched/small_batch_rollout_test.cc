@@ -239,6 +239,41 @@ TEST_F(SmallBatchRolloutTest, RebuildOnceAgrees) {
                                         .small_batch_rebuild_once = 3,
                                         .small_batch_max_steps_per_dispatch = 3}),
                             39);
+  // Q != 0: the entries spread over the workgroups (one here: its share is all of them, in
+  // rounds of W); U >= 2: two entries a round in the rebuild (B = 5, D = 61: 305 entries, rounds
+  // of 2 x 128, the last second entry past the end) and U loads in flight in the loads of the
+  // new state (U = 4 at B = 3, W = 48: one round of 192; U = 3 at B = 6, W = 128: one of 384),
+  // several steps per dispatch.
+  ExpectMatchesRolloutBatch(3, 16, every,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_rebuild_unroll = 4,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            45);
+  ExpectMatchesRolloutBatch(6, 40, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuilders = 1,
+                                        .small_batch_rebuild_unroll = 3,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            46);
+  ExpectMatchesRolloutBatch(5, 61, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuilders = 1,
+                                        .small_batch_rebuild_unroll = 2,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            47);
+  ExpectMatchesRolloutBatch(5, 61, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 2,
+                                        .small_batch_rebuild_once = 3,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            48);
   // Several passes (B = 9 > P = 4): the option does not apply, the plain path runs.
   ExpectMatchesRolloutBatch(9, 64, sparse,
                             SmallBatch({.small_batch_workgroup = 64,
@@ -267,6 +302,120 @@ TEST_F(SmallBatchRolloutTest, RebuildOnceAgrees) {
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
+}
+
+// The per-(D, B) table (small_batch_rules): ONE object run with B = 3, 9, 3, 1, 17 in turn, the
+// table switching C and R between the runs (D = 100: A read per unit on lavapipe's one
+// workgroup, so C changes the tiles and units it walks), every row bit-exact with core_ref and
+// the settings the table names reported; a table row's rebuild-once (D = 16: A in registers);
+// then the built-in table's choice at D = 512 / 1024 (as on a GPU, here through the option).
+TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
+  struct Want {
+    int64_t batch;
+    uint32_t cols, row_groups;
+    bool once;
+    uint32_t rebuilders = 0, rebuild_unroll = 1;
+  };
+  auto run_all = [&](int64_t dim, const std::vector<SmallBatchRule>& rules,
+                     std::span<const Want> wants, uint64_t seed, int64_t steps_per_dispatch = 0) {
+    SCOPED_TRACE("D=" + std::to_string(dim));
+    const std::vector<double> a = DecayingMatrix(dim, seed);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
+        ctx(), dim, a,
+        SmallBatch({.small_batch_rules = rules,
+                    .small_batch_max_steps_per_dispatch = steps_per_dispatch}));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const RolloutParams p{.steps = 6, .hash_every = 4};
+    for (const Want& w : wants) {
+      SCOPED_TRACE("B=" + std::to_string(w.batch));
+      const std::vector<double> z0 =
+          NonZeroUniform(static_cast<size_t>(w.batch * dim), seed + w.batch, 1.0);
+      StatusOr<std::vector<RolloutResult>> want = RolloutBatch(z0, w.batch, a, p);
+      ASSERT_TRUE(want.ok()) << want.status().ToString();
+      StatusOr<BatchedRolloutResult> got = (*r)->Run(z0, w.batch, p);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      EXPECT_EQ((*r)->last_timings().kernel, BatchedKernel::kSmallBatch);
+      EXPECT_EQ((*r)->small_batch_columns(), w.cols);
+      EXPECT_EQ((*r)->small_batch_row_groups(), w.row_groups);
+      EXPECT_EQ((*r)->small_batch_rebuild_once(), w.once);
+      EXPECT_EQ((*r)->small_batch_rebuilders(), w.rebuilders);
+      EXPECT_EQ((*r)->small_batch_rebuild_unroll(), w.rebuild_unroll);
+      for (int64_t b = 0; b < w.batch; ++b) {
+        EXPECT_EQ(got->chains[b], (*want)[b].chain) << "trajectory " << b;
+        EXPECT_TRUE(SameBits(got->final_state(b), (*want)[b].final_state)) << "trajectory " << b;
+      }
+      const Status guards = (*r)->CheckGuardWords();
+      EXPECT_TRUE(guards.ok()) << guards.ToString();
+    }
+  };
+  // D = 100 (two chunks, the last of 36 rows): C 32 (4 tiles, 8 units) with 2 row groups for
+  // B <= 4, C 16 (7 tiles, the last of 4 columns; 14 units) with 4 row groups for 5..16, the
+  // set-up C (256 on one workgroup) beyond.
+  const std::vector<SmallBatchRule> rules100 = {
+      {.min_dim = 100, .max_dim = 100, .min_rows = 1, .max_rows = 4, .columns = 32,
+       .row_groups = 2},
+      {.min_dim = 100, .max_dim = 100, .min_rows = 5, .max_rows = 16, .columns = 16,
+       .row_groups = 4},
+  };
+  const Want wants100[] = {{3, 32, 2, false}, {9, 16, 4, false}, {3, 32, 2, false},
+                           {1, 32, 1, false}, {17, 256, 1, false}};
+  run_all(100, rules100, wants100, 41);
+  // D = 16 (A in registers with every C here): C 16 with 3 row groups and the entries rebuilt
+  // once for B <= 2, the same spread over the workgroups with 3 loads in flight for 3..4
+  // (several steps per dispatch: the loads of the new state run), C 64 plain beyond.
+  const std::vector<SmallBatchRule> rules16 = {
+      {.min_dim = 1, .max_dim = 64, .min_rows = 1, .max_rows = 2, .columns = 16,
+       .row_groups = 3, .rebuild_once = true},
+      {.min_dim = 1, .max_dim = 64, .min_rows = 3, .max_rows = 4, .columns = 16,
+       .row_groups = 3, .rebuild_once = true, .rebuilders = 1, .rebuild_unroll = 3},
+      {.min_dim = 1, .max_dim = 64, .min_rows = 5, .max_rows = 64, .columns = 64},
+  };
+  const Want wants16[] = {{3, 16, 3, true, 1, 3}, {6, 64, 1, false}, {4, 16, 3, true, 1, 3},
+                          {2, 16, 2, true}};
+  run_all(16, rules16, wants16, 42, 3);
+  // A row's Q and U belong to its rebuild once: not applied where the options turn it off.
+  {
+    const std::vector<double> a16 = DecayingMatrix(16, 49);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> off = VulkanBatchedRollout::Create(
+        ctx(), 16, a16, SmallBatch({.small_batch_rebuild_once = 1, .small_batch_rules = rules16}));
+    ASSERT_TRUE(off.ok()) << off.status().ToString();
+    const VulkanBatchedRollout::SmallBatchShape shape = (*off)->SmallBatchShapeFor(3);
+    EXPECT_EQ(shape.rebuild_once, 0u);
+    EXPECT_EQ(shape.rebuilders, 0u);
+    EXPECT_EQ(shape.rebuild_unroll, 1u);
+  }
+
+  // The built-in table's settings per B (through the option: lavapipe does not report its SM
+  // count, and its one workgroup holds A in registers at neither D, so no row loses that).
+  const std::vector<SmallBatchRule> builtin(DefaultSmallBatchRules().begin(),
+                                            DefaultSmallBatchRules().end());
+  for (const auto& [dim, batch, cols, row_groups] :
+       {std::tuple<int64_t, int64_t, uint32_t, uint32_t>{512, 16, 256, 1},
+        {512, 24, 32, 8},
+        {512, 64, 32, 8},
+        {512, 65, 256, 1},
+        {1024, 8, 256, 1},
+        {1024, 64, 256, 1}}) {
+    const std::vector<double> a = DecayingMatrix(dim, 43);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
+        VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rules = builtin}));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    const VulkanBatchedRollout::SmallBatchShape shape = (*r)->SmallBatchShapeFor(batch);
+    EXPECT_EQ(shape.cols, cols) << "D=" << dim << " B=" << batch;
+    EXPECT_EQ(shape.row_groups, row_groups) << "D=" << dim << " B=" << batch;
+    EXPECT_EQ(shape.tiles, (dim + cols - 1) / cols) << "D=" << dim << " B=" << batch;
+  }
+  // A malformed row is INVALID_ARGUMENT.
+  const std::vector<double> a = DecayingMatrix(100, 44);
+  for (const SmallBatchRule& bad :
+       {SmallBatchRule{.min_rows = 5, .max_rows = 4}, SmallBatchRule{.columns = 8},
+        SmallBatchRule{.columns = 256, .row_groups = 1024}, SmallBatchRule{.rebuild_unroll = 5}}) {
+    EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), 100, a, SmallBatch({.small_batch_rules =
+                                                                          std::vector{bad}}))
+                  .status()
+                  .code(),
+              StatusCode::kInvalidArgument);
+  }
 }
 
 // One dispatch covers many steps where the device reports its SM count (the point of the

@@ -84,7 +84,34 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
          sizeof(uint32_t);
 }
 
+// The measured table (docs/PERF.md, "Mid batches: columns per unit chosen per batch"; an H200,
+// 132 SMs, 2026-11-26): first row first. At D = 512 32 columns per unit (128 units of A in
+// registers instead of 64) with each entry rebuilt once from 17 rows (16: 7.6 µs with C 64,
+// 8.2 with C 32; 20: 9.9 against 7.9), and 4 loads in flight from 32 rows (8.7 against 8.9 µs
+// at B = 32, 12.6 against 13.5 at 64; 0.2–0.4 µs slower at B = 20, 24). At D = 1024 each entry
+// rebuilt once from 8 rows (8.1 against 9.0 µs plain at B = 8), spread over the workgroups up to
+// 16 rows (7.9 against 8.1 at B = 8), 4 loads in flight from 48 rows (28.9 against 31.3 µs at
+// B = 64, 0.9 µs slower at 32; the boundary between is not measured). Rebuilt once with the
+// set-up C elsewhere in D ∈ [512, 1024] from 16 rows; the plain kernel up to 16 rows anywhere A
+// stays in registers. Beyond the table (B > 64, or B > 16 outside D ∈ [512, 1024]) kAuto takes
+// the tiled kernel.
+constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
+    {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 64, .columns = 32,
+     .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4},
+    {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 31, .columns = 32,
+     .row_groups = 8, .rebuild_once = true},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
+     .rebuild_unroll = 4},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 16, .rebuild_once = true,
+     .rebuilders = 1},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 47, .rebuild_once = true},
+    {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true},
+    {.min_dim = 1, .max_dim = 2048, .min_rows = 1, .max_rows = 16},
+};
+
 }  // namespace
+
+std::span<const SmallBatchRule> DefaultSmallBatchRules() { return kDefaultSmallBatchRules; }
 
 const char* BatchedKernelName(BatchedKernel kernel) {
   switch (kernel) {
@@ -348,6 +375,7 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   if (cols == 0) {
     // 64-column tiles while their units fit in the resident workgroups (more SMs busy), else 128.
     // One workgroup (lavapipe): 256, the fewest barrier() calls per step (see AdvanceSmallBatch).
+    // A small_batch_rules row may set another C per B (SmallBatchShapeFor).
     cols = groups == 1 ? 256 : m * CeilDiv(dim_, 64) <= groups ? 64 : 128;
     cols = std::min(cols, max_wg);
   }
@@ -375,11 +403,30 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                                 std::to_string(options_.small_batch_rebuild_unroll) +
                                 " is not 0 (automatic) or 1..4");
   }
+  // The per-(D, B) table: the options' (any device) or the measured one (SM count reported).
+  if (options_.small_batch_rules.has_value()) {
+    small_rules_ = *options_.small_batch_rules;
+  } else if (sm_info_.has_value()) {
+    small_rules_.assign(std::begin(kDefaultSmallBatchRules), std::end(kDefaultSmallBatchRules));
+  }
+  for (size_t k = 0; k < small_rules_.size(); ++k) {
+    const SmallBatchRule& rule = small_rules_[k];
+    if (rule.min_dim > rule.max_dim || rule.min_rows > rule.max_rows ||
+        (rule.columns != 0 && rule.columns < kSmallBatchMinWorkgroup) ||
+        static_cast<uint64_t>(std::max<uint32_t>(rule.columns, 1)) *
+                std::max<uint32_t>(rule.row_groups, 1) > max_wg ||
+        rule.rebuild_unroll > 4) {
+      return InvalidArgumentError(
+          "batched rollout (small batch): small_batch_rules row " + std::to_string(k) +
+          " is not valid (min <= max, columns 0 or >= " +
+          std::to_string(kSmallBatchMinWorkgroup) + ", columns x row groups <= " +
+          std::to_string(max_wg) + ", rebuild unroll <= 4)");
+    }
+  }
   const uint64_t tiles = CeilDiv(dim_, static_cast<int64_t>(cols));
-  groups = std::min<uint64_t>(groups, m * tiles);
   DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
-      ctx_, "batched rollout (small batch)", groups, sm_info_.has_value(),
-      options_.small_batch_allow_unverified_groups,
+      ctx_, "batched rollout (small batch)", std::min<uint64_t>(groups, m * tiles),
+      sm_info_.has_value(), options_.small_batch_allow_unverified_groups,
       "Use small_batch_groups = 1 or the tiled kernel"));
   const uint64_t pass_rows = options_.small_batch_pass_rows;
   if (pass_rows != 0 &&
@@ -390,11 +437,9 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                                 "maxComputeSharedMemorySize = " +
                                 std::to_string(lim.maxComputeSharedMemorySize));
   }
-  small_groups_ = static_cast<uint32_t>(groups);
-  small_cols_ = static_cast<uint32_t>(cols);
+  small_max_groups_ = static_cast<uint32_t>(groups);
+  small_default_cols_ = static_cast<uint32_t>(cols);
   small_max_wg_ = static_cast<uint32_t>(max_wg);
-  small_tiles_ = static_cast<uint32_t>(tiles);
-  small_resident_ = m * tiles <= groups;
   small_steps_per_dispatch_ = options_.small_batch_max_steps_per_dispatch;
   small_now_ = SmallBatchShapeFor(1);
   DASHI_RETURN_IF_ERROR(EnsureSync());
@@ -402,28 +447,64 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   return OkStatus();
 }
 
+const SmallBatchRule* VulkanBatchedRollout::SmallBatchRuleFor(int64_t batch) const {
+  const uint64_t m = static_cast<uint64_t>(chunks_);
+  for (const SmallBatchRule& rule : small_rules_) {
+    if (dim_ < rule.min_dim || dim_ > rule.max_dim || batch < rule.min_rows ||
+        batch > rule.max_rows) {
+      continue;
+    }
+    // A row's own C applies where the options leave C automatic, and not where it would lose
+    // the A in registers that the set-up C keeps (more units than resident workgroups).
+    const uint64_t default_units = m * CeilDiv(dim_, small_default_cols_);
+    if (rule.columns != 0 && options_.small_batch_workgroup == 0 &&
+        default_units <= small_max_groups_ &&
+        m * CeilDiv(dim_, rule.columns) > small_max_groups_) {
+      continue;
+    }
+    return &rule;
+  }
+  return nullptr;
+}
+
 VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
     int64_t batch) const {
   const uint64_t b = static_cast<uint64_t>(std::max<int64_t>(batch, 1));
+  const uint64_t m = static_cast<uint64_t>(chunks_);
   SmallBatchShape shape;
+  // Columns per unit: the options', else the winning table row's, else the set-up default; the
+  // tiles, workgroups and residency of A follow from it.
+  const SmallBatchRule* rule = SmallBatchRuleFor(batch);
+  const bool rule_cols = options_.small_batch_workgroup == 0 && rule != nullptr &&
+                         rule->columns != 0;
+  shape.cols = rule_cols ? rule->columns : small_default_cols_;
+  shape.tiles = CeilDiv(dim_, shape.cols);
+  shape.groups = static_cast<uint32_t>(std::min<uint64_t>(small_max_groups_, m * shape.tiles));
+  shape.resident = m * shape.tiles <= shape.groups;
+  // The row's R where its C is the one in use (or it leaves C to the set-up).
+  const bool rule_r = rule != nullptr && rule->row_groups != 0 &&
+                      (rule->columns == 0 || rule->columns == shape.cols) &&
+                      static_cast<uint64_t>(shape.cols) * rule->row_groups <= small_max_wg_;
   // Automatic row groups and rows per invocation (docs/PERF.md, "Small and mid batches"): with A
   // in registers one row group per row up to 256 / C (B = 3 at C = 64: one row per invocation),
   // then 2 or 4 interleaved rows; with A read per step (D = 2048, or one workgroup) four
   // interleaved rows per invocation and a row group per four rows up to 256 / C (one row per
   // invocation was slower there: 63.8 vs 34.9 µs at B = 1, D = 2048).
-  const uint64_t max_r = std::max<uint64_t>(1, kSmallBatchAutoInvocations / small_cols_);
+  const uint64_t max_r = std::max<uint64_t>(1, kSmallBatchAutoInvocations / shape.cols);
   uint64_t r = options_.small_batch_row_groups;
-  if (r == 0) {
-    r = small_groups_ <= 1 ? 1
-        : small_resident_  ? std::min<uint64_t>(b, max_r)
-                           : std::min<uint64_t>((b + 3) / 4, max_r);
-    while (r > 1 && small_cols_ * r > small_max_wg_) --r;
+  if (r == 0 && rule_r) {
+    r = std::min<uint64_t>(rule->row_groups, b);
+  } else if (r == 0) {
+    r = shape.groups <= 1 ? 1
+        : shape.resident  ? std::min<uint64_t>(b, max_r)
+                          : std::min<uint64_t>((b + 3) / 4, max_r);
+    while (r > 1 && shape.cols * r > small_max_wg_) --r;
   }
   shape.row_groups = static_cast<uint32_t>(r);
   uint64_t g = options_.small_batch_group_rows;
   if (g == 0) {
     const uint64_t per_group = (b + r - 1) / r;
-    g = !small_resident_ || per_group > 2 ? 4 : per_group;
+    g = !shape.resident || per_group > 2 ? 4 : per_group;
   }
   shape.group_rows = static_cast<uint32_t>(g);
   uint64_t p = options_.small_batch_pass_rows;
@@ -433,30 +514,32 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
     while (p > 4 && !SmallBatchPassFits(p, limits_)) p -= 4;
   }
   shape.pass_rows = static_cast<uint32_t>(p);
-  shape.rebuilders = options_.small_batch_rebuilders;
-  shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
-  if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
   // Rebuild once: only with the merged wait (A in registers, every row in one pass).
-  const bool merged = small_resident_ && b <= p;
+  const bool merged = shape.resident && b <= p;
   const uint32_t once = options_.small_batch_rebuild_once;
-  shape.rebuild_once = !merged                                ? 0u
-                       : once == 2 || (once == 0 && RebuildOnceAuto(batch)) ? 1u
-                       : once == 3                            ? 2u
-                                                              : 0u;
+  const bool auto_once = once == 0 && rule != nullptr && rule->rebuild_once;
+  shape.rebuild_once = !merged                      ? 0u
+                       : once == 2 || auto_once     ? 1u
+                       : once == 3                  ? 2u
+                                                    : 0u;
+  // Q and U: the options', else (a row's are for its rebuild once) the row's where the entries
+  // are rebuilt once as it asks.
+  const bool rule_qu = rule != nullptr && rule->rebuild_once && shape.rebuild_once != 0;
+  shape.rebuilders = options_.small_batch_rebuilders;
+  if (shape.rebuilders == 0 && rule_qu) shape.rebuilders = rule->rebuilders;
+  shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
+  if (shape.rebuild_unroll == 0 && rule_qu) shape.rebuild_unroll = rule->rebuild_unroll;
+  if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
   return shape;
-}
-
-bool VulkanBatchedRollout::RebuildOnceAuto(int64_t batch) const {
-  // Measured faster than the plain rebuild and the tiled kernel on an H200 at D = 512 and 1024
-  // for B = 16, 32, 64 (docs/PERF.md, "Mid batches: rebuild each state entry once"); slower at
-  // D = 512, B = 8; not measured outside D ∈ [512, 1024] (kept off there).
-  return sm_info_.has_value() && batch >= kRebuildOnceAutoMinRows &&
-         batch <= kRebuildOnceAutoMaxRows && dim_ >= kRebuildOnceAutoMinDim &&
-         dim_ <= kRebuildOnceAutoMaxDim;
 }
 
 Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
   const SmallBatchShape shape = SmallBatchShapeFor(batch);
+  // A table row's C may give more units (and workgroups) than the set-up default.
+  DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
+      ctx_, "batched rollout (small batch)", shape.groups, sm_info_.has_value(),
+      options_.small_batch_allow_unverified_groups,
+      "Use small_batch_groups = 1 or the tiled kernel"));
   for (const auto& [s, pipe] : small_pipes_) {
     if (s == shape) {
       small_pipe_ = pipe.get();
@@ -468,8 +551,8 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
       std::unique_ptr<ComputePipeline> pipe,
       ComputePipeline::Create(ctx_, {spirv::kBatchedPersistentVariants[variant_], 6,
                                      sizeof(BatchedPersistentPushConstants),
-                                     {small_cols_ * shape.row_groups, shape.pass_rows,
-                                      static_cast<uint32_t>(chunks_), small_resident_ ? 1u : 0u,
+                                     {shape.cols * shape.row_groups, shape.pass_rows,
+                                      static_cast<uint32_t>(chunks_), shape.resident ? 1u : 0u,
                                       shape.row_groups, shape.group_rows, shape.rebuilders,
                                       shape.rebuild_unroll, shape.rebuild_once},
                                      kMaxBindingSets}));
@@ -518,11 +601,12 @@ StatusOr<BatchedKernel> VulkanBatchedRollout::KernelFor(int64_t batch) const {
   }
   // kAuto never takes the column-slice kernel: it was slower than the small-batch or the tiled
   // kernel at every measured (D, B) (docs/PERF.md, "Mid batches: the column-slice kernel").
-  // Up to 64 rows with the rebuild-once option where it was measured faster (RebuildOnceAuto).
-  return (batch <= kSmallBatchAutoMaxRows || RebuildOnceAuto(batch)) && small_resident_ &&
-                 SmallBatchFits(batch).ok()
-             ? BatchedKernel::kSmallBatch
-             : BatchedKernel::kTiled;
+  // The small-batch kernel where a row of the measured table holds (D, B) and A stays in
+  // registers with its settings (SmallBatchRuleFor, SmallBatchShapeFor).
+  if (!SmallBatchFits(batch).ok() || SmallBatchRuleFor(batch) == nullptr) {
+    return BatchedKernel::kTiled;
+  }
+  return SmallBatchShapeFor(batch).resident ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled;
 }
 
 Status VulkanBatchedRollout::Reserve(int64_t batch) {
@@ -698,8 +782,8 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
   // The column-slice kernel takes the same push constants (tiles = its slices) and bindings
   // (the partials buffer holds its two states).
   const bool columns = kernel_ == BatchedKernel::kColumnSlice;
-  const uint32_t groups = columns ? cs_groups_ : small_groups_;
-  const uint32_t tiles = columns ? cs_slices_ : small_tiles_;
+  const uint32_t groups = columns ? cs_groups_ : small_now_.groups;
+  const uint32_t tiles = columns ? cs_slices_ : small_now_.tiles;
   CommandBatch& cmd = *batch_cmd_;
   DASHI_RETURN_IF_ERROR(cmd.Begin());
   cmd.Timestamp("start");

@@ -25,12 +25,15 @@
 //    steps (merged with the state's rebuild when every row fits one pass). The state after every step of a
 //    dispatch that contains an observed step also goes into a device-side history ring
 //    (staging_slots() states), from which the observed states are copied, so a dispatch does not
-//    end at every observed step. kAuto picks it for B ≤ kSmallBatchAutoMaxRows (16) on a device
-//    that reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident
-//    together) when A stays in registers (every workgroup has at most one unit: D ≤ 1024 on a
-//    132-SM GPU) and its buffers fit maxStorageBufferRange, and up to 64 rows with
-//    small_batch_rebuild_once (each state entry rebuilt once per step, a second device-wide
-//    barrier) for D ∈ [512, 1024] (RebuildOnceAuto: the band measured faster); kTiled otherwise. Forced
+//    end at every observed step. Its settings (columns per unit C, row groups R, rebuild once)
+//    are chosen per (D, B) from a measured table (SmallBatchRule, DefaultSmallBatchRules), so
+//    the tiles, workgroups and pipeline follow B from one Run() to the next. kAuto picks it
+//    where a table row holds (D, B) (B ≤ kSmallBatchAutoMaxRows = 16 at any D; up to 64 rows at
+//    D ∈ [512, 1024] with small_batch_rebuild_once: each state entry rebuilt once per step, a
+//    second device-wide barrier; C = 32 from 17 rows at D = 512) on a device that reports its
+//    SM count (VK_NV_shader_sm_builtins: the workgroups must be resident together), when A
+//    stays in registers (every workgroup has at most one unit: D ≤ 1024 on a 132-SM GPU) and
+//    its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
 //    (kSmallBatch) it runs any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident workgroups into
 //    UNAVAILABLE instead of a hang.
 //  - kColumnSlice (forced only: slower than the two above wherever measured, docs/PERF.md):
@@ -86,9 +89,9 @@ namespace dashi::vk {
 
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
-  kAuto,        // kSmallBatch where it is faster (B ≤ 16, SM count reported, A in registers;
-                // B ≤ 64 with the rebuild-once option for D ∈ [512, 1024]),
-                // else kTiled (never kColumnSlice: slower everywhere measured)
+  kAuto,        // kSmallBatch where it is faster (a DefaultSmallBatchRules row holds (D, B),
+                // SM count reported, A in registers), else kTiled
+                // (never kColumnSlice: slower everywhere measured)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
   // Many steps per dispatch, each workgroup a slice of Wc columns over the full K (A in
@@ -98,6 +101,33 @@ enum class BatchedKernel {
 // "auto", "tiled", "small-batch", "column-slice".
 const char* BatchedKernelName(BatchedKernel kernel);
 
+// One row of the table the small-batch kernel's automatic settings come from, per (D, B): for
+// D in [min_dim, max_dim] and B in [min_rows, max_rows], C columns per unit, R row groups and
+// whether each state entry is rebuilt once per step (with its Q and U). The first row that holds (D, B) wins, except
+// that a row with columns ≠ 0 is skipped where its m·ceil(D / C) units would exceed the resident
+// workgroups while the set-up C's units do not (it would lose A in registers). kAuto takes the
+// small-batch kernel exactly where a row wins and A stays in registers; a forced kSmallBatch
+// takes a winning row's settings for those left automatic (0) in the options (its R only with
+// its own C or the set-up one). Rows with rebuild_unroll > 4 are INVALID_ARGUMENT too. DefaultSmallBatchRules() is the measured table (docs/PERF.md,
+// "Mid batches: columns per unit chosen per batch").
+struct SmallBatchRule {
+  int64_t min_dim = 1;
+  int64_t max_dim = 2048;
+  int64_t min_rows = 1;
+  int64_t max_rows = 16;
+  uint32_t columns = 0;      // C (0: the set-up default, 64 where its units fit, else 128)
+  uint32_t row_groups = 0;   // R (0: automatic per B)
+  bool rebuild_once = false;  // small_batch_rebuild_once on (it needs the merged wait)
+  // small_batch_rebuilders and _rebuild_unroll (with rebuild_once: spread the rebuilt entries
+  // over the workgroups, loads in flight; 0 = automatic).
+  uint32_t rebuilders = 0;
+  uint32_t rebuild_unroll = 0;
+  bool operator==(const SmallBatchRule&) const = default;
+};
+// The built-in table (an H200 with 132 SMs, docs/PERF.md), used on devices that report their SM
+// count; first row first.
+std::span<const SmallBatchRule> DefaultSmallBatchRules();
+
 struct VulkanBatchedRolloutOptions {
   BatchedTile tile;                       // the kTiled kernel's tile (specialization constants)
   BatchedKernel kernel = BatchedKernel::kAuto;
@@ -106,12 +136,14 @@ struct VulkanBatchedRolloutOptions {
   // small_batch_allow_unverified_groups, for tests of the bounded spin); clamped to the units.
   uint32_t small_batch_groups = 0;
   bool small_batch_allow_unverified_groups = false;
-  // Columns per unit C (≥ 16): 0 = automatic, 64 when the m·ceil(D/64) units fit in G, else 128;
-  // 256 when G = 1 (lavapipe: fewer barrier() calls per dispatch, see the .cc). The workgroup
-  // has C·R invocations (R below).
+  // Columns per unit C (≥ 16): 0 = automatic per (D, B): the winning small_batch_rules row's C,
+  // else the set-up default, 64 when the m·ceil(D/64) units fit in G, else 128; 256 when G = 1
+  // (lavapipe: fewer barrier() calls per dispatch, see the .cc). The workgroup has C·R
+  // invocations (R below).
   uint32_t small_batch_workgroup = 0;
   // Row groups R: the B rows of a unit are spread over R groups of C invocations (more warps per
-  // unit): 0 = automatic per B (1 when G = 1; else min(B, max(1, 256 / C))).
+  // unit): 0 = automatic per B (the winning small_batch_rules row's R, else 1 when G = 1, else
+  // min(B, max(1, 256 / C))).
   uint32_t small_batch_row_groups = 0;
   // Rows whose dependent chains one invocation interleaves (1, 2 or 4): 0 = automatic per B
   // (ceil(B / R) capped at 4, rounded up to 1, 2 or 4).
@@ -122,15 +154,23 @@ struct VulkanBatchedRolloutOptions {
   // merged (the single-trajectory persistent kernel's step; shaders/batched/batched_persistent.comp).
   uint32_t small_batch_pass_rows = 0;
   // The merged wait only: invocations that poll and rebuild the state (0 = automatic) and the
-  // entries each rebuilds at once, 1..4 (0 = automatic); see batched_persistent.comp.
+  // entries each rebuilds at once, 1..4 (0 = automatic: 1); see batched_persistent.comp. With
+  // small_batch_rebuild_once they mean: rebuilders ≠ 0 spreads the rebuilt entries evenly over
+  // the workgroups, and rebuild_unroll ≥ 2 rebuilds two entries a round and keeps that many
+  // loads in flight when a unit loads the new state (batched_persistent.comp, "Rebuild once").
   uint32_t small_batch_rebuilders = 0;
   uint32_t small_batch_rebuild_unroll = 0;
   // The merged wait only: rebuild each state entry once per step (a second device-wide barrier;
-  // batched_persistent.comp, "Rebuild once"): 0 = automatic (on for 16 <= B <= 64 and
-  // 512 <= D <= 1024 with the SM count reported: RebuildOnceAuto), 1 = off, 2 = on, 3 = on with
+  // batched_persistent.comp, "Rebuild once"): 0 = automatic (the winning small_batch_rules
+  // row's choice: on for 8 <= B <= 64 at the measured D, see DefaultSmallBatchRules), 1 = off, 2 = on, 3 = on with
   // the plain device-wide barrier (one poller per workgroup). Ignored (off) where the merged wait
   // does not apply (A not in registers, or B > P).
   uint32_t small_batch_rebuild_once = 0;
+  // The per-(D, B) table of automatic settings (SmallBatchRule): nullopt = DefaultSmallBatchRules()
+  // where the SM count is reported and none elsewhere; a table given here is used on any device
+  // (tests). Rows with min > max, 0 < columns < 16, or columns·row_groups beyond the workgroup
+  // limit are INVALID_ARGUMENT.
+  std::optional<std::vector<SmallBatchRule>> small_batch_rules;
   uint32_t small_batch_spin_limit = 1u << 22;  // polls before a device-wide barrier gives up
   // Most steps in one dispatch: 0 = automatic, 4096 where the SM count is reported, else 1
   // (lavapipe computed wrong states with several: accel_vulkan/batched/vulkan_batched_rollout.cc).
@@ -202,16 +242,10 @@ struct BatchedRolloutTimings {
 class VulkanBatchedRollout {
  public:
   static constexpr int64_t kMaxDim = 16384;
-  // The largest B for which kAuto picks the small-batch kernel (where A stays in registers: the
-  // measured crossover with the tiled kernel on an H200, docs/PERF.md; beyond it, or with A read
-  // per step, the tiled kernel was as fast or faster).
+  // The largest B for which kAuto picks the small-batch kernel at any D ≤ 2048 (where A stays in
+  // registers: the measured crossover with the tiled kernel on an H200, docs/PERF.md); up to 64
+  // rows at D ∈ [512, 1024] (DefaultSmallBatchRules).
   static constexpr int64_t kSmallBatchAutoMaxRows = 16;
-  // kAuto turns small_batch_rebuild_once on (and takes kSmallBatch up to 64 rows) for
-  // B ∈ [16, 64] and D ∈ [512, 1024] on a device that reports its SM count (RebuildOnceAuto).
-  static constexpr int64_t kRebuildOnceAutoMinRows = 16;
-  static constexpr int64_t kRebuildOnceAutoMaxRows = 64;
-  static constexpr int64_t kRebuildOnceAutoMinDim = 512;
-  static constexpr int64_t kRebuildOnceAutoMaxDim = 1024;
 
 
   // Uploads A (dim×dim, row-major) and builds the pipeline.
@@ -253,16 +287,31 @@ class VulkanBatchedRollout {
   // kSmallBatch's resolved settings (0 when it cannot run on this D / device).
   // Workgroup size, row groups, interleaved rows and rows per pass are those of the last
   // Prepare() / Run() with the small-batch kernel (before any: B = 1's).
-  uint32_t small_batch_groups() const { return small_groups_; }
-  uint32_t small_batch_columns() const { return small_cols_; }
-  uint32_t small_batch_workgroup() const { return small_cols_ * small_now_.row_groups; }
+  uint32_t small_batch_groups() const { return small_now_.groups; }
+  uint32_t small_batch_columns() const { return small_now_.cols; }
+  uint32_t small_batch_workgroup() const { return small_now_.cols * small_now_.row_groups; }
   uint32_t small_batch_row_groups() const { return small_now_.row_groups; }
   uint32_t small_batch_group_rows() const { return small_now_.group_rows; }
   uint32_t small_batch_pass_rows() const { return small_now_.pass_rows; }
   uint32_t small_batch_rebuilders() const { return small_now_.rebuilders; }
   uint32_t small_batch_rebuild_unroll() const { return small_now_.rebuild_unroll; }
   bool small_batch_rebuild_once() const { return small_now_.rebuild_once != 0; }
-  bool small_batch_resident_a() const { return small_resident_; }
+  bool small_batch_resident_a() const { return small_now_.resident; }
+  // The settings a small-batch Run() of `batch` rows would use (C, R, G, …; for tests and tools).
+  struct SmallBatchShape {
+    uint32_t cols = 0;     // C, columns per unit (specialization: W = C·R)
+    uint32_t tiles = 0;    // ceil(D / C)
+    uint32_t groups = 0;   // workgroups: min(resident workgroups, m·tiles)
+    bool resident = false;  // m·tiles ≤ groups: A in registers
+    uint32_t row_groups = 1;
+    uint32_t group_rows = 4;
+    uint32_t pass_rows = 4;
+    uint32_t rebuilders = 0;  // 0: all C·R
+    uint32_t rebuild_unroll = 1;
+    uint32_t rebuild_once = 0;  // the specialization constant kRebuildOnce
+    bool operator==(const SmallBatchShape&) const = default;
+  };
+  SmallBatchShape SmallBatchShapeFor(int64_t batch) const;
   // kColumnSlice's resolved settings (0 when it cannot run here); R, G and P those of the last
   // Prepare() / Run() with it (before any: B = 1's).
   uint32_t column_slice_groups() const { return cs_groups_; }
@@ -301,19 +350,8 @@ class VulkanBatchedRollout {
                            std::span<const int64_t> snapshot_steps, int* parity);
   // Resolves the small-batch settings that do not depend on B (no-op when it cannot apply).
   Status InitSmallBatch();
-  // The small-batch kernel's per-B settings (specialization constants) and their pipeline.
-  struct SmallBatchShape {
-    uint32_t row_groups = 1;
-    uint32_t group_rows = 4;
-    uint32_t pass_rows = 4;
-    uint32_t rebuilders = 0;  // 0: all C·R
-    uint32_t rebuild_unroll = 1;
-    uint32_t rebuild_once = 0;  // the specialization constant kRebuildOnce
-    bool operator==(const SmallBatchShape&) const = default;
-  };
-  SmallBatchShape SmallBatchShapeFor(int64_t batch) const;
-  // kAuto's rebuild-once band (small_batch_rebuild_once = 0).
-  bool RebuildOnceAuto(int64_t batch) const;
+  // The winning row of the small-batch table for `batch` rows (nullptr: none).
+  const SmallBatchRule* SmallBatchRuleFor(int64_t batch) const;
   // Builds (once per shape) and selects the pipeline for `batch` rows.
   Status SelectSmallBatchPipeline(int64_t batch);
   // Why the small-batch kernel cannot run `batch` rows here (OK when it can).
@@ -384,11 +422,10 @@ class VulkanBatchedRollout {
   std::array<VkDescriptorSet, 2> small_sets_{};
   int64_t small_capacity_ = 0;  // rows the partials and history were made for
   int64_t history_slots_ = 0;
-  uint32_t small_groups_ = 0;
-  uint32_t small_cols_ = 0;  // C
+  uint32_t small_max_groups_ = 0;  // resident workgroups (before clamping to the units)
+  uint32_t small_default_cols_ = 0;  // C where neither the options nor a table row set it
   uint32_t small_max_wg_ = 0;  // the device's workgroup size limit
-  uint32_t small_tiles_ = 0;
-  bool small_resident_ = false;
+  std::vector<SmallBatchRule> small_rules_;  // the table in use (may be empty)
   int64_t small_steps_per_dispatch_ = 0;
   int64_t guards_batch_ = 0;  // B whose guard words the state buffers hold (0: none written)
   mutable std::optional<HostVisibleBuffer> guard_host_;  // CheckGuardWords' readback

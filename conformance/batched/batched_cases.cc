@@ -36,6 +36,9 @@
 //                                      state entry rebuilt once per step (small_batch_rebuild_once:
 //                                      two device-wide barriers a step), (B, D) ∈ {(1, 1), (5, 65),
 //                                      (17, 130), (16, 512), (64, 506), (32, 512), (3, 1000)}
+//   batched_rollout.small_batch.per_batch   one object with automatic settings run with B = 16,
+//                                      32, 16, 64 at D = 512 (the per-B columns per unit of
+//                                      DefaultSmallBatchRules switch between the runs on a GPU)
 //   batched_rollout.small_batch.rebuild_once_plain.parity.b<B>_d<D>   the same with the plain
 //                                      device-wide barrier (= 3), (B, D) ∈ {(3, 1000), (4, 506),
 //                                      (64, 506)}
@@ -280,6 +283,41 @@ const bool kColumnSliceParityRegistered = [] {
                       KernelOptions(BatchedKernel::kColumnSlice));
   return true;
 }();
+
+// One small-batch object (automatic settings) run with B = 16, 32, 16, 64 rows in turn at
+// D = 512: on a GPU that reports its SM count the table (DefaultSmallBatchRules) switches the
+// columns per unit between runs (C 64 at B = 16, C 32 with 8 row groups from B = 17), so the
+// tiles, workgroups and pipeline must follow B. Differing trajectories summed over the runs.
+CaseResult SmallBatchPerBatch(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t dim = 512;
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
+  CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
+              VulkanBatchedRollout::Create(ctx, dim, a, KernelOptions(BatchedKernel::kSmallBatch)));
+  int64_t differ = 0;
+  std::string detail = "D=" + std::to_string(dim) + ", 20 steps, hash_every 7";
+  for (const int64_t batch : {16, 32, 16, 64}) {
+    const std::vector<double> z0 =
+        testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+    const Reference want = RunCoreRef(z0, a, dim, kParityParams);
+    if (!want.status.ok()) return FailFromStatus(want.status);
+    CASE_ASSIGN(BatchedRolloutResult got, r->Run(z0, batch, kParityParams));
+    const auto [n, first] = DifferingTrajectories(got, want);
+    differ += n;
+    detail += "; B=" + std::to_string(batch) + " (" + SeedText(batch, dim) + "): C=" +
+              std::to_string(r->small_batch_columns()) + " R=" +
+              std::to_string(r->small_batch_row_groups()) + " " +
+              std::to_string(r->small_batch_groups()) + " workgroups" +
+              (r->small_batch_rebuild_once() ? " rebuild once" : "") + ", " +
+              std::to_string(n) + " differ";
+  }
+  return Judge(static_cast<double>(differ), 0, detail);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.per_batch", "batched_rollout",
+                       "trajectories differing from core_ref, summed over B = 16, 32, 16, 64 on "
+                       "one object",
+                       0.0, [](VulkanContext& ctx) { return SmallBatchPerBatch(ctx); });
 
 // Every state observed, as the pipeline's eval rollout asks for it (B = 3, D = 506): the states
 // come back through the persistent kernels' history ring, several per dispatch on a GPU.

@@ -43,7 +43,10 @@
 // (4) a second arrival and wait; (5) each unit loads its chunk of all B rows from z_out into
 // part[]. The counter then counts two arrivals per workgroup a step (one at the last step,
 // which skips (4)–(5): z_out holds Z_K). Fewer L2 reads (B·D·m partials instead of tiles times
-// that), one more device-wide barrier.
+// that), one more device-wide barrier. Here Q (constant 6) ≠ 0 spreads the entries of (3) evenly
+// over the workgroups (contiguous shares of whole warps) instead of e = g·W + l, …, and U
+// (constant 7) ≥ 2 rebuilds two entries a round in (3) (both entries' loads first) and keeps U
+// loads in flight per invocation in (5) (the loads of a round before its stores).
 //
 // History ring (push constant history_from ≠ 0): the state after each local step s =
 // history_from..K of the dispatch is also written to history[slot][b][i], slot = (history_base +
@@ -66,7 +69,9 @@ layout(constant_id = 3) const uint kResident = 0u;   // 1: at most one unit per 
 layout(constant_id = 4) const uint kRowGroups = 1u;  // R: row groups; C = W / R columns per unit
 layout(constant_id = 5) const uint kGroupRows = 4u;  // rows whose chains one invocation interleaves
 // Merged wait only: Q, the invocations that poll and rebuild (l < Q; 0 = all W), and U, the
-// entries each of them rebuilds at once (their U·m loads issued before the U trees).
+// entries each of them rebuilds at once (their U·m loads issued before the U trees). With
+// kRebuildOnce ≠ 0 they mean something else ("Rebuild once" below): Q ≠ 0 spreads the rebuilt
+// entries over the workgroups, U ≥ 2 keeps loads in flight.
 layout(constant_id = 6) const uint kRebuilders = 0u;
 layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 // Merged wait only: 1 = rebuild each state entry once per step (two device-wide barriers a step;
@@ -297,22 +302,67 @@ void main() {
         if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
       }
       const uint total = rows * dim;
-      const uint stride = groups * wg;
+      // The entries of this invocation: e_first, + e_step, … < e_end. kRebuilders = 0: entry
+      // e = g·W + l, + G·W, … (the first workgroups take them all when B·D < G·W); kRebuilders
+      // ≠ 0 ("spread"): workgroup g takes the contiguous share [g·span, (g + 1)·span) of
+      // span = ceil(B·D / (32·G))·32 entries, so every workgroup rebuilds about as many.
+      const bool spread = kRebuilders != 0u;
+      const uint span = spread ? (total + 32u * groups - 1u) / (32u * groups) * 32u : wg;
+      const uint e_first = g * span + l;
+      const uint e_end = spread ? min(g * span + span, total) : total;
+      const uint e_step = spread ? wg : groups * wg;
       // Invocation 0 waits even where its workgroup has no entry to rebuild: its second arrival
       // below must not come before every workgroup's first (the counter is cumulative: an early
       // second arrival would stand in for a late first one, and the rebuild would read partials
       // not yet written — wrong states at B = 3, 4 on an H200 before this was added).
-      if (g * wg + l < total || l == 0u) {
+      if (e_first < e_end || l == 0u) {
         if (!plain && AwaitArrivals((2u * step + 1u) * groups, true) != 0u) {
           atomicOr(failed, 1u);
         } else {
           const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
-          for (uint e = g * wg + l; e < total; e += stride) {
-            const uint b = e / dim;
-            const uint i = e - b * dim;
-            const double v = RebuildEntry(out_base + b * row_stride, i);
-            z_out[e] = v;
-            if (history_now) history[HistorySlot(step + 1u) * state_size + e] = v;
+          if (kRebuildUnroll <= 1u) {
+            for (uint e = e_first; e < e_end; e += e_step) {
+              const uint b = e / dim;
+              const uint i = e - b * dim;
+              const double v = RebuildEntry(out_base + b * row_stride, i);
+              z_out[e] = v;
+              if (history_now) history[HistorySlot(step + 1u) * state_size + e] = v;
+            }
+          } else {
+            // Two entries a round: both entries' m loads issued before the two trees (the
+            // second clamped to the first where it lies past the end; stored only if inside).
+            for (uint e = e_first; e < e_end; e += 2u * e_step) {
+              const uint e2 = e + e_step < e_end ? e + e_step : e;
+              const uint b0 = e / dim;
+              const uint b1 = e2 / dim;
+              const uint from0 = out_base + b0 * row_stride + (e - b0 * dim);
+              const uint from1 = out_base + b1 * row_stride + (e2 - b1 * dim);
+              double v0[kMaxChunks], v1[kMaxChunks];
+              [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                if (cc < kChunks) {
+                  v0[cc] = partials[from0 + cc * dim];
+                  v1[cc] = partials[from1 + cc * dim];
+                }
+              }
+              [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) {
+                [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) {
+                  if (cc + s < kChunks) {
+                    {
+                      CONTRACT_MERGE(v0[cc], v0[cc], v0[cc + s]);
+                    }
+                    {
+                      CONTRACT_MERGE(v1[cc], v1[cc], v1[cc + s]);
+                    }
+                  }
+                }
+              }
+              z_out[e] = v0[0];
+              if (history_now) history[HistorySlot(step + 1u) * state_size + e] = v0[0];
+              if (e + e_step < e_end) {
+                z_out[e2] = v1[0];
+                if (history_now) history[HistorySlot(step + 1u) * state_size + e2] = v1[0];
+              }
+            }
           }
         }
       }
@@ -327,10 +377,34 @@ void main() {
         } else if (g < units) {
           const uint i0 = (g / tiles) * kChunk;
           const uint n = min(kChunk, dim - i0);
-          for (uint q = l; q < rows * kChunk; q += wg) {
-            const uint b = q / kChunk;
-            const uint k = q - b * kChunk;
-            if (k < n) part[q] = z_out[b * dim + i0 + k];
+          if (kRebuildUnroll <= 1u) {
+            for (uint q = l; q < rows * kChunk; q += wg) {
+              const uint b = q / kChunk;
+              const uint k = q - b * kChunk;
+              if (k < n) part[q] = z_out[b * dim + i0 + k];
+            }
+          } else {
+            // U loads in flight per invocation: the U loads of a round first (unconditional,
+            // from a valid index), then the U stores into part[] of those inside the chunk.
+            const uint staged = rows * kChunk;
+            for (uint q0 = l; q0 < staged; q0 += kRebuildUnroll * wg) {
+              double v[4];
+              [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+                if (e < kRebuildUnroll) {
+                  const uint q = q0 + e * wg;
+                  const uint b = q / kChunk;
+                  const uint k = q - b * kChunk;
+                  v[e] = z_out[q < staged && k < n ? b * dim + i0 + k : 0u];
+                }
+              }
+              [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+                if (e < kRebuildUnroll) {
+                  const uint q = q0 + e * wg;
+                  const uint k = q - (q / kChunk) * kChunk;
+                  if (q < staged && k < n) part[q] = v[e];
+                }
+              }
+            }
           }
         }
         memoryBarrierShared();

@@ -213,11 +213,6 @@ CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim,
                    ", head link of trajectory 0 " + ToHex(want.rows[0].chain.back().link));
 }
 
-CaseResult Parity(VulkanContext& ctx, int64_t batch, int64_t dim,
-                  BatchedKernel kernel = BatchedKernel::kTiled) {
-  return Parity(ctx, batch, dim, KernelOptions(kernel));
-}
-
 // Registers "<prefix>.b<B>_d<D>" for every (B, D) of `shapes`, each a Parity run with `options`.
 void RegisterParityCases(const std::string& prefix,
                          std::span<const std::pair<int64_t, int64_t>> shapes,

@@ -189,7 +189,9 @@ TEST(ThreadPool, BalancedGrainKeepsUnitsBelowTwoToThe20) {
       const size_t units = (n + g - 1) / g;
       EXPECT_LT(units, k20) << n << " " << grain;
       // The next smaller multiple of grain would leave 2^20 units or more (unless it is grain).
-      if (g > grain) EXPECT_GE((n + (g - grain) - 1) / (g - grain), k20) << n << " " << grain;
+      if (g > grain) {
+        EXPECT_GE((n + (g - grain) - 1) / (g - grain), k20) << n << " " << grain;
+      }
     }
   }
   // A job of more than 2^20 units runs every index once.

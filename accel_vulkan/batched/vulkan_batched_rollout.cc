@@ -398,6 +398,11 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                                 std::to_string(options_.small_batch_rebuild_once) +
                                 " is not 0 (automatic), 1 (off), 2 (on) or 3 (on, plain barriers)");
   }
+  if (options_.small_batch_pair_loads > 2) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_pair_loads " +
+                                std::to_string(options_.small_batch_pair_loads) +
+                                " is not 0 (automatic), 1 (off) or 2 (on)");
+  }
   if (options_.small_batch_rebuild_unroll > 4) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_unroll " +
                                 std::to_string(options_.small_batch_rebuild_unroll) +
@@ -530,6 +535,9 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
   shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
   if (shape.rebuild_unroll == 0 && rule_qu) shape.rebuild_unroll = rule->rebuild_unroll;
   if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
+  // Pair loads: the options', else the winning row's (any path: the inner loop is shared).
+  const uint32_t pairs = options_.small_batch_pair_loads;
+  shape.pair_loads = pairs == 2 || (pairs == 0 && rule != nullptr && rule->pair_loads);
   return shape;
 }
 
@@ -554,7 +562,8 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
                                      {shape.cols * shape.row_groups, shape.pass_rows,
                                       static_cast<uint32_t>(chunks_), shape.resident ? 1u : 0u,
                                       shape.row_groups, shape.group_rows, shape.rebuilders,
-                                      shape.rebuild_unroll, shape.rebuild_once},
+                                      shape.rebuild_unroll, shape.rebuild_once,
+                                      shape.pair_loads ? 1u : 0u},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   small_now_ = shape;

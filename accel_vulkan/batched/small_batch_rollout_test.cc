@@ -466,13 +466,17 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
   // count, and its one workgroup holds A in registers at neither D, so no row loses that).
   const std::vector<SmallBatchRule> builtin(DefaultSmallBatchRules().begin(),
                                             DefaultSmallBatchRules().end());
-  for (const auto& [dim, batch, cols, row_groups] :
-       {std::tuple<int64_t, int64_t, uint32_t, uint32_t>{512, 16, 256, 1},
-        {512, 24, 32, 8},
-        {512, 64, 32, 8},
-        {512, 65, 256, 1},
-        {1024, 8, 256, 1},
-        {1024, 64, 256, 1}}) {
+  // Pair loads in every rebuilt-once row, not in the plain row (B <= 16 elsewhere) nor beyond.
+  for (const auto& [dim, batch, cols, row_groups, pairs] :
+       {std::tuple<int64_t, int64_t, uint32_t, uint32_t, bool>{512, 16, 256, 1, true},
+        {512, 24, 32, 8, true},
+        {512, 64, 32, 8, true},
+        {512, 65, 256, 1, false},
+        {512, 8, 256, 1, false},
+        {1024, 8, 256, 1, true},
+        {1024, 12, 256, 1, true},
+        {1024, 32, 256, 1, true},
+        {1024, 64, 256, 1, true}}) {
     const std::vector<double> a = DecayingMatrix(dim, 43);
     StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
         VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rules = builtin}));
@@ -481,6 +485,7 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
     EXPECT_EQ(shape.cols, cols) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(shape.row_groups, row_groups) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(shape.tiles, (dim + cols - 1) / cols) << "D=" << dim << " B=" << batch;
+    EXPECT_EQ(shape.pair_loads, pairs) << "D=" << dim << " B=" << batch;
   }
   // A malformed row is INVALID_ARGUMENT.
   const std::vector<double> a = DecayingMatrix(100, 44);

@@ -304,6 +304,83 @@ TEST_F(SmallBatchRolloutTest, RebuildOnceAgrees) {
             StatusCode::kInvalidArgument);
 }
 
+// Pair loads (small_batch_pair_loads = 2): the inner loop reads the staged state as dvec2 pairs,
+// the same products and adds in the same order, so every row stays bit-exact with core_ref: the
+// merged wait (1, 2 and 4 interleaved rows), rebuild once (with U and Q, several steps per
+// dispatch), several passes (B > P), A read per unit with a last chunk of an odd row count (D =
+// 61: n = 61; D = 125: chunks of 64 and 61, the last pair's second entry past the chunk).
+TEST_F(SmallBatchRolloutTest, PairLoadsAgree) {
+  const RolloutParams every{.steps = 9, .hash_every = 4, .observe_every = 1};
+  const RolloutParams sparse{.steps = 12, .hash_every = 5, .observe_every = 3};
+  ExpectMatchesRolloutBatch(3, 16, every,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_group_rows = 1,
+                                        .small_batch_pair_loads = 2}),
+                            61);
+  ExpectMatchesRolloutBatch(5, 61, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_group_rows = 2,
+                                        .small_batch_pair_loads = 2}),
+                            62);
+  ExpectMatchesRolloutBatch(17, 60, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_pair_loads = 2}),
+                            63);
+  ExpectMatchesRolloutBatch(6, 40, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 4,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            64);
+  ExpectMatchesRolloutBatch(5, 61, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuilders = 1,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            65);
+  ExpectMatchesRolloutBatch(9, 64, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_pass_rows = 4,
+                                        .small_batch_pair_loads = 2}),
+                            66);
+  ExpectMatchesRolloutBatch(7, 125, every,
+                            SmallBatch({.small_batch_workgroup = 32,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_group_rows = 4,
+                                        .small_batch_pair_loads = 2}),
+                            67);
+
+  // Reported as asked (1 = off, 2 = on, 0 = the table row's), 3 is INVALID_ARGUMENT.
+  const int64_t dim = 40;
+  const std::vector<double> a = DecayingMatrix(dim, 37);
+  const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(4 * dim), 38, 1.0);
+  for (const auto& [pairs, rule_pairs, want] :
+       {std::tuple<uint32_t, bool, bool>{2, false, true}, {1, true, false}, {0, true, true},
+        {0, false, false}}) {
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
+        ctx(), dim, a,
+        SmallBatch({.small_batch_pair_loads = pairs,
+                    .small_batch_rules = std::vector<SmallBatchRule>{
+                        {.min_dim = 1, .max_dim = 64, .min_rows = 1, .max_rows = 8,
+                         .pair_loads = rule_pairs}}}));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE((*r)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
+    EXPECT_EQ((*r)->small_batch_pair_loads(), want) << pairs << " " << rule_pairs;
+  }
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_pair_loads = 3}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+}
+
 // The per-(D, B) table (small_batch_rules): ONE object run with B = 3, 9, 3, 1, 17 in turn, the
 // table switching C and R between the runs (D = 100: A read per unit on lavapipe's one
 // workgroup, so C changes the tiles and units it walks), every row bit-exact with core_ref and
@@ -389,13 +466,17 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
   // count, and its one workgroup holds A in registers at neither D, so no row loses that).
   const std::vector<SmallBatchRule> builtin(DefaultSmallBatchRules().begin(),
                                             DefaultSmallBatchRules().end());
-  for (const auto& [dim, batch, cols, row_groups] :
-       {std::tuple<int64_t, int64_t, uint32_t, uint32_t>{512, 16, 256, 1},
-        {512, 24, 32, 8},
-        {512, 64, 32, 8},
-        {512, 65, 256, 1},
-        {1024, 8, 256, 1},
-        {1024, 64, 256, 1}}) {
+  // Pair loads in every rebuilt-once row, not in the plain row (B <= 16 elsewhere) nor beyond.
+  for (const auto& [dim, batch, cols, row_groups, pairs] :
+       {std::tuple<int64_t, int64_t, uint32_t, uint32_t, bool>{512, 16, 256, 1, true},
+        {512, 24, 32, 8, true},
+        {512, 64, 32, 8, true},
+        {512, 65, 256, 1, false},
+        {512, 8, 256, 1, false},
+        {1024, 8, 256, 1, true},
+        {1024, 12, 256, 1, true},
+        {1024, 32, 256, 1, true},
+        {1024, 64, 256, 1, true}}) {
     const std::vector<double> a = DecayingMatrix(dim, 43);
     StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
         VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rules = builtin}));
@@ -404,6 +485,7 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
     EXPECT_EQ(shape.cols, cols) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(shape.row_groups, row_groups) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(shape.tiles, (dim + cols - 1) / cols) << "D=" << dim << " B=" << batch;
+    EXPECT_EQ(shape.pair_loads, pairs) << "D=" << dim << " B=" << batch;
   }
   // A malformed row is INVALID_ARGUMENT.
   const std::vector<double> a = DecayingMatrix(100, 44);

@@ -94,18 +94,23 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // B = 64, 0.9 µs slower at 32; the boundary between is not measured). Rebuilt once with the
 // set-up C elsewhere in D ∈ [512, 1024] from 16 rows; the plain kernel up to 16 rows anywhere A
 // stays in registers. Beyond the table (B > 64, or B > 16 outside D ∈ [512, 1024]) kAuto takes
-// the tiled kernel.
+// the tiled kernel. The staged state loaded as dvec2 pairs in every rebuilt-once row
+// (docs/PERF.md, "Mid batches: the staged state loaded as pairs"): 3–13 % faster at each of
+// D = 512, B = 16, 24, 32, 64 and D = 1024, B = 8, 16, 32, 64 (8.32 against 8.61 µs at 512 / 32,
+// 10.18 against 10.87 at 1024 / 16); not measured in the plain row (B ≤ 16 elsewhere).
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 64, .columns = 32,
-     .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4},
+     .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true},
     {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 31, .columns = 32,
-     .row_groups = 8, .rebuild_once = true},
+     .row_groups = 8, .rebuild_once = true, .pair_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
-     .rebuild_unroll = 4},
+     .rebuild_unroll = 4, .pair_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 16, .rebuild_once = true,
-     .rebuilders = 1},
-    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 47, .rebuild_once = true},
-    {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true},
+     .rebuilders = 1, .pair_loads = true},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 47, .rebuild_once = true,
+     .pair_loads = true},
+    {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true,
+     .pair_loads = true},
     {.min_dim = 1, .max_dim = 2048, .min_rows = 1, .max_rows = 16},
 };
 
@@ -398,6 +403,11 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                                 std::to_string(options_.small_batch_rebuild_once) +
                                 " is not 0 (automatic), 1 (off), 2 (on) or 3 (on, plain barriers)");
   }
+  if (options_.small_batch_pair_loads > 2) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_pair_loads " +
+                                std::to_string(options_.small_batch_pair_loads) +
+                                " is not 0 (automatic), 1 (off) or 2 (on)");
+  }
   if (options_.small_batch_rebuild_unroll > 4) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_unroll " +
                                 std::to_string(options_.small_batch_rebuild_unroll) +
@@ -530,6 +540,9 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
   shape.rebuild_unroll = options_.small_batch_rebuild_unroll;
   if (shape.rebuild_unroll == 0 && rule_qu) shape.rebuild_unroll = rule->rebuild_unroll;
   if (shape.rebuild_unroll == 0) shape.rebuild_unroll = 1;
+  // Pair loads: the options', else the winning row's (any path: the inner loop is shared).
+  const uint32_t pairs = options_.small_batch_pair_loads;
+  shape.pair_loads = pairs == 2 || (pairs == 0 && rule != nullptr && rule->pair_loads);
   return shape;
 }
 
@@ -554,7 +567,8 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
                                      {shape.cols * shape.row_groups, shape.pass_rows,
                                       static_cast<uint32_t>(chunks_), shape.resident ? 1u : 0u,
                                       shape.row_groups, shape.group_rows, shape.rebuilders,
-                                      shape.rebuild_unroll, shape.rebuild_once},
+                                      shape.rebuild_unroll, shape.rebuild_once,
+                                      shape.pair_loads ? 1u : 0u},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   small_now_ = shape;

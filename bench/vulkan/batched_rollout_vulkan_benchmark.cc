@@ -5,7 +5,7 @@
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
 //       [--warmup 2] [--warmup-seconds 0] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3]
 //       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]
-//       [--small-configs CxRxG[xP[xQxU[xO]]],...] [--column-configs WcxRxGxP,...]
+//       [--small-configs CxRxG[xP[xQxU[xO[xL]]]],...] [--column-configs WcxRxGxP,...]
 //       [--pipeline-stats] [--pipeline-ir FILE]
 //
 // --pipeline-stats: the driver's statistics of each row's tiled pipeline
@@ -13,11 +13,12 @@
 // lavapipe its own), printed as "  stats: ..." lines under the row; --pipeline-ir FILE appends
 // the driver's internal representations of each tiled pipeline (where it exposes any) to FILE.
 //
-// --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU[xO]]]: C columns
-// per unit, R row groups, G interleaved rows, P rows per pass, Q rebuilding invocations, U entries
-// each rebuilds at once, O rebuild each state entry once (1 off, 2 on) (VulkanBatchedRolloutOptions'
-// small_batch_workgroup, _row_groups, _group_rows, _pass_rows, _rebuilders, _rebuild_unroll,
-// _rebuild_once; 0 = automatic). Default: 0x0x0.
+// --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU[xO[xL]]]]: C
+// columns per unit, R row groups, G interleaved rows, P rows per pass, Q rebuilding invocations, U
+// entries each rebuilds at once, O rebuild each state entry once (1 off, 2 on), L the staged
+// state loaded as dvec2 pairs (1 off, 2 on) (VulkanBatchedRolloutOptions' small_batch_workgroup,
+// _row_groups, _group_rows, _pass_rows, _rebuilders, _rebuild_unroll, _rebuild_once,
+// _pair_loads; 0 = automatic). Default: 0x0x0.
 // --column-configs: the column-slice kernel's rows run once per setting WcxRxGxP: columns per
 // slice, row groups, interleaved rows, rows per pass (column_slice_columns, _row_groups,
 // _group_rows, _pass_rows; 0 = automatic), optionally xF: bits 1 = no prefetch, 2 = A in shared
@@ -80,7 +81,7 @@ struct Flags {
   bool validation = false;
   std::vector<std::string> kernels = {"auto"};
   double warmup_seconds = 0;
-  std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0, 0}};  // C, R, G, P, Q, U, O
+  std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0, 0, 0}};  // C R G P Q U O L
   std::vector<std::vector<int64_t>> column_configs = {{0, 0, 0, 0, 0}};  // Wc, R, G, P, F
   bool pipeline_stats = false;
   std::string pipeline_ir;  // file the internal representations are appended to ("" = none)
@@ -91,7 +92,7 @@ constexpr const char* kUsage =
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
     "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV[xP[xC]]]]]],...] [--verify-rows 3]\n"
     "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]\n"
-    "         [--small-configs CxRxG[xP[xQxU[xO]]],...] [--column-configs WcxRxGxP,...]\n"
+    "         [--small-configs CxRxG[xP[xQxU[xO[xL]]]],...] [--column-configs WcxRxGxP,...]\n"
     "         [--pipeline-stats] [--pipeline-ir FILE]\n";
 
 // Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
@@ -182,8 +183,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       std::string item;
       while (ok && std::getline(in, item, ',')) {
         std::vector<int64_t> v;
-        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 3 && v.size() <= 7;
-        v.resize(7, 0);
+        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 3 && v.size() <= 8;
+        v.resize(8, 0);
         f->small_configs.push_back(v);
       }
       ok = ok && !f->small_configs.empty();
@@ -341,6 +342,7 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
            .small_batch_rebuilders = static_cast<uint32_t>(small[4]),
            .small_batch_rebuild_unroll = static_cast<uint32_t>(small[5]),
            .small_batch_rebuild_once = static_cast<uint32_t>(small[6]),
+           .small_batch_pair_loads = static_cast<uint32_t>(small[7]),
            .column_slice_columns = static_cast<uint32_t>(columns[0]),
            .column_slice_row_groups = static_cast<uint32_t>(columns[1]),
            .column_slice_group_rows = static_cast<uint32_t>(columns[2]),
@@ -388,6 +390,7 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
                              " Q=" + std::to_string((*r)->small_batch_rebuilders()) +
                              " U=" + std::to_string((*r)->small_batch_rebuild_unroll()) +
                              ((*r)->small_batch_rebuild_once() ? " once" : "") +
+                             ((*r)->small_batch_pair_loads() ? " pairs" : "") +
                              ((*r)->small_batch_resident_a() ? " A in registers" : " A from L2") +
                              ", " + std::to_string(t.dispatches) + " dispatch(es)"
                    : t.kernel == dashi::vk::BatchedKernel::kColumnSlice
@@ -456,7 +459,7 @@ int main(int argc, char** argv) {
         const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx);
         tiles.push_back(dashi::vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0));
       }
-      const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0, 0}};
+      const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0, 0, 0}};
       const std::vector<std::vector<int64_t>> column_automatic = {{0, 0, 0, 0, 0}};
       for (const std::string& kernel_name : f.kernels)
       for (const BatchedTile& tile : tiles)

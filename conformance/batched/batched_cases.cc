@@ -42,6 +42,9 @@
 //   batched_rollout.small_batch.rebuild_once_plain.parity.b<B>_d<D>   the same with the plain
 //                                      device-wide barrier (= 3), (B, D) ∈ {(3, 1000), (4, 506),
 //                                      (64, 506)}
+//   batched_rollout.small_batch.pair_loads.parity.b<B>_d<D>   the same with the staged state
+//                                      loaded as dvec2 pairs (small_batch_pair_loads = 2), (B, D)
+//                                      ∈ {(5, 65), (17, 130), (3, 449), (32, 512), (16, 1024)}
 // On a GPU that reports its SM count the small-batch kernel runs many steps per dispatch (its
 // device-wide barriers and the in-dispatch state rebuild are checked there); on lavapipe one.
 // The column-slice kernel (kColumnSlice, shaders/batched/batched_columns.comp) likewise:
@@ -268,6 +271,18 @@ const bool kRebuildOnceParityRegistered = [] {
   const std::pair<int64_t, int64_t> plain_shapes[] = {{3, 1000}, {4, 506}, {64, 506}};
   RegisterParityCases("batched_rollout.small_batch.rebuild_once_plain.parity", plain_shapes,
                       RebuildOnceOptions(3));
+  return true;
+}();
+
+const bool kPairLoadsParityRegistered = [] {
+  // The small-batch kernel with the staged state loaded as dvec2 pairs (small_batch_pair_loads =
+  // 2), the rest automatic: last chunks of one row (D = 65, 449: the pair's second entry past
+  // the chunk), 2 chunks, and the mid batches of issue 13 (32 rows at D = 512, 16 at D = 1024:
+  // rebuilt once with the table's C on a GPU).
+  const std::pair<int64_t, int64_t> shapes[] = {{5, 65}, {17, 130}, {3, 449}, {32, 512},
+                                                {16, 1024}};
+  RegisterParityCases("batched_rollout.small_batch.pair_loads.parity", shapes,
+                      {.kernel = BatchedKernel::kSmallBatch, .small_batch_pair_loads = 2});
   return true;
 }();
 

@@ -78,6 +78,10 @@ layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 // see "Rebuild once" below), 2 = the same with the plain device-wide barrier, 0 = every column
 // tile of a chunk rebuilds its chunk's entries.
 layout(constant_id = 8) const uint kRebuildOnce = 0u;
+// 1: the inner loop reads the staged state from shared memory as dvec2 pairs (entries k, k + 1
+// of a row in one load; half the load instructions), 0: one double a load. The same products
+// and adds in the same order either way (only the loads differ).
+layout(constant_id = 9) const uint kPairLoads = 0u;
 const uint kMaxChunks = 32u;
 const uint kMaxGroupRows = 4u;
 
@@ -94,7 +98,10 @@ layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]
 
 #include "batched_persistent_params.glsl"  // BatchedPersistentPushConstants
 
-shared double part[kPassRows * kChunk];
+// The staged state, P rows of 64 entries, as dvec2 pairs (entry q is part2[q / 2][q mod 2]), so
+// that kPairLoads can load two entries at once; PART(q) is entry q.
+shared dvec2 part2[kPassRows * kChunk / 2u];
+#define PART(q) part2[(q) >> 1u][(q) & 1u]
 shared uint failed;  // 1: leave (uint, not bool: a shared bool is not portable)
 
 // Entry i of a state row from its m chunk partials at `base` (+ c·D + i): the contract's tree,
@@ -177,7 +184,7 @@ bool GridBarrier(uint arrivals_target) {
     const uint b = q / kChunk; \
     const uint k = q - b * kChunk; \
     if (q < entries && k < n) { \
-      part[q] = v[0]; \
+      PART(q) = v[0]; \
       if (history_now && t == 0u) { \
         history[HistorySlot(step + 1u) * state_size + b * dim + i0 + k] = v[0]; \
       } \
@@ -254,7 +261,7 @@ void main() {
                   }
                 }
               }
-              part[q] = v;
+              PART(q) = v;
             }
           }
           memoryBarrierShared();
@@ -263,19 +270,53 @@ void main() {
         // Row group rg takes the groups of kGroupRows rows rg, rg + R, … of the pass.
         for (uint r0 = rg * kGroupRows; r0 < staged; r0 += kRowGroups * kGroupRows) {
           double acc[kMaxGroupRows];
-          const double a0 = A_ENTRY(0u);
-          [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
-            if (e < kGroupRows) {
-              CONTRACT_PRODUCT(product, part[(r0 + e) * kChunk], a0);
-              acc[e] = product;
+          // Row r0 + e's pair h (entries 2h, 2h + 1) is part2[(r0 + e)·32 + h].
+          const uint pair0 = r0 * (kChunk / 2u);
+          if (kPairLoads != 0u) {
+            // Pairs: entries k, k + 1 of each row in one load, then term k of every row, then
+            // term k + 1 (each row's chain in the contract's order, as below).
+            [[unroll]] for (uint k = 0u; k < kChunk; k += 2u) {
+              if (k < n) {
+                const double ak = A_ENTRY(k);
+                const double ak1 = k + 1u < n ? A_ENTRY(k + 1u) : 0.0LF;
+                dvec2 zp[kMaxGroupRows];
+                [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
+                  if (e < kGroupRows) zp[e] = part2[pair0 + e * (kChunk / 2u) + (k >> 1u)];
+                }
+                [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
+                  if (e < kGroupRows) {
+                    if (k == 0u) {
+                      CONTRACT_PRODUCT(product, zp[e].x, ak);
+                      acc[e] = product;
+                    } else {
+                      CONTRACT_TERM(acc[e], zp[e].x, ak);
+                    }
+                  }
+                }
+                if (k + 1u < n) {
+                  [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
+                    if (e < kGroupRows) {
+                      CONTRACT_TERM(acc[e], zp[e].y, ak1);
+                    }
+                  }
+                }
+              }
             }
-          }
-          [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
-            if (k < n) {  // the contract's loop stops at the end of the chunk
-              const double ak = A_ENTRY(k);
-              [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
-                if (e < kGroupRows) {
-                  CONTRACT_TERM(acc[e], part[(r0 + e) * kChunk + k], ak);
+          } else {
+            const double a0 = A_ENTRY(0u);
+            [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
+              if (e < kGroupRows) {
+                CONTRACT_PRODUCT(product, part2[pair0 + e * (kChunk / 2u)].x, a0);
+                acc[e] = product;
+              }
+            }
+            [[unroll]] for (uint k = 1u; k < kChunk; ++k) {
+              if (k < n) {  // the contract's loop stops at the end of the chunk
+                const double ak = A_ENTRY(k);
+                [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
+                  if (e < kGroupRows) {
+                    CONTRACT_TERM(acc[e], part2[pair0 + e * (kChunk / 2u) + (k >> 1u)][k & 1u], ak);
+                  }
                 }
               }
             }
@@ -381,7 +422,7 @@ void main() {
             for (uint q = l; q < rows * kChunk; q += wg) {
               const uint b = q / kChunk;
               const uint k = q - b * kChunk;
-              if (k < n) part[q] = z_out[b * dim + i0 + k];
+              if (k < n) PART(q) = z_out[b * dim + i0 + k];
             }
           } else {
             // U loads in flight per invocation: the U loads of a round first (unconditional,
@@ -401,7 +442,7 @@ void main() {
                 if (e < kRebuildUnroll) {
                   const uint q = q0 + e * wg;
                   const uint k = q - (q / kChunk) * kChunk;
-                  if (q < staged && k < n) part[q] = v[e];
+                  if (q < staged && k < n) PART(q) = v[e];
                 }
               }
             }
@@ -438,7 +479,7 @@ void main() {
               const uint k = q - b * kChunk;
               if (k < n) {
                 const double v = RebuildEntry(out_base + b * row_stride, i0 + k);
-                part[q] = v;
+                PART(q) = v;
                 if (history_now && t == 0u) {
                   history[HistorySlot(step + 1u) * state_size + b * dim + i0 + k] = v;
                 }
@@ -480,7 +521,7 @@ void main() {
         for (uint q = l; q < rows * kChunk; q += wg) {
           const uint b = q / kChunk;
           const uint k = q - b * kChunk;
-          if (k < n) z_out[b * dim + i0 + k] = part[q];
+          if (k < n) z_out[b * dim + i0 + k] = PART(q);
         }
       }
     }

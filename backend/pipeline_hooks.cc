@@ -50,21 +50,10 @@ Status CreateRollout(VulkanSession& session, DeviceObjects& objects, int64_t dim
   DASHI_ASSIGN_OR_RETURN(const vk::BatchedKernel kernel, objects.rollout->KernelFor(batch));
   const vk::VulkanBatchedRollout& r = *objects.rollout;
   session.rollout_kernel_used =
-      kernel == vk::BatchedKernel::kSmallBatch
-          ? "batched (VulkanBatchedRollout, small-batch persistent kernel: " +
-                std::to_string(r.small_batch_groups()) + " workgroups of " +
-                std::to_string(r.small_batch_workgroup()) +
-                (r.small_batch_resident_a() ? ", A in registers" : ", A read per step") +
-                ", observed states copied in bulk from a device-side ring)"
-      : kernel == vk::BatchedKernel::kColumnSlice
-          ? "batched (VulkanBatchedRollout, column-slice persistent kernel: " +
-                std::to_string(r.column_slice_groups()) + " workgroups, " +
-                std::to_string(r.column_slice_slices()) + " slices of " +
-                std::to_string(r.column_slice_columns()) + " columns" +
-                (r.column_slice_resident_a() ? ", A in registers" : ", A read per step") +
-                ", observed states copied in bulk from a device-side ring)"
-          : "batched (VulkanBatchedRollout, tile " + r.tile().ToString() +
-                ", observed states copied in bulk inside the submissions)";
+      "batched (VulkanBatchedRollout, " + r.KernelDescription(kernel) +
+      (kernel == vk::BatchedKernel::kTiled
+           ? ", observed states copied in bulk inside the submissions)"
+           : ", observed states copied in bulk from a device-side ring)");
   return OkStatus();
 }
 

@@ -374,6 +374,15 @@ TEST_F(SmallBatchRolloutTest, PairLoadsAgree) {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     ASSERT_TRUE((*r)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
     EXPECT_EQ((*r)->small_batch_pair_loads(), want) << pairs << " " << rule_pairs;
+    // The one-line description names the kernel and the settings it ran with.
+    const std::string text = (*r)->KernelDescription(BatchedKernel::kSmallBatch);
+    EXPECT_TRUE(text.starts_with("small-batch persistent kernel: ")) << text;
+    EXPECT_NE(text.find(" (C=" + std::to_string((*r)->small_batch_columns()) + " "),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find(", pair loads") != std::string::npos, want) << text;
+    EXPECT_TRUE((*r)->KernelDescription(BatchedKernel::kTiled).starts_with("tiled kernel, tile "))
+        << (*r)->KernelDescription(BatchedKernel::kTiled);
   }
   EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_pair_loads = 3}))
                 .status()

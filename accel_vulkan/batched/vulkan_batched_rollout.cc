@@ -128,6 +128,34 @@ const char* BatchedKernelName(BatchedKernel kernel) {
   return "?";
 }
 
+std::string VulkanBatchedRollout::KernelDescription(BatchedKernel kernel) const {
+  const auto n = [](uint32_t v) { return std::to_string(v); };
+  switch (kernel) {
+    case BatchedKernel::kSmallBatch:
+      return "small-batch persistent kernel: " + n(small_batch_groups()) + " workgroups of " +
+             n(small_batch_workgroup()) + " (C=" + n(small_batch_columns()) +
+             " R=" + n(small_batch_row_groups()) + " rows=" + n(small_batch_group_rows()) +
+             " P=" + n(small_batch_pass_rows()) + " Q=" + n(small_batch_rebuilders()) +
+             " U=" + n(small_batch_rebuild_unroll()) + ")" +
+             (small_batch_rebuild_once() ? ", rebuild once" : "") +
+             (small_batch_pair_loads() ? ", pair loads" : "") +
+             (small_batch_resident_a() ? ", A in registers" : ", A from L2");
+    case BatchedKernel::kColumnSlice:
+      return "column-slice persistent kernel: " + n(column_slice_groups()) + " workgroups, " +
+             n(column_slice_slices()) + " slices of " + n(column_slice_columns()) +
+             " columns (R=" + n(column_slice_row_groups()) + " rows=" +
+             n(column_slice_group_rows()) + " P=" + n(column_slice_pass_rows()) + ")" +
+             (options_.column_slice_a_in_shared ? ", A in shared memory"
+              : column_slice_resident_a()       ? ", A in registers"
+                                                : ", A from L2") +
+             (options_.column_slice_no_prefetch ? ", no prefetch" : "");
+    case BatchedKernel::kTiled:
+    case BatchedKernel::kAuto:
+      break;
+  }
+  return "tiled kernel, tile " + tile_.ToString();
+}
+
 VulkanBatchedRollout::VulkanBatchedRollout(VulkanContext& ctx, int64_t dim,
                                            const VulkanBatchedRolloutOptions& o)
     : ctx_(ctx), dim_(dim), chunks_((dim + kRolloutChunk - 1) / kRolloutChunk), options_(o) {}

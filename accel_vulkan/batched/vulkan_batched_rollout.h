@@ -285,6 +285,11 @@ class VulkanBatchedRollout {
   int64_t dim() const { return dim_; }
   int64_t chunks() const { return chunks_; }
   const BatchedTile& tile() const { return tile_; }  // slice_k resolved
+  // `kernel` with the settings this object runs it with now (the small-batch and column-slice
+  // settings of the last Prepare or Run), in one line: what `dashi run`'s metrics, the
+  // conformance details and the benchmark print. E.g. "small-batch persistent kernel: 66
+  // workgroups of 128 (C=32 R=4 rows=4 P=32 Q=0 U=4), rebuild once, pair loads, A in registers".
+  std::string KernelDescription(BatchedKernel kernel) const;
   // The tiled kernel's pipeline (for its driver statistics: ComputePipeline::ExecutableStatistics).
   const ComputePipeline& tiled_pipeline() const { return *pipe_; }
   // The kernel a Run() of `batch` rows would use (kTiled or kSmallBatch automatically; a forced

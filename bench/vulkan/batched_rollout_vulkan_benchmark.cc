@@ -381,29 +381,10 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
     }
     if (rep == 0) {
       const dashi::vk::BatchedRolloutTimings& t = (*r)->last_timings();
-      row.kernel = t.kernel == dashi::vk::BatchedKernel::kSmallBatch
-                       ? "small-batch WG=" + std::to_string((*r)->small_batch_groups()) +
-                             " C=" + std::to_string((*r)->small_batch_columns()) +
-                             " R=" + std::to_string((*r)->small_batch_row_groups()) +
-                             " rows=" + std::to_string((*r)->small_batch_group_rows()) +
-                             " P=" + std::to_string((*r)->small_batch_pass_rows()) +
-                             " Q=" + std::to_string((*r)->small_batch_rebuilders()) +
-                             " U=" + std::to_string((*r)->small_batch_rebuild_unroll()) +
-                             ((*r)->small_batch_rebuild_once() ? " once" : "") +
-                             ((*r)->small_batch_pair_loads() ? " pairs" : "") +
-                             ((*r)->small_batch_resident_a() ? " A in registers" : " A from L2") +
-                             ", " + std::to_string(t.dispatches) + " dispatch(es)"
-                   : t.kernel == dashi::vk::BatchedKernel::kColumnSlice
-                       ? "column-slice WG=" + std::to_string((*r)->column_slice_groups()) +
-                             " Wc=" + std::to_string((*r)->column_slice_columns()) +
-                             " R=" + std::to_string((*r)->column_slice_row_groups()) +
-                             " rows=" + std::to_string((*r)->column_slice_group_rows()) +
-                             " P=" + std::to_string((*r)->column_slice_pass_rows()) +
-                             (columns[4] & 2          ? " A in shared"
-                              : (*r)->column_slice_resident_a() ? " A in registers"
-                                                                 : " A from L2") +
-                             (columns[4] & 1 ? " no prefetch" : "")
-                       : "tiled " + row.tile.ToString();
+      row.kernel = (*r)->KernelDescription(t.kernel) +
+                   (t.kernel == dashi::vk::BatchedKernel::kTiled
+                        ? std::string()
+                        : ", " + std::to_string(t.dispatches) + " dispatch(es)");
     }
     if (rep == 0 && f.verify_rows > 0) row.verified = Verify(*got, z0, a, params, f.verify_rows);
     if (!WarmingUp(rep, f, start, &timed_from)) {

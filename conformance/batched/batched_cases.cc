@@ -156,22 +156,11 @@ StatusOr<std::pair<int64_t, std::string>> DeviceVersusReference(
   const auto [differ, first] = DifferingTrajectories(got, want);
   const vk::BatchedRolloutTimings& t = r->last_timings();
   std::string detail =
-      (t.kernel == BatchedKernel::kSmallBatch
-           ? "small-batch kernel (" + std::to_string(r->small_batch_groups()) + " workgroups of " +
-                 std::to_string(r->small_batch_workgroup()) + ", " +
-                 (r->small_batch_rebuild_once() ? "rebuild once, " : "") +
-                 std::to_string(t.dispatches) + " dispatches for " + std::to_string(t.steps) +
-                 " steps)"
-       : t.kernel == BatchedKernel::kColumnSlice
-           ? "column-slice kernel (" + std::to_string(r->column_slice_groups()) +
-                 " workgroups, " + std::to_string(r->column_slice_slices()) + " slices of " +
-                 std::to_string(r->column_slice_columns()) + " columns, R=" +
-                 std::to_string(r->column_slice_row_groups()) + " G=" +
-                 std::to_string(r->column_slice_group_rows()) + " P=" +
-                 std::to_string(r->column_slice_pass_rows()) + ", " +
-                 std::to_string(t.dispatches) + " dispatches for " + std::to_string(t.steps) +
-                 " steps)"
-           : "tile " + r->tile().ToString()) +
+      r->KernelDescription(t.kernel) +
+      (t.kernel == BatchedKernel::kTiled
+           ? std::string()
+           : ", " + std::to_string(t.dispatches) + " dispatches for " + std::to_string(t.steps) +
+                 " steps") +
       ", shaders " + vk::FloatControlsVariantName(r->shader_variant());
   if (first >= 0) detail += ", first differing trajectory " + std::to_string(first);
   return std::make_pair(differ, detail);

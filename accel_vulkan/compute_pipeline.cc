@@ -108,22 +108,45 @@ Status ComputePipeline::Init(const ComputePipelineSpec& spec) {
 
 namespace {
 
-// The executables of `pipeline` (VK_KHR_pipeline_executable_properties; the context enabled it).
+// A device function of VK_KHR_pipeline_executable_properties (the context enabled it), or null.
+template <typename Fn>
+Fn DeviceProc(VkDevice dev, const char* name) {
+  return reinterpret_cast<Fn>(vkGetDeviceProcAddr(dev, name));
+}
+
+// Vulkan's two-call enumeration: get(&n, nullptr) for the count, then get(&n, items) into n
+// elements made from `blank` (their sType set); `name` names the call in errors.
+template <typename T, typename Get>
+StatusOr<std::vector<T>> Enumerate(const char* name, const T& blank, Get get) {
+  uint32_t n = 0;
+  DASHI_VK_RETURN_IF_ERROR(get(&n, nullptr), name);
+  std::vector<T> items(n, blank);
+  DASHI_VK_RETURN_IF_ERROR(get(&n, items.data()), name);
+  items.resize(n);
+  return items;
+}
+
+// The executables of `pipeline`.
 StatusOr<std::vector<VkPipelineExecutablePropertiesKHR>> Executables(VkDevice dev,
                                                                       VkPipeline pipeline) {
-  auto get = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
-      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutablePropertiesKHR"));
-  if (get == nullptr) return UnimplementedError("vkGetPipelineExecutablePropertiesKHR missing");
+  constexpr const char* kName = "vkGetPipelineExecutablePropertiesKHR";
+  auto get = DeviceProc<PFN_vkGetPipelineExecutablePropertiesKHR>(dev, kName);
+  if (get == nullptr) return UnimplementedError(std::string(kName) + " missing");
   VkPipelineInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
   info.pipeline = pipeline;
-  uint32_t n = 0;
-  DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, nullptr), "vkGetPipelineExecutablePropertiesKHR");
-  std::vector<VkPipelineExecutablePropertiesKHR> props(
-      n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR});
-  DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, props.data()),
-                           "vkGetPipelineExecutablePropertiesKHR");
-  props.resize(n);
-  return props;
+  return Enumerate(kName,
+                   VkPipelineExecutablePropertiesKHR{
+                       VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_PROPERTIES_KHR},
+                   [&](uint32_t* n, VkPipelineExecutablePropertiesKHR* p) {
+                     return get(dev, &info, n, p);
+                   });
+}
+
+VkPipelineExecutableInfoKHR ExecutableInfo(VkPipeline pipeline, uint32_t index) {
+  VkPipelineExecutableInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+  info.pipeline = pipeline;
+  info.executableIndex = index;
+  return info;
 }
 
 }  // namespace
@@ -135,22 +158,21 @@ StatusOr<std::vector<std::string>> ComputePipeline::ExecutableStatistics() const
   const VkDevice dev = ctx_.device();
   DASHI_ASSIGN_OR_RETURN(std::vector<VkPipelineExecutablePropertiesKHR> execs,
                          Executables(dev, pipeline_.get()));
-  auto get = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
-      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableStatisticsKHR"));
-  if (get == nullptr) return UnimplementedError("vkGetPipelineExecutableStatisticsKHR missing");
+  constexpr const char* kName = "vkGetPipelineExecutableStatisticsKHR";
+  auto get = DeviceProc<PFN_vkGetPipelineExecutableStatisticsKHR>(dev, kName);
+  if (get == nullptr) return UnimplementedError(std::string(kName) + " missing");
   std::vector<std::string> lines;
   for (uint32_t e = 0; e < execs.size(); ++e) {
-    VkPipelineExecutableInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
-    info.pipeline = pipeline_.get();
-    info.executableIndex = e;
-    uint32_t n = 0;
-    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, nullptr), "vkGetPipelineExecutableStatisticsKHR");
-    std::vector<VkPipelineExecutableStatisticKHR> stats(
-        n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
-    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, stats.data()),
-                             "vkGetPipelineExecutableStatisticsKHR");
-    for (uint32_t k = 0; k < n; ++k) {
-      const VkPipelineExecutableStatisticKHR& s = stats[k];
+    const VkPipelineExecutableInfoKHR info = ExecutableInfo(pipeline_.get(), e);
+    DASHI_ASSIGN_OR_RETURN(
+        std::vector<VkPipelineExecutableStatisticKHR> stats,
+        Enumerate(kName,
+                  VkPipelineExecutableStatisticKHR{
+                      VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR},
+                  [&](uint32_t* n, VkPipelineExecutableStatisticKHR* p) {
+                    return get(dev, &info, n, p);
+                  }));
+    for (const VkPipelineExecutableStatisticKHR& s : stats) {
       std::string value;
       switch (s.format) {
         case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
@@ -181,31 +203,28 @@ StatusOr<std::string> ComputePipeline::ExecutableRepresentations() const {
   const VkDevice dev = ctx_.device();
   DASHI_ASSIGN_OR_RETURN(std::vector<VkPipelineExecutablePropertiesKHR> execs,
                          Executables(dev, pipeline_.get()));
-  auto get = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
-      vkGetDeviceProcAddr(dev, "vkGetPipelineExecutableInternalRepresentationsKHR"));
-  if (get == nullptr) {
-    return UnimplementedError("vkGetPipelineExecutableInternalRepresentationsKHR missing");
-  }
+  constexpr const char* kName = "vkGetPipelineExecutableInternalRepresentationsKHR";
+  auto get = DeviceProc<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(dev, kName);
+  if (get == nullptr) return UnimplementedError(std::string(kName) + " missing");
   std::string out;
   for (uint32_t e = 0; e < execs.size(); ++e) {
-    VkPipelineExecutableInfoKHR info{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
-    info.pipeline = pipeline_.get();
-    info.executableIndex = e;
-    uint32_t n = 0;
-    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, nullptr),
-                             "vkGetPipelineExecutableInternalRepresentationsKHR");
-    std::vector<VkPipelineExecutableInternalRepresentationKHR> reps(
-        n, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
-    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, reps.data()),
-                             "vkGetPipelineExecutableInternalRepresentationsKHR");
+    const VkPipelineExecutableInfoKHR info = ExecutableInfo(pipeline_.get(), e);
+    DASHI_ASSIGN_OR_RETURN(
+        std::vector<VkPipelineExecutableInternalRepresentationKHR> reps,
+        Enumerate(kName,
+                  VkPipelineExecutableInternalRepresentationKHR{
+                      VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR},
+                  [&](uint32_t* n, VkPipelineExecutableInternalRepresentationKHR* p) {
+                    return get(dev, &info, n, p);
+                  }));
     // Second call with the buffers the first one sized.
+    uint32_t n = static_cast<uint32_t>(reps.size());
     std::vector<std::string> texts(n);
     for (uint32_t k = 0; k < n; ++k) {
       texts[k].assign(reps[k].dataSize, '\0');
       reps[k].pData = texts[k].data();
     }
-    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, reps.data()),
-                             "vkGetPipelineExecutableInternalRepresentationsKHR");
+    DASHI_VK_RETURN_IF_ERROR(get(dev, &info, &n, reps.data()), kName);
     for (uint32_t k = 0; k < n; ++k) {
       std::string text = texts[k].substr(0, reps[k].dataSize);
       if (reps[k].isText && !text.empty() && text.back() == '\0') text.pop_back();

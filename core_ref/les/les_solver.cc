@@ -96,9 +96,10 @@ double SpectralEnstrophy(const SpectralGrid& g, const std::vector<Complex>& w) {
 }
 
 // kAuto fuses the row sections when every thread gets at least this many blocks of 16 rows. On
-// the 16-core Intel host the separate sections measured as fast or faster from 8 threads on
-// (N = 512: 4.37-4.90 against 4.61-5.41 ms a step at 16 threads), and the fused one no faster
-// at 1 thread; fusing pays on machines with small caches (docs/PERF.md, issue 16 rows).
+// the 16-core Intel host the separate sections measured faster at 12 and 16 threads (N = 512:
+// 4.37-4.90 against 4.61-5.41 ms a step at 16), within the noise at 8 and at 1; on the 2-core
+// development VM the fused one is faster at 1 thread (docs/PERF.md, "a join that counts units,
+// fused columns (negative) and separate rows").
 constexpr size_t kFusedRowBlocksPerThread = 4;
 
 LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections rows)

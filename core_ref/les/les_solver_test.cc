@@ -160,7 +160,7 @@ TEST(LesSolverTest, AnyThreadCountGivesTheSameBytes) {
 // rows) and the three separate sections give the same bytes at every thread count, with and
 // without the Smagorinsky term; kAuto fuses exactly when N/16 >= 4·threads.
 TEST(LesSolverTest, FusedAndSeparateRowSectionsGiveTheSameBytes) {
-  for (int64_t n : {16, 32, 64}) {
+  for (int64_t n : {8, 16, 32, 64}) {
     for (double cs : {0.0, 0.17}) {
       LesParams p;
       p.n = n;

@@ -77,6 +77,7 @@ void ThreadPool::Chunk(const Job& job, size_t w, size_t* begin, size_t* end) con
 }
 
 bool ThreadPool::ReadJob(uint32_t g, Job* job) const {
+  if (g == kWriting) return false;  // a generation published without a job (see Run)
   const JobSlot& slot = slots_[g & 1];
   if (slot.gen.load(std::memory_order_acquire) != g) return false;
   job->body = slot.body.load(std::memory_order_relaxed);
@@ -102,11 +103,12 @@ void ThreadPool::WorkerLoop(int worker) {
               });
     seen = generation_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_relaxed)) return;
-    if (before_job_for_testing_) before_job_for_testing_(worker, seen);
+    if (job_hook_for_testing_) job_hook_for_testing_(worker, seen, /*job_read=*/false);
     Job job;
     // A job no longer in its slot has finished without this worker (only balanced jobs can:
     // a static one waits for every worker).
     if (!ReadJob(seen, &job)) continue;
+    if (job_hook_for_testing_) job_hook_for_testing_(worker, seen, /*job_read=*/true);
     if (job.balanced) {
       RunBalancedShare(worker, seen, job);
       continue;
@@ -149,8 +151,9 @@ void ThreadPool::RunBalancedShare(int w, uint32_t g, const Job& job) const {
       if (!range.compare_exchange_weak(r, next, std::memory_order_relaxed)) continue;
       const size_t u = static_cast<size_t>(claimed);
       (*job.body)(u * job.grain, std::min(job.n, (u + 1) * job.grain), w);
-      // acq_rel: the caller's acquire load of the last count sees every unit's writes. The unit
-      // that completes the job wakes the caller if it went to sleep (seq_cst, as for pending_).
+      // A read-modify-write (seq_cst, so also release): the caller's acquire load of the last
+      // count sees every unit's writes. The unit that completes the job wakes the caller if it
+      // went to sleep (seq_cst, as for pending_).
       if (done_units_.fetch_add(1, std::memory_order_seq_cst) + 1 == units &&
           caller_sleeping_.load(std::memory_order_seq_cst)) {
         done_units_.notify_all();
@@ -171,7 +174,13 @@ void ThreadPool::Run(size_t n, size_t grain, bool balanced,
   // Job g goes to slot g mod 2. The previous job in that slot (g − 2) has finished, and so has
   // g − 1, so no worker can claim a unit through it any more; a late worker may still read it,
   // which the slot's generation (kWriting meanwhile) tells it.
-  const uint32_t g = generation_.load(std::memory_order_relaxed) + 1;
+  uint32_t g = generation_.load(std::memory_order_relaxed) + 1;
+  if (g == kWriting) {
+    // kWriting marks a slot being written, so no job may carry it: publish that generation
+    // without a job (a worker that sees it finds no slot holding it and waits for the next).
+    generation_.fetch_add(1, std::memory_order_seq_cst);
+    ++g;
+  }
   JobSlot& slot = slots_[g & 1];
   slot.gen.store(kWriting, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_release);

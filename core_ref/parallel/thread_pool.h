@@ -27,6 +27,9 @@
 // slot g mod 2), each validated by the generation it holds, and units claimed only from ranges
 // tagged with the job's generation make this safe: a late worker can claim a unit only while its
 // job is still running, and then reads that job's fields (docs/ARCHITECTURE.md, core_ref/parallel).
+// The tag keeps 24 bits of the generation: a worker stalled between reading a range and its
+// compare-and-swap for exactly a multiple of 2^24 jobs (tens of seconds of sections) could claim
+// in a later job; nothing else has a time bound.
 #ifndef DASHI_CORE_REF_PARALLEL_THREAD_POOL_H_
 #define DASHI_CORE_REF_PARALLEL_THREAD_POOL_H_
 
@@ -71,6 +74,14 @@ class ThreadPool {
   void ParallelForBalanced(
       size_t n, size_t grain,
       const std::function<void(size_t begin, size_t end, int worker)>& body) const;
+
+  // Tests only (set before the first job): `hook` runs on a worker each time it wakes for a job,
+  // before it reads the job (job_read false) and, if the job is still in its slot, after it has
+  // read it (true), so a test can hold a worker back the way a descheduled vCPU would.
+  void SetJobHookForTesting(
+      std::function<void(int worker, uint32_t generation, bool job_read)> hook) {
+    job_hook_for_testing_ = std::move(hook);
+  }
 
  private:
   // One published job. Written by the caller while no worker can be using the slot (job g goes
@@ -130,15 +141,8 @@ class ThreadPool {
   // Whether the caller sleeps in pending_.wait() or done_units_.wait(): the worker that
   // completes the join notifies it then.
   mutable std::atomic<bool> caller_sleeping_{false};
-  // Tests only: called by a worker after it has seen a new generation, before it reads the job.
-  std::function<void(int worker, uint32_t generation)> before_job_for_testing_;
-
- public:
-  // Tests only (set before the first job): `hook` runs on a worker each time it wakes for a job,
-  // before it reads the job, so a test can hold a worker back the way a descheduled vCPU would.
-  void SetBeforeJobHookForTesting(std::function<void(int worker, uint32_t generation)> hook) {
-    before_job_for_testing_ = std::move(hook);
-  }
+  // Tests only: see SetJobHookForTesting.
+  std::function<void(int worker, uint32_t generation, bool job_read)> job_hook_for_testing_;
 };
 
 // body(begin, end, worker) over [0, n): through `pool` when it is non-null and has more than one

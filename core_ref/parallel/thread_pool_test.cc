@@ -219,8 +219,8 @@ TEST(ThreadPool, BalancedJoinDoesNotWaitForALateWorker) {
   ThreadPool pool(kThreads);
   std::atomic<bool> release{false}, timed_out{false};
   std::atomic<int> holds{0};
-  pool.SetBeforeJobHookForTesting([&](int w, uint32_t) {
-    if (w != 1 || release.load()) return;
+  pool.SetJobHookForTesting([&](int w, uint32_t, bool job_read) {
+    if (w != 1 || job_read || release.load()) return;
     ++holds;
     const auto start = std::chrono::steady_clock::now();
     while (!release.load()) {
@@ -262,6 +262,60 @@ TEST(ThreadPool, BalancedJoinDoesNotWaitForALateWorker) {
   for (int j = kJobs; j < kJobs + 10; ++j) job(j);
   for (size_t j = 0; j < hits.size(); ++j) {
     for (size_t i = 0; i < kN; ++i) ASSERT_EQ(hits[j][i].load(), 1) << "job " << j << " index " << i;
+  }
+}
+
+// A worker held back *after* it has read its job (job 0) — between reading a job and claiming
+// its units — claims nothing of it when it runs on, even while a later job is running with units
+// left: the ranges it finds carry the later job's tag. Job 0's units are taken by the others and
+// 48 more jobs run while worker 1 waits; job 49 lets it go from inside its first unit and keeps
+// running (each unit sleeps 200 µs). Every job's body stays alive, so a unit of job 49 run with
+// job 0's body would show as a second hit in job 0 (or a missing one in job 49).
+TEST(ThreadPool, AWorkerLateAfterReadingItsJobClaimsNothingOfALaterOne) {
+  constexpr int kThreads = 4;
+  constexpr int kJobs = 50;
+  constexpr size_t kN = 64;
+  ThreadPool pool(kThreads);
+  std::atomic<bool> release{false}, timed_out{false};
+  std::atomic<int> holds{0};
+  pool.SetJobHookForTesting([&](int w, uint32_t, bool job_read) {
+    if (w != 1 || !job_read || release.load()) return;
+    ++holds;
+    const auto start = std::chrono::steady_clock::now();
+    while (!release.load()) {
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
+        timed_out = true;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  });
+  std::vector<std::vector<std::atomic<int>>> hits(kJobs);
+  for (auto& h : hits) h = std::vector<std::atomic<int>>(kN);
+  std::vector<std::function<void(size_t, size_t, int)>> bodies;
+  for (int j = 0; j < kJobs; ++j) {
+    bodies.emplace_back([&, j](size_t b, size_t e, int) {
+      if (j == kJobs - 1) {
+        release = true;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      for (size_t i = b; i < e; ++i) ++hits[static_cast<size_t>(j)][i];
+    });
+  }
+  pool.ParallelForBalanced(kN, 1, bodies[0]);
+  const auto start = std::chrono::steady_clock::now();
+  while (holds.load() == 0 && std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  ASSERT_EQ(holds.load(), 1) << "worker 1 never read job 0";
+  for (int j = 1; j < kJobs; ++j) pool.ParallelForBalanced(kN, 1, bodies[static_cast<size_t>(j)]);
+  EXPECT_FALSE(timed_out.load()) << "a balanced join waited for the held worker";
+  // A static job: worker 1 has come back and checked in before it returns.
+  pool.ParallelFor(kThreads, 1, [](size_t, size_t, int) {});
+  for (size_t j = 0; j < hits.size(); ++j) {
+    for (size_t i = 0; i < kN; ++i) {
+      ASSERT_EQ(hits[j][i].load(), 1) << "job " << j << " index " << i;
+    }
   }
 }
 

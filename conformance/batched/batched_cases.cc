@@ -175,9 +175,17 @@ vk::VulkanBatchedRolloutOptions RebuildOnceOptions(uint32_t once = 2) {
 
 // The tiled kernel with each of `tiles` against `want`: differing trajectories summed over the
 // tiles (tolerance 0), each tile's count in the detail after `detail`.
-CaseResult TileSweep(VulkanContext& ctx, int64_t batch, int64_t dim, std::span<const double> a,
-                     std::span<const double> z0, const RolloutParams& p, const Reference& want,
-                     std::span<const BatchedTile> tiles, std::string detail) {
+CaseResult TileSweep(VulkanContext& ctx, int64_t batch, int64_t dim, const RolloutParams& p,
+                     std::span<const BatchedTile> tiles) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::vector<double> z0 =
+      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+  const Reference want = RunCoreRef(z0, a, dim, p);
+  if (!want.status.ok()) return FailFromStatus(want.status);
+  std::string detail = "B=" + std::to_string(batch) + ", D=" + std::to_string(dim) + ", " +
+                       SeedText(batch, dim) + ", " + std::to_string(p.steps) +
+                       " steps, hash_every " + std::to_string(p.hash_every);
   int64_t differ = 0;
   for (const BatchedTile& tile : tiles) {
     CASE_ASSIGN(const auto compared,
@@ -379,23 +387,15 @@ DASHI_CONFORMANCE_CASE("batched_rollout.column_slice.observed", "batched_rollout
                        });
 
 CaseResult Tiles(VulkanContext& ctx) {
-  if (auto ns = NeedsFloat64(ctx)) return *ns;
-  const int64_t batch = 9, dim = 193;  // 4 chunks, the last of one row
-  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
-  const std::vector<double> z0 =
-      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
-  // Fewer steps than the parity cases: the one-invocation tile is slow on CPU drivers.
-  const RolloutParams p{.steps = 8, .hash_every = 3};
-  const Reference want = RunCoreRef(z0, a, dim, p);
-  if (!want.status.ok()) return FailFromStatus(want.status);
   const BatchedTile tiles[] = {
       {.threads_x = 1, .threads_y = 1, .rows_per_thread = 1, .cols_per_thread = 1, .slice_k = 1},
       {.threads_x = 3, .threads_y = 2, .rows_per_thread = 2, .cols_per_thread = 3, .slice_k = 4},
       {.threads_x = 5, .threads_y = 7, .rows_per_thread = 3, .cols_per_thread = 1, .slice_k = 32},
       {.threads_x = 8, .threads_y = 4, .rows_per_thread = 1, .cols_per_thread = 2, .slice_k = 64},
   };
-  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
-                   "B=9, D=193, " + SeedText(batch, dim) + ", 8 steps, hash_every 3");
+  // D = 193: 4 chunks, the last of one row. Fewer steps than the parity cases: the
+  // one-invocation tile is slow on CPU drivers.
+  return TileSweep(ctx, /*batch=*/9, /*dim=*/193, {.steps = 8, .hash_every = 3}, tiles);
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.tiles", "batched_rollout",
@@ -406,14 +406,6 @@ DASHI_CONFORMANCE_CASE("batched_rollout.tiles", "batched_rollout",
 // the last row pair and column pair of the tiles are half outside B × D; m = 4 chunks (the last
 // of one row): split 2 and 4 give 2 and 4 K blocks; one tile keeps the slots in memory.
 CaseResult VectorLoads(VulkanContext& ctx) {
-  if (auto ns = NeedsFloat64(ctx)) return *ns;
-  const int64_t batch = 9, dim = 193;
-  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
-  const std::vector<double> z0 =
-      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
-  const RolloutParams p{.steps = 6, .hash_every = 2};
-  const Reference want = RunCoreRef(z0, a, dim, p);
-  if (!want.status.ok()) return FailFromStatus(want.status);
   const BatchedTile tiles[] = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .vector_loads = 1},
@@ -424,8 +416,7 @@ CaseResult VectorLoads(VulkanContext& ctx) {
       {.threads_x = 4, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 4,
        .tree_in_memory = 1, .vector_loads = 1},
   };
-  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
-                   "B=9, D=193, " + SeedText(batch, dim) + ", 6 steps, hash_every 2");
+  return TileSweep(ctx, /*batch=*/9, /*dim=*/193, {.steps = 6, .hash_every = 2}, tiles);
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.vector_loads", "batched_rollout",
@@ -436,14 +427,6 @@ DASHI_CONFORMANCE_CASE("batched_rollout.vector_loads", "batched_rollout",
 // k ≥ 2: the unpipelined tail); k 2, 4, 8, 16 with vector and scalar loads, K blocks (a chunk's
 // last row computed after the barrier, then PushChunk) and the slots in memory.
 CaseResult PipelinedRows(VulkanContext& ctx) {
-  if (auto ns = NeedsFloat64(ctx)) return *ns;
-  const int64_t batch = 9, dim = 193;
-  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
-  const std::vector<double> z0 =
-      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
-  const RolloutParams p{.steps = 6, .hash_every = 2};
-  const Reference want = RunCoreRef(z0, a, dim, p);
-  if (!want.status.ok()) return FailFromStatus(want.status);
   const BatchedTile tiles[] = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .vector_loads = 1, .pipeline_rows = 1},
@@ -454,8 +437,7 @@ CaseResult PipelinedRows(VulkanContext& ctx) {
       {.threads_x = 4, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 2,
        .tree_in_memory = 1, .vector_loads = 1, .pipeline_rows = 1},
   };
-  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
-                   "B=9, D=193, " + SeedText(batch, dim) + ", 6 steps, hash_every 2");
+  return TileSweep(ctx, /*batch=*/9, /*dim=*/193, {.steps = 6, .hash_every = 2}, tiles);
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.pipelined_rows", "batched_rollout",
@@ -466,14 +448,6 @@ DASHI_CONFORMANCE_CASE("batched_rollout.pipelined_rows", "batched_rollout",
 // chunks (the last of 36 rows); split 8, 4, 3 give 7, 4 and 2 blocks of 1, 2 and 4 chunks (the
 // last partial), and the slots in memory alone.
 CaseResult KBlocks(VulkanContext& ctx) {
-  if (auto ns = NeedsFloat64(ctx)) return *ns;
-  const int64_t batch = 9, dim = 420;
-  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
-  const std::vector<double> z0 =
-      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
-  const RolloutParams p{.steps = 6, .hash_every = 2};
-  const Reference want = RunCoreRef(z0, a, dim, p);
-  if (!want.status.ok()) return FailFromStatus(want.status);
   const BatchedTile tiles[] = {
       {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
        .split = 8},
@@ -484,8 +458,7 @@ CaseResult KBlocks(VulkanContext& ctx) {
       {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
        .tree_in_memory = 1},
   };
-  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
-                   "B=9, D=420, " + SeedText(batch, dim) + ", 6 steps, hash_every 2");
+  return TileSweep(ctx, /*batch=*/9, /*dim=*/420, {.steps = 6, .hash_every = 2}, tiles);
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.k_blocks", "batched_rollout",
@@ -498,14 +471,6 @@ DASHI_CONFORMANCE_CASE("batched_rollout.k_blocks", "batched_rollout",
 // with 2 × 2, 2 × 3 and 4 × 4 outputs (4, 6, 16 workgroups along z), vector loads and the slots
 // in memory.
 CaseResult SpreadCombine(VulkanContext& ctx) {
-  if (auto ns = NeedsFloat64(ctx)) return *ns;
-  const int64_t batch = 9, dim = 420;
-  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
-  const std::vector<double> z0 =
-      testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
-  const RolloutParams p{.steps = 6, .hash_every = 2};
-  const Reference want = RunCoreRef(z0, a, dim, p);
-  if (!want.status.ok()) return FailFromStatus(want.status);
   const BatchedTile tiles[] = {
       {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
        .split = 8, .vector_loads = 1, .spread_combine = 1},
@@ -514,8 +479,7 @@ CaseResult SpreadCombine(VulkanContext& ctx) {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .split = 3, .vector_loads = 1, .spread_combine = 1},
   };
-  return TileSweep(ctx, batch, dim, a, z0, p, want, tiles,
-                   "B=9, D=420, " + SeedText(batch, dim) + ", 6 steps, hash_every 2");
+  return TileSweep(ctx, /*batch=*/9, /*dim=*/420, {.steps = 6, .hash_every = 2}, tiles);
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.spread_combine", "batched_rollout",

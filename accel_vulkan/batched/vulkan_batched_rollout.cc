@@ -139,6 +139,7 @@ std::string VulkanBatchedRollout::KernelDescription(BatchedKernel kernel) const 
              " U=" + n(small_batch_rebuild_unroll()) + ")" +
              (small_batch_rebuild_once() ? ", rebuild once" : "") +
              (small_batch_pair_loads() ? ", pair loads" : "") +
+             (small_batch_pair_state_loads() ? ", pair state loads" : "") +
              (small_batch_resident_a() ? ", A in registers" : ", A from L2");
     case BatchedKernel::kColumnSlice:
       return "column-slice persistent kernel: " + n(column_slice_groups()) + " workgroups, " +
@@ -436,6 +437,11 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                                 std::to_string(options_.small_batch_pair_loads) +
                                 " is not 0 (automatic), 1 (off) or 2 (on)");
   }
+  if (options_.small_batch_pair_state_loads > 2) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_pair_state_loads " +
+                                std::to_string(options_.small_batch_pair_state_loads) +
+                                " is not 0 (automatic), 1 (off) or 2 (on)");
+  }
   if (options_.small_batch_rebuild_unroll > 4) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_unroll " +
                                 std::to_string(options_.small_batch_rebuild_unroll) +
@@ -571,6 +577,11 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
   // Pair loads: the options', else the winning row's (any path: the inner loop is shared).
   const uint32_t pairs = options_.small_batch_pair_loads;
   shape.pair_loads = pairs == 2 || (pairs == 0 && rule != nullptr && rule->pair_loads);
+  // Pair state loads: the options', else the row's; only rebuilt once with D even.
+  const uint32_t state_pairs = options_.small_batch_pair_state_loads;
+  shape.pair_state_loads =
+      shape.rebuild_once != 0 && dim_ % 2 == 0 &&
+      (state_pairs == 2 || (state_pairs == 0 && rule != nullptr && rule->pair_state_loads));
   return shape;
 }
 
@@ -596,7 +607,8 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
                                       static_cast<uint32_t>(chunks_), shape.resident ? 1u : 0u,
                                       shape.row_groups, shape.group_rows, shape.rebuilders,
                                       shape.rebuild_unroll, shape.rebuild_once,
-                                      shape.pair_loads ? 1u : 0u},
+                                      (shape.pair_loads ? 1u : 0u) |
+                                          (shape.pair_state_loads ? 2u : 0u)},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   small_now_ = shape;

@@ -6,6 +6,7 @@
 // contraction sweep of conformance/framework (chunk counts 1..17 with partial last chunks); the
 // options (workgroup size, rows per pass, submissions, history ring smaller than the observed
 // stretch); the kernel choice; core_ref's error for a blow-up.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -582,6 +583,15 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
     EXPECT_EQ(shape.row_groups, row_groups) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(shape.tiles, (dim + cols - 1) / cols) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(shape.pair_loads, pairs) << "D=" << dim << " B=" << batch;
+    // The rebuild's and the new state's loads as pairs (the row's pair_state_loads: lavapipe's
+    // one workgroup does not rebuild once at these D, so the row itself): D = 512, C = 32 and
+    // D = 1024, B >= 17.
+    const auto row = std::find_if(builtin.begin(), builtin.end(), [&](const SmallBatchRule& u) {
+      return u.min_dim <= dim && dim <= u.max_dim && u.min_rows <= batch && batch <= u.max_rows;
+    });
+    EXPECT_EQ(row != builtin.end() && row->pair_state_loads,
+              cols == 32 || (dim == 1024 && 17 <= batch && batch <= 64))
+        << "D=" << dim << " B=" << batch;
   }
   // A malformed row is INVALID_ARGUMENT.
   const std::vector<double> a = DecayingMatrix(100, 44);

@@ -97,18 +97,25 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // the tiled kernel. The staged state loaded as dvec2 pairs in every rebuilt-once row
 // (docs/PERF.md, "Mid batches: the staged state loaded as pairs"): 3–13 % faster at each of
 // D = 512, B = 16, 24, 32, 64 and D = 1024, B = 8, 16, 32, 64 (8.32 against 8.61 µs at 512 / 32,
-// 10.18 against 10.87 at 1024 / 16); not measured in the plain row (B ≤ 16 elsewhere).
+// 10.18 against 10.87 at 1024 / 16); not measured in the plain row (B ≤ 16 elsewhere). The
+// rebuild's and the new state's loads as pairs too (docs/PERF.md, "Mid batches: the rebuild's
+// and the new state's loads as pairs") in the rows of D = 512, C = 32 and D = 1024, B ≥ 17:
+// 7.76 against 8.34–8.38 µs at 512 / 32, 10.09 against 11.60 at 512 / 64, 15.02 against 15.57
+// at 1024 / 32, 24.07 against 25.03 at 1024 / 64, even at 512 / 24 (7.88 against 7.90); not in
+// the rows of 512 / 16 (7.49 against 7.30–7.34) and 1024 / 8–16 (7.76 against 7.64 at B = 8,
+// 10.11 against 10.20 at 16).
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 64, .columns = 32,
-     .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true},
+     .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
+     .pair_state_loads = true},
     {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 31, .columns = 32,
-     .row_groups = 8, .rebuild_once = true, .pair_loads = true},
+     .row_groups = 8, .rebuild_once = true, .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
-     .rebuild_unroll = 4, .pair_loads = true},
+     .rebuild_unroll = 4, .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 16, .rebuild_once = true,
      .rebuilders = 1, .pair_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 47, .rebuild_once = true,
-     .pair_loads = true},
+     .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true},
     {.min_dim = 1, .max_dim = 2048, .min_rows = 1, .max_rows = 16},

@@ -6,6 +6,7 @@
 // contraction sweep of conformance/framework (chunk counts 1..17 with partial last chunks); the
 // options (workgroup size, rows per pass, submissions, history ring smaller than the observed
 // stretch); the kernel choice; core_ref's error for a blow-up.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -390,6 +391,93 @@ TEST_F(SmallBatchRolloutTest, PairLoadsAgree) {
             StatusCode::kInvalidArgument);
 }
 
+// Pair state loads (small_batch_pair_state_loads = 2, with the state rebuilt once and D even):
+// the rebuild's loads of the partials and each unit's loads of the new state (step (5)) as dvec2
+// pairs. Bit-exact with core_ref at even D (one entry U, four in flight, the rebuilt entries
+// spread, the plain barrier, with and without the inner loop's pairs; odd B), a few steps per
+// dispatch so that step (5) runs on lavapipe; odd D falls back to single loads (reported off).
+TEST_F(SmallBatchRolloutTest, PairStateLoadsAgree) {
+  const RolloutParams every{.steps = 9, .hash_every = 4, .observe_every = 1};
+  const RolloutParams sparse{.steps = 12, .hash_every = 5, .observe_every = 3};
+  ExpectMatchesRolloutBatch(5, 40, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            71);
+  ExpectMatchesRolloutBatch(6, 40, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 4,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            72);
+  ExpectMatchesRolloutBatch(7, 62, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuilders = 1,
+                                        .small_batch_rebuild_unroll = 2,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            73);
+  ExpectMatchesRolloutBatch(3, 16, sparse,
+                            SmallBatch({.small_batch_workgroup = 16,
+                                        .small_batch_row_groups = 3,
+                                        .small_batch_group_rows = 1,
+                                        .small_batch_rebuild_unroll = 3,
+                                        .small_batch_rebuild_once = 3,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 5}),
+                            74);
+  ExpectMatchesRolloutBatch(5, 61, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_once = 2,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            75);
+
+  // Reported on where it applies (rebuilt once, D even), from the option or the table row.
+  for (const auto& [dim, state_pairs, rule_state, once, want] :
+       {std::tuple<int64_t, uint32_t, bool, uint32_t, bool>{40, 2, false, 2, true},
+        {40, 0, true, 2, true},
+        {40, 0, false, 2, false},
+        {40, 1, true, 2, false},
+        {41, 2, true, 2, false},
+        {40, 2, true, 1, false}}) {
+    const std::vector<double> a = DecayingMatrix(dim, 76);
+    const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(4 * dim), 77, 1.0);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
+        ctx(), dim, a,
+        SmallBatch({.small_batch_workgroup = 64,
+                    .small_batch_row_groups = 2,
+                    .small_batch_rebuild_once = once,
+                    .small_batch_pair_state_loads = state_pairs,
+                    .small_batch_rules = std::vector<SmallBatchRule>{
+                        {.min_dim = 1, .max_dim = 64, .min_rows = 1, .max_rows = 8,
+                         .pair_state_loads = rule_state}}}));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE((*r)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
+    EXPECT_EQ((*r)->small_batch_pair_state_loads(), want) << dim << " " << state_pairs;
+    EXPECT_EQ((*r)->KernelDescription(BatchedKernel::kSmallBatch).find(", pair state loads") !=
+                  std::string::npos,
+              want);
+  }
+  const std::vector<double> a = DecayingMatrix(40, 78);
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), 40, a,
+                                         SmallBatch({.small_batch_pair_state_loads = 3}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+}
+
 // The per-(D, B) table (small_batch_rules): ONE object run with B = 3, 9, 3, 1, 17 in turn, the
 // table switching C and R between the runs (D = 100: A read per unit on lavapipe's one
 // workgroup, so C changes the tiles and units it walks), every row bit-exact with core_ref and
@@ -495,6 +583,15 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
     EXPECT_EQ(shape.row_groups, row_groups) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(shape.tiles, (dim + cols - 1) / cols) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(shape.pair_loads, pairs) << "D=" << dim << " B=" << batch;
+    // The rebuild's and the new state's loads as pairs (the row's pair_state_loads: lavapipe's
+    // one workgroup does not rebuild once at these D, so the row itself): D = 512, C = 32 and
+    // D = 1024, B >= 17.
+    const auto row = std::find_if(builtin.begin(), builtin.end(), [&](const SmallBatchRule& u) {
+      return u.min_dim <= dim && dim <= u.max_dim && u.min_rows <= batch && batch <= u.max_rows;
+    });
+    EXPECT_EQ(row != builtin.end() && row->pair_state_loads,
+              cols == 32 || (dim == 1024 && 17 <= batch && batch <= 64))
+        << "D=" << dim << " B=" << batch;
   }
   // A malformed row is INVALID_ARGUMENT.
   const std::vector<double> a = DecayingMatrix(100, 44);

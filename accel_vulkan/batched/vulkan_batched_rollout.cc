@@ -97,18 +97,25 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // the tiled kernel. The staged state loaded as dvec2 pairs in every rebuilt-once row
 // (docs/PERF.md, "Mid batches: the staged state loaded as pairs"): 3–13 % faster at each of
 // D = 512, B = 16, 24, 32, 64 and D = 1024, B = 8, 16, 32, 64 (8.32 against 8.61 µs at 512 / 32,
-// 10.18 against 10.87 at 1024 / 16); not measured in the plain row (B ≤ 16 elsewhere).
+// 10.18 against 10.87 at 1024 / 16); not measured in the plain row (B ≤ 16 elsewhere). The
+// rebuild's and the new state's loads as pairs too (docs/PERF.md, "Mid batches: the rebuild's
+// and the new state's loads as pairs") in the rows of D = 512, C = 32 and D = 1024, B ≥ 17:
+// 7.76 against 8.34–8.38 µs at 512 / 32, 10.09 against 11.60 at 512 / 64, 15.02 against 15.57
+// at 1024 / 32, 24.07 against 25.03 at 1024 / 64, even at 512 / 24 (7.88 against 7.90); not in
+// the rows of 512 / 16 (7.49 against 7.30–7.34) and 1024 / 8–16 (7.76 against 7.64 at B = 8,
+// 10.11 against 10.20 at 16).
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 64, .columns = 32,
-     .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true},
+     .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
+     .pair_state_loads = true},
     {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 31, .columns = 32,
-     .row_groups = 8, .rebuild_once = true, .pair_loads = true},
+     .row_groups = 8, .rebuild_once = true, .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
-     .rebuild_unroll = 4, .pair_loads = true},
+     .rebuild_unroll = 4, .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 16, .rebuild_once = true,
      .rebuilders = 1, .pair_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 47, .rebuild_once = true,
-     .pair_loads = true},
+     .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true},
     {.min_dim = 1, .max_dim = 2048, .min_rows = 1, .max_rows = 16},
@@ -139,6 +146,7 @@ std::string VulkanBatchedRollout::KernelDescription(BatchedKernel kernel) const 
              " U=" + n(small_batch_rebuild_unroll()) + ")" +
              (small_batch_rebuild_once() ? ", rebuild once" : "") +
              (small_batch_pair_loads() ? ", pair loads" : "") +
+             (small_batch_pair_state_loads() ? ", pair state loads" : "") +
              (small_batch_resident_a() ? ", A in registers" : ", A from L2");
     case BatchedKernel::kColumnSlice:
       return "column-slice persistent kernel: " + n(column_slice_groups()) + " workgroups, " +
@@ -436,6 +444,11 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                                 std::to_string(options_.small_batch_pair_loads) +
                                 " is not 0 (automatic), 1 (off) or 2 (on)");
   }
+  if (options_.small_batch_pair_state_loads > 2) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_pair_state_loads " +
+                                std::to_string(options_.small_batch_pair_state_loads) +
+                                " is not 0 (automatic), 1 (off) or 2 (on)");
+  }
   if (options_.small_batch_rebuild_unroll > 4) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_unroll " +
                                 std::to_string(options_.small_batch_rebuild_unroll) +
@@ -571,6 +584,11 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
   // Pair loads: the options', else the winning row's (any path: the inner loop is shared).
   const uint32_t pairs = options_.small_batch_pair_loads;
   shape.pair_loads = pairs == 2 || (pairs == 0 && rule != nullptr && rule->pair_loads);
+  // Pair state loads: the options', else the row's; only rebuilt once with D even.
+  const uint32_t state_pairs = options_.small_batch_pair_state_loads;
+  shape.pair_state_loads =
+      shape.rebuild_once != 0 && dim_ % 2 == 0 &&
+      (state_pairs == 2 || (state_pairs == 0 && rule != nullptr && rule->pair_state_loads));
   return shape;
 }
 
@@ -596,7 +614,8 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
                                       static_cast<uint32_t>(chunks_), shape.resident ? 1u : 0u,
                                       shape.row_groups, shape.group_rows, shape.rebuilders,
                                       shape.rebuild_unroll, shape.rebuild_once,
-                                      shape.pair_loads ? 1u : 0u},
+                                      (shape.pair_loads ? 1u : 0u) |
+                                          (shape.pair_state_loads ? 2u : 0u)},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   small_now_ = shape;

@@ -124,6 +124,8 @@ struct SmallBatchRule {
   uint32_t rebuild_unroll = 0;
   // small_batch_pair_loads on: the inner loop loads the staged state as dvec2 pairs.
   bool pair_loads = false;
+  // small_batch_pair_state_loads on: the rebuild's and the new state's loads as dvec2 pairs.
+  bool pair_state_loads = false;
   bool operator==(const SmallBatchRule&) const = default;
 };
 // The built-in table (an H200 with 132 SMs, docs/PERF.md), used on devices that report their SM
@@ -172,6 +174,11 @@ struct VulkanBatchedRolloutOptions {
   // load; the same products and adds in the same order, batched_persistent.comp kPairLoads):
   // 0 = automatic (the winning small_batch_rules row's pair_loads), 1 = off, 2 = on.
   uint32_t small_batch_pair_loads = 0;
+  // With the state rebuilt once (small_batch_rebuild_once) and D even: the rebuild's loads of the
+  // chunk partials and each unit's loads of the new state as dvec2 pairs (two entries a load, each
+  // entry's tree unchanged; batched_persistent.comp kPairLoads bit 1): 0 = automatic (the winning
+  // row's pair_state_loads), 1 = off, 2 = on. Ignored (off) elsewhere.
+  uint32_t small_batch_pair_state_loads = 0;
   // The per-(D, B) table of automatic settings (SmallBatchRule): nullopt = DefaultSmallBatchRules()
   // where the SM count is reported and none elsewhere; a table given here is used on any device
   // (tests). Rows with min > max, 0 < columns < 16, or columns·row_groups beyond the workgroup
@@ -308,6 +315,7 @@ class VulkanBatchedRollout {
   uint32_t small_batch_rebuild_unroll() const { return small_now_.rebuild_unroll; }
   bool small_batch_rebuild_once() const { return small_now_.rebuild_once != 0; }
   bool small_batch_pair_loads() const { return small_now_.pair_loads; }
+  bool small_batch_pair_state_loads() const { return small_now_.pair_state_loads; }
   bool small_batch_resident_a() const { return small_now_.resident; }
   // The settings a small-batch Run() of `batch` rows would use (C, R, G, …; for tests and tools).
   struct SmallBatchShape {
@@ -321,7 +329,8 @@ class VulkanBatchedRollout {
     uint32_t rebuilders = 0;  // 0: all C·R
     uint32_t rebuild_unroll = 1;
     uint32_t rebuild_once = 0;  // the specialization constant kRebuildOnce
-    bool pair_loads = false;    // the specialization constant kPairLoads
+    bool pair_loads = false;    // the specialization constant kPairLoads, bit 0
+    bool pair_state_loads = false;  // ... bit 1 (only with rebuild_once and D even)
     bool operator==(const SmallBatchShape&) const = default;
   };
   SmallBatchShape SmallBatchShapeFor(int64_t batch) const;

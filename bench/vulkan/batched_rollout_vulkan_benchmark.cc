@@ -5,7 +5,7 @@
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
 //       [--warmup 2] [--warmup-seconds 0] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3]
 //       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]
-//       [--small-configs CxRxG[xP[xQxU[xO[xL]]]],...] [--column-configs WcxRxGxP,...]
+//       [--small-configs CxRxG[xP[xQxU[xO[xL[xS]]]]],...] [--column-configs WcxRxGxP,...]
 //       [--pipeline-stats] [--pipeline-ir FILE]
 //
 // --pipeline-stats: the driver's statistics of each row's tiled pipeline
@@ -13,12 +13,13 @@
 // lavapipe its own), printed as "  stats: ..." lines under the row; --pipeline-ir FILE appends
 // the driver's internal representations of each tiled pipeline (where it exposes any) to FILE.
 //
-// --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU[xO[xL]]]]: C
+// --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU[xO[xL[xS]]]]]: C
 // columns per unit, R row groups, G interleaved rows, P rows per pass, Q rebuilding invocations, U
 // entries each rebuilds at once, O rebuild each state entry once (1 off, 2 on), L the staged
-// state loaded as dvec2 pairs (1 off, 2 on) (VulkanBatchedRolloutOptions' small_batch_workgroup,
-// _row_groups, _group_rows, _pass_rows, _rebuilders, _rebuild_unroll, _rebuild_once,
-// _pair_loads; 0 = automatic). Default: 0x0x0.
+// state loaded as dvec2 pairs (1 off, 2 on), S the rebuild's and the new state's loads as pairs
+// (1 off, 2 on) (VulkanBatchedRolloutOptions' small_batch_workgroup, _row_groups, _group_rows,
+// _pass_rows, _rebuilders, _rebuild_unroll, _rebuild_once, _pair_loads, _pair_state_loads;
+// 0 = automatic). Default: 0x0x0.
 // --column-configs: the column-slice kernel's rows run once per setting WcxRxGxP: columns per
 // slice, row groups, interleaved rows, rows per pass (column_slice_columns, _row_groups,
 // _group_rows, _pass_rows; 0 = automatic), optionally xF: bits 1 = no prefetch, 2 = A in shared
@@ -92,7 +93,7 @@ constexpr const char* kUsage =
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
     "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV[xP[xC]]]]]],...] [--verify-rows 3]\n"
     "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]\n"
-    "         [--small-configs CxRxG[xP[xQxU[xO[xL]]]],...] [--column-configs WcxRxGxP,...]\n"
+    "         [--small-configs CxRxG[xP[xQxU[xO[xL[xS]]]]],...] [--column-configs WcxRxGxP,...]\n"
     "         [--pipeline-stats] [--pipeline-ir FILE]\n";
 
 // Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
@@ -183,8 +184,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       std::string item;
       while (ok && std::getline(in, item, ',')) {
         std::vector<int64_t> v;
-        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 3 && v.size() <= 8;
-        v.resize(8, 0);
+        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 3 && v.size() <= 9;
+        v.resize(9, 0);
         f->small_configs.push_back(v);
       }
       ok = ok && !f->small_configs.empty();
@@ -343,6 +344,7 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
            .small_batch_rebuild_unroll = static_cast<uint32_t>(small[5]),
            .small_batch_rebuild_once = static_cast<uint32_t>(small[6]),
            .small_batch_pair_loads = static_cast<uint32_t>(small[7]),
+           .small_batch_pair_state_loads = static_cast<uint32_t>(small[8]),
            .column_slice_columns = static_cast<uint32_t>(columns[0]),
            .column_slice_row_groups = static_cast<uint32_t>(columns[1]),
            .column_slice_group_rows = static_cast<uint32_t>(columns[2]),

@@ -78,9 +78,12 @@ layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 // see "Rebuild once" below), 2 = the same with the plain device-wide barrier, 0 = every column
 // tile of a chunk rebuilds its chunk's entries.
 layout(constant_id = 8) const uint kRebuildOnce = 0u;
-// 1: the inner loop reads the staged state from shared memory as dvec2 pairs (entries k, k + 1
-// of a row in one load; half the load instructions), 0: one double a load. The same products
-// and adds in the same order either way (only the loads differ).
+// Bit 0: the inner loop reads the staged state from shared memory as dvec2 pairs (entries k,
+// k + 1 of a row in one load; half the load instructions), else one double a load. Bit 1
+// (kRebuildOnce only, D even, else ignored): the rebuild's loads of the partials in (3) and
+// step (5)'s loads of the new state from z_out are dvec2 pairs too (entries 2p, 2p + 1 of the
+// state rebuilt by one invocation, each by its own tree). The same products, adds and trees in
+// the same order either way (only the loads differ).
 layout(constant_id = 9) const uint kPairLoads = 0u;
 const uint kMaxChunks = 32u;
 const uint kMaxGroupRows = 4u;
@@ -95,6 +98,10 @@ layout(std430, set = 0, binding = 3) coherent buffer Partials { double partials[
 // volatile: the polls are plain loads that always go to memory.
 layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
 layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]; };  // H·B·D
+// The same memory as z_out and partials, seen as dvec2 pairs (kPairLoads bit 1; D even, so that
+// every pair of a row starts at an even index).
+layout(std430, set = 0, binding = 2) coherent buffer StatesOutPairs { dvec2 z_out2[]; };
+layout(std430, set = 0, binding = 3) coherent buffer PartialsPairs { dvec2 partials2[]; };
 
 #include "batched_persistent_params.glsl"  // BatchedPersistentPushConstants
 
@@ -272,7 +279,7 @@ void main() {
           double acc[kMaxGroupRows];
           // Row r0 + e's pair h (entries 2h, 2h + 1) is part2[(r0 + e)·32 + h].
           const uint pair0 = r0 * (kChunk / 2u);
-          if (kPairLoads != 0u) {
+          if ((kPairLoads & 1u) != 0u) {
             // Pairs: entries k, k + 1 of each row in one load, then term k of every row, then
             // term k + 1 (each row's chain in the contract's order, as below).
             [[unroll]] for (uint k = 0u; k < kChunk; k += 2u) {
@@ -348,9 +355,14 @@ void main() {
       // ≠ 0 ("spread"): workgroup g takes the contiguous share [g·span, (g + 1)·span) of
       // span = ceil(B·D / (32·G))·32 entries, so every workgroup rebuilds about as many.
       const bool spread = kRebuilders != 0u;
-      const uint span = spread ? (total + 32u * groups - 1u) / (32u * groups) * 32u : wg;
+      // Pairs (kPairLoads bit 1, D even; uniform): the same walk over pairs p of entries 2p,
+      // 2p + 1 (span / 2 pairs a share; B·D / 2 pairs).
+      const bool pairs = (kPairLoads & 2u) != 0u && (dim & 1u) == 0u;
+      const uint units_total = pairs ? total / 2u : total;
+      const uint span = spread ? (total + 32u * groups - 1u) / (32u * groups) * (pairs ? 16u : 32u)
+                               : wg;
       const uint e_first = g * span + l;
-      const uint e_end = spread ? min(g * span + span, total) : total;
+      const uint e_end = spread ? min(g * span + span, units_total) : units_total;
       const uint e_step = spread ? wg : groups * wg;
       // Invocation 0 waits even where its workgroup has no entry to rebuild: its second arrival
       // below must not come before every workgroup's first (the counter is cumulative: an early
@@ -361,7 +373,44 @@ void main() {
           atomicOr(failed, 1u);
         } else {
           const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
-          if (kRebuildUnroll <= 1u) {
+          if (pairs) {
+            // Pair p: entries e = 2p, 2p + 1 of row b (D even: both in the row), their m
+            // partials loaded as m pairs, then each entry's tree (RebuildEntry's order).
+            for (uint p = e_first; p < e_end; p += e_step) {
+              const uint e = 2u * p;
+              const uint b = e / dim;
+              const uint from = (out_base + b * row_stride + (e - b * dim)) >> 1u;
+              dvec2 v[kMaxChunks];
+              [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                if (cc < kChunks) v[cc] = partials2[from + cc * (dim >> 1u)];
+              }
+              double x[kMaxChunks], y[kMaxChunks];
+              [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                if (cc < kChunks) {
+                  x[cc] = v[cc].x;
+                  y[cc] = v[cc].y;
+                }
+              }
+              [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) {
+                [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) {
+                  if (cc + s < kChunks) {
+                    {
+                      CONTRACT_MERGE(x[cc], x[cc], x[cc + s]);
+                    }
+                    {
+                      CONTRACT_MERGE(y[cc], y[cc], y[cc + s]);
+                    }
+                  }
+                }
+              }
+              z_out[e] = x[0];
+              z_out[e + 1u] = y[0];
+              if (history_now) {
+                history[HistorySlot(step + 1u) * state_size + e] = x[0];
+                history[HistorySlot(step + 1u) * state_size + e + 1u] = y[0];
+              }
+            }
+          } else if (kRebuildUnroll <= 1u) {
             for (uint e = e_first; e < e_end; e += e_step) {
               const uint b = e / dim;
               const uint i = e - b * dim;
@@ -418,7 +467,30 @@ void main() {
         } else if (g < units) {
           const uint i0 = (g / tiles) * kChunk;
           const uint n = min(kChunk, dim - i0);
-          if (kRebuildUnroll <= 1u) {
+          if (pairs) {
+            // Pairs qp (entries q = 2qp, 2qp + 1 of part[]; D even, so n is even and both lie
+            // inside the chunk or neither does), U pair loads of a round first (from a valid
+            // index), then their stores.
+            const uint staged = rows * kChunk / 2u;
+            for (uint q0 = l; q0 < staged; q0 += kRebuildUnroll * wg) {
+              dvec2 v[4];
+              [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+                if (e < kRebuildUnroll) {
+                  const uint q = 2u * (q0 + e * wg);
+                  const uint b = q / kChunk;
+                  const uint k = q - b * kChunk;
+                  v[e] = z_out2[q < 2u * staged && k < n ? (b * dim + i0 + k) >> 1u : 0u];
+                }
+              }
+              [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+                if (e < kRebuildUnroll) {
+                  const uint qp = q0 + e * wg;
+                  const uint k = 2u * qp - ((2u * qp) / kChunk) * kChunk;
+                  if (qp < staged && k < n) part2[qp] = v[e];
+                }
+              }
+            }
+          } else if (kRebuildUnroll <= 1u) {
             for (uint q = l; q < rows * kChunk; q += wg) {
               const uint b = q / kChunk;
               const uint k = q - b * kChunk;

@@ -82,7 +82,7 @@ struct Flags {
   bool validation = false;
   std::vector<std::string> kernels = {"auto"};
   double warmup_seconds = 0;
-  std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0, 0, 0}};  // C R G P Q U O L
+  std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};  // C R G P Q U O L S
   std::vector<std::vector<int64_t>> column_configs = {{0, 0, 0, 0, 0}};  // Wc, R, G, P, F
   bool pipeline_stats = false;
   std::string pipeline_ir;  // file the internal representations are appended to ("" = none)
@@ -329,6 +329,10 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
             std::span<const double> z0, const Flags& f, const std::vector<int64_t>& small,
             const std::vector<int64_t>& columns) {
   Row row;
+  if (small.size() != 9 || columns.size() != 5) {  // every small-batch / column-slice field given
+    row.error = "internal: a settings list of the wrong length";
+    return row;
+  }
   const dashi::RolloutParams params{.steps = f.steps, .hash_every = f.steps};
   StatusOr<std::unique_ptr<dashi::vk::VulkanBatchedRollout>> r =
       dashi::vk::VulkanBatchedRollout::Create(
@@ -442,7 +446,7 @@ int main(int argc, char** argv) {
         const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx);
         tiles.push_back(dashi::vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0));
       }
-      const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0, 0, 0}};
+      const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
       const std::vector<std::vector<int64_t>> column_automatic = {{0, 0, 0, 0, 0}};
       for (const std::string& kernel_name : f.kernels)
       for (const BatchedTile& tile : tiles)

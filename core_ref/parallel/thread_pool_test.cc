@@ -206,31 +206,52 @@ TEST(ThreadPool, BalancedGrainKeepsUnitsBelowTwoToThe20) {
   EXPECT_EQ(wrong, 0u);
 }
 
+// Holds worker 1 at the pool's job hook (before it reads its job, or after) until released,
+// as a host that takes the worker's vCPU away would; gives up after 30 s (timed_out: some join
+// waited for the held worker).
+struct HeldWorker {
+  std::atomic<bool> release{false}, timed_out{false};
+  std::atomic<int> holds{0};
+
+  void HoldAt(ThreadPool& pool, bool after_reading_the_job) {
+    pool.SetJobHookForTesting([this, after_reading_the_job](int w, uint32_t, bool job_read) {
+      if (w != 1 || job_read != after_reading_the_job || release.load()) return;
+      ++holds;
+      const auto start = std::chrono::steady_clock::now();
+      while (!release.load()) {
+        if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
+          timed_out = true;
+          return;
+        }
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+      }
+    });
+  }
+  // Waits (up to 30 s) until worker 1 is held; true if it is.
+  bool WaitUntilHeld() const {
+    const auto start = std::chrono::steady_clock::now();
+    while (holds.load() == 0 &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    return holds.load() == 1;
+  }
+};
+
 // A worker held back before it reads its job (as when the host takes its vCPU away while it is
 // idle) does not hold back the join of balanced jobs: once worker 1 is held (woken for job 0),
 // the caller finishes 49 more jobs while it waits (if a join waited for it, job 0 or 1 would wait
-// until the hold gives up after 30 s, and the test fails), every index runs once per job, and when worker 1 is let go it runs nothing
-// of the jobs it missed — the one it was woken for has left its slot long ago — and then takes
-// part in the next jobs, static ones (which need every worker) included.
+// until the hold gives up after 30 s, and the test fails), every index runs once per job, and
+// when worker 1 is let go it runs nothing of the jobs it missed — the one it was woken for has
+// left its slot long ago — and then takes part in the next jobs, static ones (which need every
+// worker) included.
 TEST(ThreadPool, BalancedJoinDoesNotWaitForALateWorker) {
   constexpr int kThreads = 4;
   constexpr int kJobs = 50;
   constexpr size_t kN = 64;
   ThreadPool pool(kThreads);
-  std::atomic<bool> release{false}, timed_out{false};
-  std::atomic<int> holds{0};
-  pool.SetJobHookForTesting([&](int w, uint32_t, bool job_read) {
-    if (w != 1 || job_read || release.load()) return;
-    ++holds;
-    const auto start = std::chrono::steady_clock::now();
-    while (!release.load()) {
-      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
-        timed_out = true;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
-  });
+  HeldWorker held;
+  held.HoldAt(pool, /*after_reading_the_job=*/false);
   // hits[j][i]: how often job j ran index i; a late call of a finished job's body shows as a 2.
   std::vector<std::vector<std::atomic<int>>> hits(kJobs + 10);
   for (auto& h : hits) h = std::vector<std::atomic<int>>(kN);
@@ -243,16 +264,12 @@ TEST(ThreadPool, BalancedJoinDoesNotWaitForALateWorker) {
   };
   // Job 0, then wait until worker 1, woken for it, is held (it may wake after the job is done).
   job(0);
-  const auto start = std::chrono::steady_clock::now();
-  while (holds.load() == 0 && std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-  ASSERT_EQ(holds.load(), 1) << "worker 1 never woke for job 0";
+  ASSERT_TRUE(held.WaitUntilHeld()) << "worker 1 never woke for job 0";
   for (int j = 1; j < kJobs; ++j) job(j);
-  EXPECT_FALSE(timed_out.load()) << "a balanced join waited for the held worker";
-  EXPECT_EQ(holds.load(), 1);
+  EXPECT_FALSE(held.timed_out.load()) << "a balanced join waited for the held worker";
+  EXPECT_EQ(held.holds.load(), 1);
   EXPECT_EQ(units_on_worker1.load(), 0) << "the held worker ran units while held";
-  release = true;
+  held.release = true;
   // A static job: returns only after worker 1 has come back, run chunk 1 and checked in.
   std::vector<int> ran_on(kThreads, -1);
   pool.ParallelFor(kThreads, 1, [&](size_t b, size_t e, int w) {
@@ -261,7 +278,9 @@ TEST(ThreadPool, BalancedJoinDoesNotWaitForALateWorker) {
   for (int u = 0; u < kThreads; ++u) EXPECT_EQ(ran_on[static_cast<size_t>(u)], u) << u;
   for (int j = kJobs; j < kJobs + 10; ++j) job(j);
   for (size_t j = 0; j < hits.size(); ++j) {
-    for (size_t i = 0; i < kN; ++i) ASSERT_EQ(hits[j][i].load(), 1) << "job " << j << " index " << i;
+    for (size_t i = 0; i < kN; ++i) {
+      ASSERT_EQ(hits[j][i].load(), 1) << "job " << j << " index " << i;
+    }
   }
 }
 
@@ -276,40 +295,24 @@ TEST(ThreadPool, AWorkerLateAfterReadingItsJobClaimsNothingOfALaterOne) {
   constexpr int kJobs = 50;
   constexpr size_t kN = 64;
   ThreadPool pool(kThreads);
-  std::atomic<bool> release{false}, timed_out{false};
-  std::atomic<int> holds{0};
-  pool.SetJobHookForTesting([&](int w, uint32_t, bool job_read) {
-    if (w != 1 || !job_read || release.load()) return;
-    ++holds;
-    const auto start = std::chrono::steady_clock::now();
-    while (!release.load()) {
-      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(30)) {
-        timed_out = true;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-  });
+  HeldWorker held;
+  held.HoldAt(pool, /*after_reading_the_job=*/true);
   std::vector<std::vector<std::atomic<int>>> hits(kJobs);
   for (auto& h : hits) h = std::vector<std::atomic<int>>(kN);
   std::vector<std::function<void(size_t, size_t, int)>> bodies;
   for (int j = 0; j < kJobs; ++j) {
     bodies.emplace_back([&, j](size_t b, size_t e, int) {
       if (j == kJobs - 1) {
-        release = true;
+        held.release = true;
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       }
       for (size_t i = b; i < e; ++i) ++hits[static_cast<size_t>(j)][i];
     });
   }
   pool.ParallelForBalanced(kN, 1, bodies[0]);
-  const auto start = std::chrono::steady_clock::now();
-  while (holds.load() == 0 && std::chrono::steady_clock::now() - start < std::chrono::seconds(30)) {
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-  ASSERT_EQ(holds.load(), 1) << "worker 1 never read job 0";
+  ASSERT_TRUE(held.WaitUntilHeld()) << "worker 1 never read job 0";
   for (int j = 1; j < kJobs; ++j) pool.ParallelForBalanced(kN, 1, bodies[static_cast<size_t>(j)]);
-  EXPECT_FALSE(timed_out.load()) << "a balanced join waited for the held worker";
+  EXPECT_FALSE(held.timed_out.load()) << "a balanced join waited for the held worker";
   // A static job: worker 1 has come back and checked in before it returns.
   pool.ParallelFor(kThreads, 1, [](size_t, size_t, int) {});
   for (size_t j = 0; j < hits.size(); ++j) {

@@ -68,11 +68,12 @@ expect_violation rollout_fused_planted_no_precise "$FUSED_SRC" \
   'fp64 OpFMul without NoContraction .* at disassembly line [0-9]+: %[0-9a-z_]+ = OpFMul %double' \
   'fp64 OpFAdd without NoContraction'
 
-# The same careless edit in a carrier kernel (the smoothing's weighted sums).
+# The same careless edit in a carrier kernel (the smoothing's weighted sums, in its #included
+# carrier_smooth_cell.glsl: the message names the included file and its line).
 expect_violation carrier_smooth_planted_no_precise "$SMOOTH_SRC" \
   's/\bprecise //g' \
   'fp64 OpF(Add|Mul|Div) without NoContraction' \
-  'from GLSL shaders/carrier/carrier_smooth\.comp:[0-9]+: +double term = w \* in_values'
+  'from GLSL shaders/carrier/carrier_smooth_cell\.glsl:[0-9]+: +double term = w \* in_values'
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures case(s) failed"

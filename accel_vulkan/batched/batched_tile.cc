@@ -30,6 +30,16 @@ uint32_t BatchedBlocks(int64_t chunks, const BatchedTile& tile) {
   return static_cast<uint32_t>((m + q - 1) / q);
 }
 
+BatchedStepDispatches BatchedStepDispatchesFor(int64_t chunks, const BatchedTile& tile) {
+  BatchedStepDispatches d;
+  d.blocks = BatchedBlocks(chunks, tile);
+  if (d.blocks > 1) {
+    d.combine_phase = tile.spread_combine != 0 ? 2u : 1u;
+    d.combine_z = tile.spread_combine != 0 ? tile.rows_per_thread * tile.cols_per_thread : 1u;
+  }
+  return d;
+}
+
 uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& tile) {
   const int64_t chunks = (dim + 63) / 64;
   const uint64_t plane = static_cast<uint64_t>(batch) * static_cast<uint64_t>(dim);

@@ -80,6 +80,16 @@ uint32_t BatchedTreeSlots(int64_t chunks);
 // is a subtree of the contract's tree), and the number of blocks ceil(m / that).
 uint32_t BatchedBlockChunks(int64_t chunks, const BatchedTile& tile);
 uint32_t BatchedBlocks(int64_t chunks, const BatchedTile& tile);
+// The dispatches of one step of the tiled kernel over `chunks` chunks: the products (phase 0)
+// with `blocks` workgroups along z, then, with K blocks only, the combine of the block sums:
+// phase 1 with one workgroup along z, or phase 2 (spread_combine) with
+// rows_per_thread·cols_per_thread workgroups along z, one output an invocation.
+struct BatchedStepDispatches {
+  uint32_t blocks = 1;         // workgroups along z of the products (BatchedBlocks)
+  uint32_t combine_phase = 0;  // 0 = no combine dispatch (one block), else the push constant
+  uint32_t combine_z = 0;      // workgroups along z of the combine (0 without one)
+};
+BatchedStepDispatches BatchedStepDispatchesFor(int64_t chunks, const BatchedTile& tile);
 // Most K blocks: the combine keeps log2 of this many slots (batched_rollout.comp).
 inline constexpr uint32_t kMaxBatchedBlocks = 64;
 

@@ -145,6 +145,35 @@ TEST(BatchedTileTest, KBlocksArePowerOfTwoChunkRuns) {
   EXPECT_EQ(BatchedScratchDoubles(3, 1024, {.tree_in_memory = 1}), 4u * 3 * 1024);
 }
 
+TEST(BatchedTileTest, StepDispatchesRunTheSpreadCombineOnlyWithKBlocks) {
+  // One block: the products alone, whatever spread_combine says.
+  for (uint32_t spread : {0u, 1u}) {
+    const BatchedStepDispatches one =
+        BatchedStepDispatchesFor(16, {.split = 1, .spread_combine = spread});
+    EXPECT_EQ(one.blocks, 1u);
+    EXPECT_EQ(one.combine_phase, 0u);
+    EXPECT_EQ(one.combine_z, 0u);
+  }
+  // K blocks without the spread: phase 1, one workgroup along z folds all of an invocation's
+  // outputs.
+  const BatchedStepDispatches plain = BatchedStepDispatchesFor(16, {.split = 4});
+  EXPECT_EQ(plain.blocks, 4u);
+  EXPECT_EQ(plain.combine_phase, 1u);
+  EXPECT_EQ(plain.combine_z, 1u);
+  // With the spread: phase 2 over rows_per_thread · cols_per_thread workgroups along z (both
+  // phases are bit-exact, so only this pins that the faster one runs).
+  const BatchedStepDispatches spread =
+      BatchedStepDispatchesFor(16, {.split = 4, .spread_combine = 1});
+  EXPECT_EQ(spread.blocks, 4u);
+  EXPECT_EQ(spread.combine_phase, 2u);
+  EXPECT_EQ(spread.combine_z, 16u);
+  const BatchedStepDispatches wide = BatchedStepDispatchesFor(
+      7, {.rows_per_thread = 2, .cols_per_thread = 4, .split = 3, .spread_combine = 1});
+  EXPECT_EQ(wide.blocks, 2u);
+  EXPECT_EQ(wide.combine_phase, 2u);
+  EXPECT_EQ(wide.combine_z, 8u);
+}
+
 TEST(BatchedTileTest, LimitsOfTheStatesAndTheGrid) {
   VkPhysicalDeviceLimits l = LavapipeLimits();
   const BatchedTile tile{.slice_k = 8};  // 64 × 64

@@ -787,18 +787,16 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
   if (kernel_ == BatchedKernel::kSmallBatch || kernel_ == BatchedKernel::kColumnSlice) {
     return AdvanceSmallBatch(first_step, last_step, snapshot_steps, parity);
   }
-  // K blocks: the products of each block (workgroups along z), then the combine of the blocks.
-  const uint32_t blocks = BatchedBlocks(chunks_, tile_);
-  dispatches_ += (last_step - first_step) * (blocks > 1 ? 2 : 1);
+  // K blocks: the products of each block (workgroups along z), then the combine of the blocks
+  // (phase 1, or phase 2 spread over the outputs: BatchedStepDispatchesFor).
+  const BatchedStepDispatches step = BatchedStepDispatchesFor(chunks_, tile_);
+  dispatches_ += (last_step - first_step) * (step.combine_phase != 0 ? 2 : 1);
   const BatchedRolloutPushConstants push{
       static_cast<uint32_t>(dim_),   static_cast<uint32_t>(chunks_),
       static_cast<uint32_t>(batch_), BatchedBlockChunks(chunks_, tile_),
-      blocks,                        0u};
+      step.blocks,                   0u};
   BatchedRolloutPushConstants combine = push;
-  // Spread combine: one output an invocation, RM·RN workgroups along z (phase 2).
-  combine.phase = tile_.spread_combine != 0 ? 2u : 1u;
-  const uint32_t combine_z =
-      tile_.spread_combine != 0 ? tile_.rows_per_thread * tile_.cols_per_thread : 1u;
+  combine.phase = step.combine_phase;
   const uint32_t groups_x = CeilDiv(dim_, tile_.cols());
   const uint32_t groups_y = CeilDiv(batch_, tile_.rows());
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
@@ -806,11 +804,11 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
       *batch_cmd_, first_step, last_step, snapshot_steps,
       [&](int src) {
         batch_cmd_->Dispatch(*pipe_, sets_[src], &push, sizeof(push), groups_x, groups_y,
-                             blocks);
-        if (blocks > 1) {
+                             step.blocks);
+        if (step.combine_phase != 0) {
           batch_cmd_->Barrier();
           batch_cmd_->Dispatch(*pipe_, sets_[src], &combine, sizeof(combine), groups_x, groups_y,
-                               combine_z);
+                               step.combine_z);
         }
       },
       [&](int state, size_t slot) {

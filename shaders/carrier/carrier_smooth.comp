@@ -1,10 +1,5 @@
-// One pass of the separable periodic smoothing (docs/MATH.md §1.2), one invocation per cell. The
-// exact operation sequence of core_ref Smooth:
-//   s = 0.0;  for d = -r, ..., r:  s = s + w_d · in(line position (q + d) mod len);  out = s / W
-// with w_d = 1.0 (box) or double(r + 1 - |d|) (triangle), every product and sum rounded on its own
-// (`precise`: no fused multiply-add), then ONE division by W (the host passes W exactly as core_ref
-// computes it). axis 0: along each row (index j, stride 1); axis 1: along each column (index i,
-// stride C).
+// One pass of the separable periodic smoothing (docs/MATH.md §1.2), one invocation per cell: the
+// operation sequence of core_ref Smooth is in carrier_smooth_cell.glsl (SmoothCell).
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 
@@ -14,29 +9,12 @@ layout(std430, set = 0, binding = 0) readonly buffer In { double in_values[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { double out_values[]; };
 
 #include "carrier_smooth_params.glsl"  // CarrierSmoothParams
+#include "carrier_smooth_cell.glsl"    // SmoothCell
 
 void main() {
   const uint n = p.rows * p.cols;
   const uint k =
       gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   if (k >= n) return;
-  const uint i = k / p.cols;
-  const uint j = k - i * p.cols;
-  uint len, q, base, stride;
-  if (p.axis == 0u) {
-    len = p.cols; q = j; base = i * p.cols; stride = 1u;
-  } else {
-    len = p.rows; q = i; base = j; stride = p.cols;
-  }
-  const int r = int(p.radius);
-  uint t = (q + len - (p.radius % len)) % len;  // (q - r) mod len without negative operands
-  precise double s = 0.0;
-  for (int d = -r; d <= r; ++d) {
-    const double w = (p.triangle != 0u) ? double(r + 1 - abs(d)) : 1.0;
-    precise double term = w * in_values[base + t * stride];
-    s = s + term;
-    t = (t + 1u == len) ? 0u : t + 1u;
-  }
-  precise double result = s / p.total;
-  out_values[k] = result;
+  out_values[k] = SmoothCell(k);
 }

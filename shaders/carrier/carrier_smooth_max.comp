@@ -1,4 +1,4 @@
-// carrier_smooth.comp (one pass of the separable periodic smoothing, the same operations and
+// carrier_smooth.comp (one pass of the separable periodic smoothing: the same SmoothCell, the same
 // bits) that also writes each workgroup's max |out| over its cells to group_max[flattened
 // workgroup index] (0.0 for a workgroup past the end): the normalisation's max then needs no pass
 // of its own over the field (carrier_scale_threshold_groups.comp folds these maxima). max is exact
@@ -14,6 +14,7 @@ layout(std430, set = 0, binding = 1) writeonly buffer Out { double out_values[];
 layout(std430, set = 0, binding = 2) writeonly buffer GroupMax { double group_max[]; };
 
 #include "carrier_smooth_params.glsl"  // CarrierSmoothParams
+#include "carrier_smooth_cell.glsl"    // SmoothCell
 
 shared double partial[gl_WorkGroupSize.x];
 
@@ -23,24 +24,7 @@ void main() {
       gl_GlobalInvocationID.x + gl_GlobalInvocationID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   double a = 0.0;
   if (k < n) {
-    const uint i = k / p.cols;
-    const uint j = k - i * p.cols;
-    uint len, q, base, stride;
-    if (p.axis == 0u) {
-      len = p.cols; q = j; base = i * p.cols; stride = 1u;
-    } else {
-      len = p.rows; q = i; base = j; stride = p.cols;
-    }
-    const int r = int(p.radius);
-    uint t = (q + len - (p.radius % len)) % len;  // (q - r) mod len without negative operands
-    precise double s = 0.0;
-    for (int d = -r; d <= r; ++d) {
-      const double w = (p.triangle != 0u) ? double(r + 1 - abs(d)) : 1.0;
-      precise double term = w * in_values[base + t * stride];
-      s = s + term;
-      t = (t + 1u == len) ? 0u : t + 1u;
-    }
-    precise double result = s / p.total;
+    const double result = SmoothCell(k);
     out_values[k] = result;
     a = abs(result);
   }

@@ -16,8 +16,17 @@
 // `--rows fused|separate|auto` (default auto) picks LesSolver's row sections (the bits are the
 // same; the "rows" column says which ran).
 //
+// `--paired T` (instead of the table above) measures the speed-up of T threads over one as pairs
+// taken at the same moment: for each N, a one-thread solver and a T-thread one step in turn —
+// one step of the first, then 4 steps of the second back to back (its workers awake, as in
+// `dashi simulate`; their mean is the pair's T-thread step) — R times (--reps; default 40 / 20 /
+// 10 at N ≤ 128 / 256 / larger). A shared machine whose speed drifts during the run moves both
+// halves of a pair alike, so the median of the pairs' ratios holds still where the ratio of
+// separately timed medians does not. Both solvers' states are checked equal bit for bit at the
+// end (the thread count does not change the bits).
+//
 //   bazel run -c opt //bench/cpu:les_peer_benchmark -- --n 128,256,512 --threads 1,2 [--reps R]
-//       [--peer 0] [--rows auto]
+//       [--peer 0] [--rows auto] [--paired T]
 #include <fftw3.h>
 
 #include <algorithm>
@@ -74,12 +83,66 @@ double RelL2(const std::vector<dashi::Complex>& a, const std::vector<dashi::Comp
   return std::sqrt(num / den);
 }
 
+// --paired T: one-thread and T-thread steps in turn (see the file comment). Returns 1 on an
+// error or when the two solvers' spectra differ.
+int RunPaired(const std::vector<int>& sizes, int t, int reps, dashi::LesRowSections rows) {
+  constexpr int kBackToBack = 4;
+  std::printf(
+      "| N | T | pairs | T=1 step ms median (min) | T-thread step ms median (min) | ratio of "
+      "medians | paired ratio median (quartiles; min-max) | rows |\n");
+  std::printf("|---|---|---|---|---|---|---|---|\n");
+  for (int n : sizes) {
+    dashi::LesParams p;
+    p.n = n;
+    p.dt = 0.005 * 128.0 / n;
+    auto one = dashi::LesSolver::Create(p, 1, rows);
+    auto many = dashi::LesSolver::Create(p, t, rows);
+    if (!one.ok() || !many.ok()) {
+      std::fprintf(stderr, "%s\n",
+                   (!one.ok() ? one.status() : many.status()).ToString().c_str());
+      return 1;
+    }
+    const int r = reps > 0 ? reps : (n <= 128 ? 40 : n <= 256 ? 20 : 10);
+    for (int s = 0; s < 3; ++s) (void)one->Step(), (void)many->Step();
+    std::vector<double> t1, tt, ratio;
+    for (int i = 0; i < r; ++i) {
+      const auto a = Clock::now();
+      (void)one->Step();
+      const auto b = Clock::now();
+      for (int k = 0; k < kBackToBack; ++k) (void)many->Step();
+      const auto c = Clock::now();
+      t1.push_back(Ms(a, b));
+      tt.push_back(Ms(b, c) / kBackToBack);
+      ratio.push_back(t1.back() / tt.back());
+    }
+    // Bring the one-thread solver to the same step and compare the bits.
+    for (int i = 0; i < r * (kBackToBack - 1); ++i) (void)one->Step();
+    const std::vector<dashi::Complex>& x = one->spectrum();
+    const std::vector<dashi::Complex>& y = many->spectrum();
+    if (x.size() != y.size() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) != 0) {
+      std::fprintf(stderr, "N=%d: the %d-thread spectrum differs from the one-thread one\n", n,
+                   t);
+      return 1;
+    }
+    const Stat s1 = Summarise(t1), st = Summarise(tt);
+    std::sort(ratio.begin(), ratio.end());
+    const size_t m = ratio.size();
+    std::printf("| %d | %d | %d | %.2f (%.2f) | %.3f (%.3f) | %.2f | %.2f (%.2f-%.2f; %.2f-%.2f) | %s |\n",
+                n, t, r, s1.median, s1.min, st.median, st.min, s1.median / st.median,
+                ratio[m / 2], ratio[m / 4], ratio[(3 * m) / 4], ratio.front(), ratio.back(),
+                many->fused_rows() ? "fused" : "separate");
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<int> sizes = {128, 256, 512}, threads = {1, 2};
   int reps = 0;
   bool with_peer = true;
+  int paired = 0;
   dashi::LesRowSections rows = dashi::LesRowSections::kAuto;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--n") == 0)
@@ -90,6 +153,8 @@ int main(int argc, char** argv) {
       reps = std::atoi(argv[i + 1]);
     else if (std::strcmp(argv[i], "--peer") == 0)
       with_peer = std::atoi(argv[i + 1]) != 0;
+    else if (std::strcmp(argv[i], "--paired") == 0)
+      paired = std::atoi(argv[i + 1]);
     else if (std::strcmp(argv[i], "--rows") == 0) {
       if (std::strcmp(argv[i + 1], "separate") == 0) {
         rows = dashi::LesRowSections::kSeparate;
@@ -111,6 +176,7 @@ int main(int argc, char** argv) {
   std::printf("les_peer_benchmark  %s  FFTW %s  load average %s %s %s  hardware threads %u\n", date,
               fftw_version, l1.c_str(), l5.c_str(), l15.c_str(),
               std::thread::hardware_concurrency());
+  if (paired > 0) return RunPaired(sizes, paired, reps, rows);
   std::printf(
       "| N | T | dashi step ms | FFTW peer step ms | dashi/peer | dashi speed-up vs T=1 | "
       "peer speed-up | dashi back-to-back step ms | its speed-up | dashi rfft+irfft us | "

@@ -25,8 +25,16 @@
 // separately timed medians does not. Both solvers' states are checked equal bit for bit at the
 // end (the thread count does not change the bits).
 //
+// `--pin 1` pins the main thread to the first CPU the process may run on and worker w of every
+// dashi pool to the w-th (ThreadPool::SetWorkerStartHook), so a worker keeps its core, and its
+// caches, from one section to the next; FFTW's threads are not pinned. Default 0: the kernel
+// places the threads.
+//
 //   bazel run -c opt //bench/cpu:les_peer_benchmark -- --n 128,256,512 --threads 1,2 [--reps R]
-//       [--peer 0] [--rows auto] [--paired T]
+//       [--peer 0] [--rows auto] [--paired T] [--pin 0]
+#include <pthread.h>
+#include <sched.h>
+
 #include <fftw3.h>
 
 #include <algorithm>
@@ -81,6 +89,44 @@ double RelL2(const std::vector<dashi::Complex>& a, const std::vector<dashi::Comp
     den += std::norm(a[k]);
   }
   return std::sqrt(num / den);
+}
+
+// --pin 1: the CPUs of the process's affinity mask, in order; worker w goes to cpus[w mod size].
+std::vector<int>& PinCpus() {
+  static std::vector<int> cpus;
+  return cpus;
+}
+
+bool PinTo(pthread_t thread, int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(thread, sizeof set, &set) == 0;
+}
+
+void PinWorker(int worker) {
+  const std::vector<int>& cpus = PinCpus();
+  if (!cpus.empty()) (void)PinTo(pthread_self(), cpus[static_cast<size_t>(worker) % cpus.size()]);
+}
+
+// Fills PinCpus, pins the calling thread to the first and installs PinWorker. False (with a
+// message) when the mask cannot be read or the thread cannot be pinned.
+bool EnablePinning() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) {
+    std::fprintf(stderr, "--pin: sched_getaffinity failed\n");
+    return false;
+  }
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &set)) PinCpus().push_back(c);
+  }
+  if (PinCpus().empty() || !PinTo(pthread_self(), PinCpus()[0])) {
+    std::fprintf(stderr, "--pin: cannot pin the main thread\n");
+    return false;
+  }
+  dashi::ThreadPool::SetWorkerStartHook(&PinWorker);
+  return true;
 }
 
 // --paired T: one-thread and T-thread steps in turn (see the file comment). Returns 1 on an
@@ -143,6 +189,7 @@ int main(int argc, char** argv) {
   int reps = 0;
   bool with_peer = true;
   int paired = 0;
+  bool pin = false;
   dashi::LesRowSections rows = dashi::LesRowSections::kAuto;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--n") == 0)
@@ -155,6 +202,8 @@ int main(int argc, char** argv) {
       with_peer = std::atoi(argv[i + 1]) != 0;
     else if (std::strcmp(argv[i], "--paired") == 0)
       paired = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--pin") == 0)
+      pin = std::atoi(argv[i + 1]) != 0;
     else if (std::strcmp(argv[i], "--rows") == 0) {
       if (std::strcmp(argv[i + 1], "separate") == 0) {
         rows = dashi::LesRowSections::kSeparate;
@@ -166,6 +215,7 @@ int main(int argc, char** argv) {
       }
     }
   }
+  if (pin && !EnablePinning()) return 1;
   fftw_init_threads();
   const std::time_t now = std::time(nullptr);
   char date[64];
@@ -173,9 +223,10 @@ int main(int argc, char** argv) {
   std::ifstream la("/proc/loadavg");
   std::string l1, l5, l15;
   la >> l1 >> l5 >> l15;
-  std::printf("les_peer_benchmark  %s  FFTW %s  load average %s %s %s  hardware threads %u\n", date,
-              fftw_version, l1.c_str(), l5.c_str(), l15.c_str(),
-              std::thread::hardware_concurrency());
+  std::printf(
+      "les_peer_benchmark  %s  FFTW %s  load average %s %s %s  hardware threads %u  pinned %s\n",
+      date, fftw_version, l1.c_str(), l5.c_str(), l15.c_str(), std::thread::hardware_concurrency(),
+      pin ? "yes" : "no");
   if (paired > 0) return RunPaired(sizes, paired, reps, rows);
   std::printf(
       "| N | T | dashi step ms | FFTW peer step ms | dashi/peer | dashi speed-up vs T=1 | "

@@ -51,7 +51,13 @@ inline uint64_t PackRange(uint64_t lo, uint64_t hi, uint32_t generation) {
   return lo | (hi << kUnitBits) | ((generation & kTagMask) << kTagShift);
 }
 
+std::atomic<void (*)(int)> worker_start_hook{nullptr};
+
 }  // namespace
+
+void ThreadPool::SetWorkerStartHook(void (*hook)(int worker)) {
+  worker_start_hook.store(hook, std::memory_order_release);
+}
 
 ThreadPool::ThreadPool(int threads) : threads_(std::max(threads, 1)) {
   // Spinning only pays when every thread has a core of its own.
@@ -90,6 +96,7 @@ bool ThreadPool::ReadJob(uint32_t g, Job* job) const {
 }
 
 void ThreadPool::WorkerLoop(int worker) {
+  if (void (*hook)(int) = worker_start_hook.load(std::memory_order_acquire)) hook(worker);
   uint32_t seen = 0;
   while (true) {
     WaitUntil(spin_, [&] { return generation_.load(std::memory_order_acquire) != seen; },

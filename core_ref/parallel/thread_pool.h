@@ -75,6 +75,12 @@ class ThreadPool {
       size_t n, size_t grain,
       const std::function<void(size_t begin, size_t end, int worker)>& body) const;
 
+  // Process-wide: `hook(worker)` runs on each worker thread (1 ≤ worker < threads()) of every
+  // pool created afterwards, once, before it takes any job — for a program that places its
+  // threads (les_peer_benchmark --pin pins worker w to the w-th CPU it may run on); core_ref
+  // itself never sets one. nullptr (the default) = none.
+  static void SetWorkerStartHook(void (*hook)(int worker));
+
   // Tests only (set before the first job): `hook` runs on a worker each time it wakes for a job,
   // before it reads the job (job_read false) and, if the job is still in its slot, after it has
   // read it (true), so a test can hold a worker back the way a descheduled vCPU would.

@@ -130,6 +130,35 @@ TEST(ThreadPool, CreateAndDestroyRepeatedly) {
   }
 }
 
+// The worker start hook runs once on each worker (ids 1 .. T − 1, on that worker's own thread)
+// of pools created after it is set, before the worker runs any job, and never once unset.
+std::atomic<int> started_mask{0};
+std::atomic<int> started_calls{0};
+thread_local bool ran_a_unit = false;
+void RecordStart(int worker) {
+  if (ran_a_unit) started_mask.fetch_or(1 << 30);  // a job ran on this thread before the hook
+  started_mask.fetch_or(1 << worker);
+  started_calls.fetch_add(1);
+}
+
+TEST(ThreadPool, WorkerStartHookRunsOncePerWorkerBeforeItsJobs) {
+  ThreadPool::SetWorkerStartHook(&RecordStart);
+  {
+    ThreadPool pool(5);
+    for (int call = 0; call < 20; ++call) {
+      pool.ParallelForBalanced(64, 1, [&](size_t, size_t, int) { ran_a_unit = true; });
+    }
+  }  // joined: every worker has started
+  EXPECT_EQ(started_mask.load(), 0b11110);
+  EXPECT_EQ(started_calls.load(), 4);
+  ThreadPool::SetWorkerStartHook(nullptr);
+  {
+    ThreadPool pool(3);
+    pool.ParallelFor(8, 1, [&](size_t, size_t, int) {});
+  }
+  EXPECT_EQ(started_calls.load(), 4);
+}
+
 INSTANTIATE_TEST_SUITE_P(StaticAndBalanced, ThreadPoolModes, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? std::string("Balanced") : std::string("Static");

@@ -25,16 +25,13 @@
 // separately timed medians does not. Both solvers' states are checked equal bit for bit at the
 // end (the thread count does not change the bits).
 //
-// `--spectral rows|columns` (default rows) splits the step's pointwise spectral work by rows or
-// by column blocks (LesSpectralSections; the same bits).
-//
 // `--pin 1` pins the main thread to the first CPU the process may run on and worker w of every
 // dashi pool to the w-th (ThreadPool::SetWorkerStartHook), so a worker keeps its core, and its
 // caches, from one section to the next; FFTW's threads are not pinned. Default 0: the kernel
 // places the threads.
 //
 //   bazel run -c opt //bench/cpu:les_peer_benchmark -- --n 128,256,512 --threads 1,2 [--reps R]
-//       [--peer 0] [--rows auto] [--spectral rows] [--paired T] [--pin 0]
+//       [--peer 0] [--rows auto] [--paired T] [--pin 0]
 #include <pthread.h>
 #include <sched.h>
 
@@ -134,8 +131,7 @@ bool EnablePinning() {
 
 // --paired T: one-thread and T-thread steps in turn (see the file comment). Returns 1 on an
 // error or when the two solvers' spectra differ.
-int RunPaired(const std::vector<int>& sizes, int t, int reps, dashi::LesRowSections rows,
-              dashi::LesSpectralSections spectral) {
+int RunPaired(const std::vector<int>& sizes, int t, int reps, dashi::LesRowSections rows) {
   constexpr int kBackToBack = 4;
   std::printf(
       "| N | T | pairs | T=1 step ms median (min) | T-thread step ms median (min) | ratio of "
@@ -145,8 +141,8 @@ int RunPaired(const std::vector<int>& sizes, int t, int reps, dashi::LesRowSecti
     dashi::LesParams p;
     p.n = n;
     p.dt = 0.005 * 128.0 / n;
-    auto one = dashi::LesSolver::Create(p, 1, rows, spectral);
-    auto many = dashi::LesSolver::Create(p, t, rows, spectral);
+    auto one = dashi::LesSolver::Create(p, 1, rows);
+    auto many = dashi::LesSolver::Create(p, t, rows);
     if (!one.ok() || !many.ok()) {
       std::fprintf(stderr, "%s\n",
                    (!one.ok() ? one.status() : many.status()).ToString().c_str());
@@ -195,7 +191,6 @@ int main(int argc, char** argv) {
   int paired = 0;
   bool pin = false;
   dashi::LesRowSections rows = dashi::LesRowSections::kAuto;
-  dashi::LesSpectralSections spectral = dashi::LesSpectralSections::kRows;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--n") == 0)
       sizes = ParseList(argv[i + 1]);
@@ -209,14 +204,6 @@ int main(int argc, char** argv) {
       paired = std::atoi(argv[i + 1]);
     else if (std::strcmp(argv[i], "--pin") == 0)
       pin = std::atoi(argv[i + 1]) != 0;
-    else if (std::strcmp(argv[i], "--spectral") == 0) {
-      if (std::strcmp(argv[i + 1], "columns") == 0) {
-        spectral = dashi::LesSpectralSections::kColumns;
-      } else if (std::strcmp(argv[i + 1], "rows") != 0) {
-        std::fprintf(stderr, "--spectral must be rows or columns\n");
-        return 2;
-      }
-    }
     else if (std::strcmp(argv[i], "--rows") == 0) {
       if (std::strcmp(argv[i + 1], "separate") == 0) {
         rows = dashi::LesRowSections::kSeparate;
@@ -237,11 +224,10 @@ int main(int argc, char** argv) {
   std::string l1, l5, l15;
   la >> l1 >> l5 >> l15;
   std::printf(
-      "les_peer_benchmark  %s  FFTW %s  load average %s %s %s  hardware threads %u  pinned %s  "
-      "spectral sections by %s\n",
+      "les_peer_benchmark  %s  FFTW %s  load average %s %s %s  hardware threads %u  pinned %s\n",
       date, fftw_version, l1.c_str(), l5.c_str(), l15.c_str(), std::thread::hardware_concurrency(),
-      pin ? "yes" : "no", spectral == dashi::LesSpectralSections::kColumns ? "columns" : "rows");
-  if (paired > 0) return RunPaired(sizes, paired, reps, rows, spectral);
+      pin ? "yes" : "no");
+  if (paired > 0) return RunPaired(sizes, paired, reps, rows);
   std::printf(
       "| N | T | dashi step ms | FFTW peer step ms | dashi/peer | dashi speed-up vs T=1 | "
       "peer speed-up | dashi back-to-back step ms | its speed-up | dashi rfft+irfft us | "
@@ -253,7 +239,7 @@ int main(int argc, char** argv) {
       dashi::LesParams p;
       p.n = n;
       p.dt = 0.005 * 128.0 / n;
-      auto les = dashi::LesSolver::Create(p, t, rows, spectral);
+      auto les = dashi::LesSolver::Create(p, t, rows);
       if (!les.ok()) {
         std::fprintf(stderr, "%s\n", les.status().ToString().c_str());
         return 1;

@@ -149,7 +149,6 @@ class TwiddleTable {
 #if defined(__GNUC__) && !defined(__clang__) && !defined(DASHI_FFT_NO_V8)
 #define DASHI_FFT_V8 1
 static_assert(kBlock == 8, "the transposes move blocks of 8 lanes");
-static_assert(kBlock == Fft2d::kColumnBlock, "the column passes' unit, as Fft2d publishes it");
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // V8 values only live inside always-inline helpers
 typedef double V8 __attribute__((vector_size(64), aligned(8)));
@@ -1166,24 +1165,13 @@ double* PassScratch(size_t doubles) {
 // × kBlock lanes, split). A pass only reads and writes its own rows (columns) and every lane of a
 // block performs the same operations whatever its neighbours (see the top of this file), so
 // neither the split nor the batching can change a bit.
-// With `block_major` the units are numbered block by block (unit u is block u / count of array
-// u mod count) instead of array by array, so a thread's contiguous chunk holds the same range of
-// rows (columns) of every array — the range a section partitioned the same way over the blocks
-// touches (LesSpectralSections::kColumns).
 template <typename Pass>
 void RunPass(const ThreadPool* pool, size_t count, size_t items, size_t grain, size_t len,
-             Pass&& pass, bool block_major = false) {
+             Pass&& pass) {
   const size_t per = (items + grain - 1) / grain;
   ParallelForBalanced(pool, count * per, 1, [&](size_t ub, size_t ue, int) {
     double* re = PassScratch(2 * kBlock * len);
     double* im = re + kBlock * len;
-    if (block_major) {
-      for (size_t u = ub; u < ue; ++u) {
-        const size_t block = u / count;
-        pass(u - block * count, block * grain, std::min(items, (block + 1) * grain), re, im);
-      }
-      return;
-    }
     for (size_t u = ub; u < ue;) {
       const size_t a = u / per;
       const size_t stop = std::min(ue, (a + 1) * per);
@@ -1237,14 +1225,12 @@ bool Fft2d::RfftMany(std::span<const std::span<const double>> in,
                                row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(),
                                reinterpret_cast<double*>(out[a].data()) + 2 * b * half, re, im);
           });
-  RunPass(
-      pool_, in.size(), half, kBlock, rows_,
-      [&](size_t a, size_t b, size_t e, double* re, double* im) {
-        ComplexColumnPass(reinterpret_cast<double*>(out[a].data()) + 2 * b, rows_, half, e - b,
-                          col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
-                          /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
-      },
-      column_units_by_block_);
+  RunPass(pool_, in.size(), half, kBlock, rows_,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            ComplexColumnPass(reinterpret_cast<double*>(out[a].data()) + 2 * b, rows_, half,
+                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+                              /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
+          });
   return true;
 }
 
@@ -1255,14 +1241,12 @@ bool Fft2d::IrfftManyDestroying(std::span<const std::span<Complex>> in,
   for (size_t a = 0; a < in.size(); ++a) {
     if (in[a].size() != rows_ * half || out[a].size() != rows_ * cols_) return false;
   }
-  RunPass(
-      pool_, in.size(), half, kBlock, rows_,
-      [&](size_t a, size_t b, size_t e, double* re, double* im) {
-        ComplexColumnPass(reinterpret_cast<double*>(in[a].data()) + 2 * b, rows_, half, e - b,
-                          col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
-                          /*inverse=*/true, /*scaled=*/false, 1.0, re, im);
-      },
-      column_units_by_block_);
+  RunPass(pool_, in.size(), half, kBlock, rows_,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            ComplexColumnPass(reinterpret_cast<double*>(in[a].data()) + 2 * b, rows_, half,
+                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+                              /*inverse=*/true, /*scaled=*/false, 1.0, re, im);
+          });
   const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
   RunPass(pool_, in.size(), rows_, 2 * kBlock, cols_,
           [&](size_t a, size_t b, size_t e, double* re, double* im) {
@@ -1323,14 +1307,12 @@ bool Fft2d::ColumnsMany(std::span<const std::span<Complex>> data, bool inverse) 
   for (const auto& a : data) {
     if (a.size() != rows_ * half) return false;
   }
-  RunPass(
-      pool_, data.size(), half, kBlock, rows_,
-      [&](size_t a, size_t b, size_t e, double* re, double* im) {
-        ComplexColumnPass(reinterpret_cast<double*>(data[a].data()) + 2 * b, rows_, half, e - b,
-                          col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(), inverse,
-                          /*scaled=*/false, 1.0, re, im);
-      },
-      column_units_by_block_);
+  RunPass(pool_, data.size(), half, kBlock, rows_,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            ComplexColumnPass(reinterpret_cast<double*>(data[a].data()) + 2 * b, rows_, half,
+                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+                              inverse, /*scaled=*/false, 1.0, re, im);
+          });
   return true;
 }
 

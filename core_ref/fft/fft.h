@@ -115,14 +115,6 @@ class Fft2d {
   // is transformed by exactly the same operations whichever thread takes it: the results are
   // bit-identical for any thread count. The pool must outlive its use here.
   void set_thread_pool(const ThreadPool* pool) { pool_ = pool; }
-  // How the column passes of RfftMany, IrfftManyDestroying and ColumnsMany number their units of
-  // kColumnBlock columns over the threads: false (the default) array by array; true block by
-  // block, so a thread's chunk is the same range of columns of every array — the range that a
-  // caller's balanced section over the ⌈half_cols() / kColumnBlock⌉ column blocks starts that
-  // thread on too. The bits are the same either way.
-  void set_column_units_by_block(bool by_block) { column_units_by_block_ = by_block; }
-  // The column passes' unit of columns.
-  static constexpr size_t kColumnBlock = 8;
 
  private:
   Fft2d(size_t rows, size_t cols, Fft1d row_fft, Fft1d col_fft)
@@ -132,7 +124,6 @@ class Fft2d {
   Fft1d row_fft_;  // length cols
   Fft1d col_fft_;  // length rows
   const ThreadPool* pool_ = nullptr;
-  bool column_units_by_block_ = false;
 };
 
 // Which code the 2D passes run in this process (the bits are the same either way; for tests and

@@ -1,6 +1,5 @@
 #include "core_ref/les/les_solver.h"
 
-#include <algorithm>
 #include <cmath>
 #include <new>
 #include <numbers>
@@ -103,15 +102,12 @@ double SpectralEnstrophy(const SpectralGrid& g, const std::vector<Complex>& w) {
 // fused columns (negative) and separate rows").
 constexpr size_t kFusedRowBlocksPerThread = 4;
 
-LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections rows,
-                     LesSpectralSections spectral)
+LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections rows)
     : params_(p),
       grid_(p.n),
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr),
-      fft_(std::move(fft)),
-      spectral_by_columns_(spectral == LesSpectralSections::kColumns) {
+      fft_(std::move(fft)) {
   fft_.set_thread_pool(pool_.get());
-  fft_.set_column_units_by_block(spectral_by_columns_);
   const size_t hs = static_cast<size_t>(grid_.half_size());
   const size_t cells = static_cast<size_t>(p.n) * static_cast<size_t>(p.n);
   fused_rows_ = rows == LesRowSections::kFused ||
@@ -129,8 +125,7 @@ LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections 
   work_.next.resize(hs);
 }
 
-StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads, LesRowSections rows,
-                                       LesSpectralSections spectral) {
+StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads, LesRowSections rows) {
   DASHI_RETURN_IF_ERROR(ValidateLesParams(p));
   if (threads < 1 || threads > 1024) {
     return InvalidArgumentError("LES threads = " + std::to_string(threads) +
@@ -138,7 +133,7 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads, LesRowSec
   }
   DASHI_ASSIGN_OR_RETURN(Fft2d fft, Fft2d::Create(static_cast<size_t>(p.n),
                                                   static_cast<size_t>(p.n)));
-  LesSolver s(p, std::move(fft), threads, rows, spectral);
+  LesSolver s(p, std::move(fft), threads, rows);
   const SpectralGrid& g = s.grid_;
   const int64_t n = p.n, hc = g.half_cols();
   s.decay_half_.resize(g.half_size());
@@ -352,24 +347,7 @@ Status LesSolver::Step() {
       }
     };
     // Rows write their own elements; `worker` only picks a per-thread flag.
-    if (!spectral_by_columns_) {
-      ParallelForBalanced(pool, static_cast<size_t>(g.n()), 1, rows);
-      return;
-    }
-    // By blocks of the column passes' columns, every row of a block (the same elements, each
-    // written by the same operations: the same bits).
-    constexpr int64_t kCols = static_cast<int64_t>(Fft2d::kColumnBlock);
-    const size_t blocks = static_cast<size_t>((hc + kCols - 1) / kCols);
-    ParallelForBalanced(pool, blocks, 1, [&](size_t b, size_t e, int worker) {
-      const int64_t j0 = static_cast<int64_t>(b) * kCols;
-      const int64_t j1 = std::min(hc, static_cast<int64_t>(e) * kCols);
-      for (int64_t i = 0; i < g.n(); ++i) {
-        const double ky = static_cast<double>(g.Ky(i));
-        for (int64_t j = j0; j < j1; ++j) {
-          element(i, j, i * hc + j, static_cast<double>(g.Kx(j)), ky, worker);
-        }
-      }
-    });
+    ParallelForBalanced(pool, static_cast<size_t>(g.n()), 1, rows);
   };
   auto rhs = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky) {
     return FinishRhs(g, i, j, idx, kx, ky, smagorinsky, dt, adv_hat, fx_hat, fy_hat);

@@ -56,15 +56,6 @@ Status ValidateLesParams(const LesParams& p);
 // measurements).
 enum class LesRowSections { kAuto, kFused, kSeparate };
 
-// How the step's pointwise spectral work (the RK4 stage updates and the derivative spectra,
-// element by element on the half spectrum) is split over the threads (the bits are the same
-// either way; les_solver_test checks it): kRows by rows; kColumns by blocks of
-// Fft2d::kColumnBlock columns, with the FFT's column passes numbering their units block by block
-// (Fft2d::set_column_units_by_block), so a thread starts on the same columns of every array in
-// the column passes and in the pointwise work between them and the data stays in its cache
-// (two hand-overs between threads per stage instead of four). One thread: no difference.
-enum class LesSpectralSections { kRows, kColumns };
-
 class LesSolver {
  public:
   // `threads` (>= 1; 1 runs everything on the calling thread) splits the FFT passes and the
@@ -73,8 +64,7 @@ class LesSolver {
   // the finiteness check) stay serial in their fixed order: the state is bit-identical for any
   // thread count (les_solver_test checks 1..4).
   static StatusOr<LesSolver> Create(const LesParams& params, int threads = 1,
-                                    LesRowSections rows = LesRowSections::kAuto,
-                                    LesSpectralSections spectral = LesSpectralSections::kRows);
+                                    LesRowSections rows = LesRowSections::kAuto);
 
   // Whether this solver runs the fused row section (after kAuto's choice).
   bool fused_rows() const { return fused_rows_; }
@@ -94,8 +84,7 @@ class LesSolver {
   double Enstrophy() const;  // ½⟨ω²⟩
 
  private:
-  LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections rows,
-            LesSpectralSections spectral);
+  LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections rows);
   // The six derivative spectra of x at element (i, j) into work_.spec (four without the
   // Smagorinsky term).
   void ForwardDerivatives(int64_t i, int64_t j, Complex x);
@@ -112,7 +101,6 @@ class LesSolver {
   std::vector<double> decay_full_;  // exp(−ν0 k² dt)
   int64_t step_ = 0;
   bool fused_rows_ = false;  // LesRowSections::kFused, after kAuto's choice
-  bool spectral_by_columns_ = false;  // LesSpectralSections::kColumns
   // The step's working arrays, allocated once (about 24 N² doubles with the state).
   struct Work {
     std::vector<Complex> spec[6];         // û, v̂, ω̂_x, ω̂_y, û_x, (u_y + v_x)^ (destroyed)

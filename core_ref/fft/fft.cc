@@ -47,7 +47,11 @@
 #include <vector>
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(DASHI_FFT_NO_V8)
+// GCC 12 warns (falsely) on the intrinsics that start from an undefined register.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
+#pragma GCC diagnostic pop
 #endif
 
 #include "core_ref/math/sincospi.h"
@@ -152,6 +156,9 @@ class TwiddleTable {
 // generic vector: one zmm register in the AVX-512F variant, lowered to narrower code otherwise.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(DASHI_FFT_NO_V8)
 #define DASHI_FFT_V8 1
+// V8 values only live inside always-inline helpers and the AVX-512F functions: the ABI note on
+// passing them is moot (off for the rest of this file; GCC also reports it at the file's end).
+#pragma GCC diagnostic ignored "-Wpsabi"
 #if defined(__x86_64__)
 // x86-64: the code that uses the transposes (the row passes' 8-lane paths) is compiled for
 // AVX-512F whatever the build's flags (it runs only where UseV8, i.e. on a CPU with AVX-512F).
@@ -203,10 +210,10 @@ DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5,
 // steps of 8 two-input shuffles (64-, 128-, 256-bit granules); on Intel cores every 512-bit
 // shuffle runs on one port (port 5), which also does half of the 512-bit adds and multiplies, so
 // the row passes of the real transforms were bound by that port (llvm-mca, docs/PERF.md). Here
-// the 256-bit step is a 256-bit load inserted into a register's upper half (vinsertf64x4 from
-// memory: a load and a port-0-or-5 micro-op) or a 256-bit store of a register's upper half
-// (vextractf64x4 to memory: a store only): 16 shuffles instead of 24. The same values land in
-// the same places.
+// the 256-bit step is a 256-bit load broadcast into a register's upper half under a mask
+// (vbroadcastf64x4 from memory: a load and a port-0-or-5 micro-op) or a 256-bit store of a
+// register's upper half (vextractf64x4 to memory: a store only): 16 shuffles instead of 24. The
+// same values land in the same places.
 
 // In place on 8 registers: the 4×4 transposes inside each 256-bit half of (v0, v1, v2, v3),
 // w[j] ← (v0[j], v1[j], v2[j], v3[j] | v0[j+4], v1[j+4], v2[j+4], v3[j+4]) for j = 0..3.
@@ -221,10 +228,12 @@ DASHI_FFT_AVX512 DASHI_FFT_INLINE void Transpose4x4Halves(V8& v0, V8& v1, V8& v2
   v3 = __builtin_shuffle(b1, b3, o2);
 }
 
-// (4 doubles at lo | 4 doubles at hi) in one register.
+// (4 doubles at lo | 4 doubles at hi) in one register: a 256-bit load, and a 256-bit load
+// broadcast into the upper half under a mask (vbroadcastf64x4 from memory: a load and a port-0-
+// or-5 micro-op).
 DASHI_FFT_AVX512 DASHI_FFT_INLINE V8 LoadHalves(const double* lo, const double* hi) {
-  return (V8)_mm512_insertf64x4(_mm512_zextpd256_pd512(_mm256_loadu_pd(lo)), _mm256_loadu_pd(hi),
-                                1);
+  return (V8)_mm512_mask_broadcast_f64x4(_mm512_zextpd256_pd512(_mm256_loadu_pd(lo)), 0xF0,
+                                         _mm256_loadu_pd(hi));
 }
 
 // v[j] ← the 8 doubles at src + j·stride, transposed: v[j][l] = src[l·stride + j].
@@ -840,6 +849,8 @@ DASHI_FFT_INLINE void Interleave(const double* __restrict re, const double* __re
 
 #if DASHI_FFT_V8
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // V8 values only live inside always-inline helpers
 // One full block of ComplexColumnPass (8 columns at col, n = rows ≥ 16) with its first stage
 // fused into the gather and its last stage into the write-back: the butterflies of RunStages, in
 // registers, with the same operations and inputs, so the same bits; two passes over the scratch
@@ -927,6 +938,7 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
     StoreComplex8(r3, i3, inverse, scaled, scale, col + 2 * (j + 3 * m) * stride);
   }
 }
+#pragma GCC diagnostic pop
 #endif
 
 // Column pass, complex in place: the first ncols columns of a rows×stride array, each scaled by

@@ -19,7 +19,8 @@
 //
 // With 8 lanes and GCC (DASHI_FFT_V8; the vector type V8 is one AVX-512 register), passes are
 // fused so that each element goes through memory fewer times: the row passes move data between
-// row-major storage and blocks with 8×8 register transposes; the radix-2 stage and the next
+// row-major storage and blocks with 8×8 register transposes (on x86-64 with their 256-bit step
+// done by 256-bit loads and stores, in functions compiled for AVX-512F); the radix-2 stage and the next
 // radix-4 stage run as one 8-element register pass; pairs of radix-4 stages (m, 4m) run as one
 // 16-element register pass; the column pass does its first stage(s) while gathering and its last
 // stage(s) while writing back. Every fused butterfly is the unfused one's, with the same inputs
@@ -293,7 +294,8 @@ DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
 // complex 256² 1221 vs 272 µs, docs/PERF.md), so there the plain loops run. Both give the same bits: fft_golden_scalar_test builds the library
 // without the 8-lane paths, fft_golden_v8_off_test / _on_test force the choice below in the
 // default build, and all check the same hashes. DASHI_FFT_V8=0 or 1 in the environment overrides
-// the choice (1 only where the paths are compiled in).
+// the choice (1 only where the paths are compiled in and, on x86-64, where the CPU has AVX-512F:
+// the row passes' 8-lane blocks are AVX-512F functions there, see DASHI_FFT_AVX512).
 bool DetectV8() {
   if (!DASHI_FFT_V8) return false;
   if (const char* env = std::getenv("DASHI_FFT_V8"); env != nullptr && env[0] != '\0') {

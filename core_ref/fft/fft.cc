@@ -19,13 +19,14 @@
 //
 // With 8 lanes and GCC (DASHI_FFT_V8; the vector type V8 is one AVX-512 register), passes are
 // fused so that each element goes through memory fewer times: the row passes move data between
-// row-major storage and blocks with 8×8 register transposes (on x86-64 with their 256-bit step
-// done by 256-bit loads and stores, in functions compiled for AVX-512F); the radix-2 stage and the next
-// radix-4 stage run as one 8-element register pass; pairs of radix-4 stages (m, 4m) run as one
-// 16-element register pass; the column pass does its first stage(s) while gathering and its last
-// stage(s) while writing back. Every fused butterfly is the unfused one's, with the same inputs
-// and the same per-lane operations, so the bits are the same: fft_golden_scalar_test builds the
-// library without these paths (DASHI_FFT_NO_V8) and checks the same golden hashes.
+// row-major storage and blocks with 8×8 register transposes (on x86-64 the loading ones with
+// their 256-bit step done by 256-bit loads, in functions compiled for AVX-512F); the radix-2
+// stage and the next radix-4 stage run as one 8-element register pass; pairs of radix-4 stages
+// (m, 4m) run as one 16-element register pass; the column pass does its first stage(s) while
+// gathering and its last stage(s) while writing back. Every fused butterfly is the unfused
+// one's, with the same inputs and the same per-lane operations, so the bits are the same:
+// fft_golden_scalar_test builds the library without these paths (DASHI_FFT_NO_V8) and checks
+// the same golden hashes.
 //
 // Inverse transforms reuse the forward code on swapped arrays: with swap(a + ib) = b + ia,
 // IDFT_unscaled(x) = swap(DFT(swap(x))), and in split storage swap is just exchanging the re and
@@ -207,14 +208,16 @@ DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5,
 }
 
 #if DASHI_FFT_X86_AVX512
-// The transposes below with the 256-bit step done by the loads and stores. Transpose8 is three
-// steps of 8 two-input shuffles (64-, 128-, 256-bit granules); on Intel cores every 512-bit
-// shuffle runs on one port (port 5), which also does half of the 512-bit adds and multiplies, so
-// the row passes of the real transforms were bound by that port (llvm-mca, docs/PERF.md). Here
-// the 256-bit step is a 256-bit load broadcast into a register's upper half under a mask
-// (vbroadcastf64x4 from memory: a load and a port-0-or-5 micro-op) or a 256-bit store of a
-// register's upper half (vextractf64x4 to memory: a store only): 16 shuffles instead of 24. The
-// same values land in the same places.
+// LoadTransposed8 with the 256-bit step done by the loads. Transpose8 is three steps of 8
+// two-input shuffles (64-, 128-, 256-bit granules); on Intel cores every 512-bit shuffle runs on
+// one port (port 5), which also does half of the 512-bit adds and multiplies, and llvm-mca's
+// model puts the real row passes' transpose loops at that port's limit (docs/PERF.md). Here the
+// 256-bit step is a 256-bit load broadcast into a register's upper half under a mask
+// (vbroadcastf64x4 from memory: a load and a port-0-or-5 micro-op): 16 shuffles instead of 24, and
+// no stack round trips of the loaded rows (GCC spilled some in Transpose8's form). The same values
+// land in the same places. Measured (docs/PERF.md, 2026-11-26 15:03): faster on the AMD
+// development VM, no measurable change on the GPU host's Intel CPU. StoreTransposed8 keeps the
+// register transposes: its 256-bit-store form measured slower on the AMD VM.
 
 // In place on 8 registers: the 4×4 transposes inside each 256-bit half of (v0, v1, v2, v3),
 // w[j] ← (v0[j], v1[j], v2[j], v3[j] | v0[j+4], v1[j+4], v2[j+4], v3[j+4]) for j = 0..3.
@@ -250,21 +253,6 @@ DASHI_FFT_AVX512 DASHI_FFT_INLINE void LoadTransposed8(const double* src, size_t
   Transpose4x4Halves(v[4], v[5], v[6], v[7]);
 }
 
-// dst[l·stride + j] = v[j][l] (v is clobbered).
-DASHI_FFT_AVX512 DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
-  // After the 4×4 transposes inside the halves, v[l] = (row l | row l + 4) of elements 0..3 and
-  // v[l + 4] the same of elements 4..7.
-  Transpose4x4Halves(v[0], v[1], v[2], v[3]);
-  Transpose4x4Halves(v[4], v[5], v[6], v[7]);
-#pragma GCC unroll 4
-  for (size_t l = 0; l < 4; ++l) {
-    const __m512d a = (__m512d)v[l], b = (__m512d)v[l + 4];
-    _mm256_storeu_pd(dst + l * stride, _mm512_castpd512_pd256(a));
-    _mm256_storeu_pd(dst + l * stride + 4, _mm512_castpd512_pd256(b));
-    _mm256_storeu_pd(dst + (l + 4) * stride, _mm512_extractf64x4_pd(a, 1));
-    _mm256_storeu_pd(dst + (l + 4) * stride + 4, _mm512_extractf64x4_pd(b, 1));
-  }
-}
 #else
 // v[j] ← the 8 doubles at src + j·stride, transposed: v[j][l] = src[l·stride + j].
 DASHI_FFT_INLINE void LoadTransposed8(const double* src, size_t stride, V8* v) {
@@ -272,6 +260,7 @@ DASHI_FFT_INLINE void LoadTransposed8(const double* src, size_t stride, V8* v) {
   for (size_t j = 0; j < 8; ++j) v[j] = Load8(src + j * stride);
   Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
+#endif
 
 // dst[l·stride + j] = v[j][l] (v is clobbered).
 DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
@@ -279,7 +268,6 @@ DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
 #pragma GCC unroll 8
   for (size_t l = 0; l < 8; ++l) Store8(dst + l * stride, v[l]);
 }
-#endif
 #pragma GCC diagnostic pop
 #else
 #define DASHI_FFT_V8 0
@@ -631,8 +619,8 @@ DASHI_FFT_INLINE void RunBlock(double* re, double* im, size_t n, const double* t
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
 // The 8-lane paths of the row passes below, each for one full block. On x86-64 they are compiled
-// for AVX-512F (DASHI_FFT_AVX512; they run only where UseV8), for the transposes' 256-bit loads
-// and stores.
+// for AVX-512F (DASHI_FFT_AVX512; they run only where UseV8), for LoadTransposed8's 256-bit
+// loads.
 
 // ComplexRowPass, one block of 8 rows (row stride cols) in place.
 DASHI_FFT_AVX512 void ComplexRowBlockV8(double* block, size_t cols, const uint32_t* rev,

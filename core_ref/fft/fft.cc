@@ -19,12 +19,14 @@
 //
 // With 8 lanes and GCC (DASHI_FFT_V8; the vector type V8 is one AVX-512 register), passes are
 // fused so that each element goes through memory fewer times: the row passes move data between
-// row-major storage and blocks with 8×8 register transposes; the radix-2 stage and the next
-// radix-4 stage run as one 8-element register pass; pairs of radix-4 stages (m, 4m) run as one
-// 16-element register pass; the column pass does its first stage(s) while gathering and its last
-// stage(s) while writing back. Every fused butterfly is the unfused one's, with the same inputs
-// and the same per-lane operations, so the bits are the same: fft_golden_scalar_test builds the
-// library without these paths (DASHI_FFT_NO_V8) and checks the same golden hashes.
+// row-major storage and blocks with 8×8 register transposes (on x86-64 the loading ones with
+// their 256-bit step done by 256-bit loads, in functions compiled for AVX-512F); the radix-2
+// stage and the next radix-4 stage run as one 8-element register pass; pairs of radix-4 stages
+// (m, 4m) run as one 16-element register pass; the column pass does its first stage(s) while
+// gathering and its last stage(s) while writing back. Every fused butterfly is the unfused
+// one's, with the same inputs and the same per-lane operations, so the bits are the same:
+// fft_golden_scalar_test builds the library without these paths (DASHI_FFT_NO_V8) and checks
+// the same golden hashes.
 //
 // Inverse transforms reuse the forward code on swapped arrays: with swap(a + ib) = b + ia,
 // IDFT_unscaled(x) = swap(DFT(swap(x))), and in split storage swap is just exchanging the re and
@@ -45,6 +47,14 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(DASHI_FFT_NO_V8)
+// GCC 12 warns (falsely) on the intrinsics that start from an undefined register.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
 
 #include "core_ref/math/sincospi.h"
 #include "core_ref/parallel/thread_pool.h"
@@ -148,6 +158,18 @@ class TwiddleTable {
 // generic vector: one zmm register in the AVX-512F variant, lowered to narrower code otherwise.
 #if defined(__GNUC__) && !defined(__clang__) && !defined(DASHI_FFT_NO_V8)
 #define DASHI_FFT_V8 1
+// V8 values only live inside always-inline helpers and the AVX-512F functions: the ABI note on
+// passing them is moot (off for the rest of this file; GCC also reports it at the file's end).
+#pragma GCC diagnostic ignored "-Wpsabi"
+#if defined(__x86_64__)
+// x86-64: the code that uses the transposes (the row passes' 8-lane paths) is compiled for
+// AVX-512F whatever the build's flags (it runs only where UseV8, i.e. on a CPU with AVX-512F).
+#define DASHI_FFT_X86_AVX512 1
+#define DASHI_FFT_AVX512 __attribute__((target("avx512f")))
+#else
+#define DASHI_FFT_X86_AVX512 0
+#define DASHI_FFT_AVX512
+#endif
 static_assert(kBlock == 8, "the transposes move blocks of 8 lanes");
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"  // V8 values only live inside always-inline helpers
@@ -185,12 +207,60 @@ DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5,
   v7 = __builtin_shuffle(b3, b7, o4);
 }
 
+#if DASHI_FFT_X86_AVX512
+// LoadTransposed8 with the 256-bit step done by the loads. Transpose8 is three steps of 8
+// two-input shuffles (64-, 128-, 256-bit granules); on Intel cores every 512-bit shuffle runs on
+// one port (port 5), which also does half of the 512-bit adds and multiplies, and llvm-mca's
+// model puts the real row passes' transpose loops at that port's limit (docs/PERF.md). Here the
+// 256-bit step is a 256-bit load broadcast into a register's upper half under a mask
+// (vbroadcastf64x4 from memory: a load and a port-0-or-5 micro-op): 16 shuffles instead of 24, and
+// no stack round trips of the loaded rows (GCC spilled some in Transpose8's form). The same values
+// land in the same places. Measured (docs/PERF.md, 2026-11-26 15:03): faster on the AMD
+// development VM, no measurable change on the GPU host's Intel CPU. StoreTransposed8 keeps the
+// register transposes: its 256-bit-store form measured slower on the AMD VM.
+
+// In place on 8 registers: the 4×4 transposes inside each 256-bit half of (v0, v1, v2, v3),
+// w[j] ← (v0[j], v1[j], v2[j], v3[j] | v0[j+4], v1[j+4], v2[j+4], v3[j+4]) for j = 0..3.
+DASHI_FFT_AVX512 DASHI_FFT_INLINE void Transpose4x4Halves(V8& v0, V8& v1, V8& v2, V8& v3) {
+  const V8Index e1 = {0, 8, 2, 10, 4, 12, 6, 14}, o1 = {1, 9, 3, 11, 5, 13, 7, 15};
+  const V8Index e2 = {0, 1, 8, 9, 4, 5, 12, 13}, o2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const V8 b0 = __builtin_shuffle(v0, v1, e1), b1 = __builtin_shuffle(v0, v1, o1);
+  const V8 b2 = __builtin_shuffle(v2, v3, e1), b3 = __builtin_shuffle(v2, v3, o1);
+  v0 = __builtin_shuffle(b0, b2, e2);
+  v2 = __builtin_shuffle(b0, b2, o2);
+  v1 = __builtin_shuffle(b1, b3, e2);
+  v3 = __builtin_shuffle(b1, b3, o2);
+}
+
+// (4 doubles at lo | 4 doubles at hi) in one register: a 256-bit load, and a 256-bit load
+// broadcast into the upper half under a mask (vbroadcastf64x4 from memory: a load and a port-0-
+// or-5 micro-op).
+DASHI_FFT_AVX512 DASHI_FFT_INLINE V8 LoadHalves(const double* lo, const double* hi) {
+  return (V8)_mm512_mask_broadcast_f64x4(_mm512_zextpd256_pd512(_mm256_loadu_pd(lo)), 0xF0,
+                                         _mm256_loadu_pd(hi));
+}
+
+// v[j] ← the 8 doubles at src + j·stride, transposed: v[j][l] = src[l·stride + j].
+DASHI_FFT_AVX512 DASHI_FFT_INLINE void LoadTransposed8(const double* src, size_t stride, V8* v) {
+  // v[l] = (row l, elements 0..3 | row l + 4, elements 0..3), v[l + 4] the same for 4..7; then
+  // the 4×4 transposes inside the halves give v[j] = (rows 0..3 | rows 4..7) of element j.
+#pragma GCC unroll 4
+  for (size_t l = 0; l < 4; ++l) {
+    v[l] = LoadHalves(src + l * stride, src + (l + 4) * stride);
+    v[l + 4] = LoadHalves(src + l * stride + 4, src + (l + 4) * stride + 4);
+  }
+  Transpose4x4Halves(v[0], v[1], v[2], v[3]);
+  Transpose4x4Halves(v[4], v[5], v[6], v[7]);
+}
+
+#else
 // v[j] ← the 8 doubles at src + j·stride, transposed: v[j][l] = src[l·stride + j].
 DASHI_FFT_INLINE void LoadTransposed8(const double* src, size_t stride, V8* v) {
 #pragma GCC unroll 8
   for (size_t j = 0; j < 8; ++j) v[j] = Load8(src + j * stride);
   Transpose8(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
 }
+#endif
 
 // dst[l·stride + j] = v[j][l] (v is clobbered).
 DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
@@ -201,6 +271,7 @@ DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
 #pragma GCC diagnostic pop
 #else
 #define DASHI_FFT_V8 0
+#define DASHI_FFT_X86_AVX512 0
 #endif
 
 // Whether the 8-lane paths run (decided once per process). They are compiled in with GCC, but
@@ -211,11 +282,19 @@ DASHI_FFT_INLINE void StoreTransposed8(V8* v, double* dst, size_t stride) {
 // complex 256² 1221 vs 272 µs, docs/PERF.md), so there the plain loops run. Both give the same bits: fft_golden_scalar_test builds the library
 // without the 8-lane paths, fft_golden_v8_off_test / _on_test force the choice below in the
 // default build, and all check the same hashes. DASHI_FFT_V8=0 or 1 in the environment overrides
-// the choice (1 only where the paths are compiled in).
+// the choice (1 only where the paths are compiled in and, on x86-64, where the CPU has AVX-512F:
+// the row passes' 8-lane blocks are AVX-512F functions there, see DASHI_FFT_AVX512).
 bool DetectV8() {
   if (!DASHI_FFT_V8) return false;
   if (const char* env = std::getenv("DASHI_FFT_V8"); env != nullptr && env[0] != '\0') {
-    return env[0] != '0';
+    if (env[0] == '0') return false;
+#if DASHI_FFT_X86_AVX512
+    // The row passes' 8-lane paths are AVX-512F code on x86-64: forced on only where they can run.
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+#else
+    return true;
+#endif
   }
 #if DASHI_FFT_CLONES
   __builtin_cpu_init();  // this may run before libgcc's own initialiser
@@ -442,6 +521,8 @@ DASHI_FFT_INLINE void Radix4PairV(double* re, double* im, size_t begin, size_t e
 // reorders independent butterflies: every butterfly sees the same inputs, so the bits are the same.
 constexpr size_t kCacheBlockDoubles = 2048;
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // V8 values only live inside always-inline helpers
 // Forward DFT of the B lanes of a block of length n whose elements are in bit-reversed order.
 // Output in natural order. tw: the plan's radix-4 twiddle table.
 template <size_t B>
@@ -522,6 +603,8 @@ DASHI_FFT_INLINE void RunStages(double* re, double* im, size_t n, const double* 
   }
 }
 
+#pragma GCC diagnostic pop
+
 // Forward (or, on swapped arrays, unscaled inverse) transform of a block.
 template <size_t B>
 DASHI_FFT_INLINE void RunBlock(double* re, double* im, size_t n, const double* tw, bool inverse) {
@@ -531,6 +614,126 @@ DASHI_FFT_INLINE void RunBlock(double* re, double* im, size_t n, const double* t
     RunStages<B>(re, im, n, tw);
   }
 }
+
+#if DASHI_FFT_V8
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+// The 8-lane paths of the row passes below, each for one full block. On x86-64 they are compiled
+// for AVX-512F (DASHI_FFT_AVX512; they run only where UseV8), for LoadTransposed8's 256-bit
+// loads.
+
+// ComplexRowPass, one block of 8 rows (row stride cols) in place.
+DASHI_FFT_AVX512 void ComplexRowBlockV8(double* block, size_t cols, const uint32_t* rev,
+                                        const double* tw, bool inverse, double* re, double* im) {
+  constexpr size_t B = kBlock;
+  // Four complex values of the 8 rows per transpose: v[2j] = Re, v[2j+1] = Im of element
+  // i0 + j, stored at its bit-reversed position.
+  for (size_t i0 = 0; i0 < cols; i0 += 4) {
+    V8 v[8];
+    LoadTransposed8(block + 2 * i0, 2 * cols, v);
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; ++j) {
+      Store8(re + rev[i0 + j] * B, v[2 * j]);
+      Store8(im + rev[i0 + j] * B, v[2 * j + 1]);
+    }
+  }
+  RunBlock<B>(re, im, cols, tw, inverse);
+  for (size_t i0 = 0; i0 < cols; i0 += 4) {
+    V8 v[8];
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; ++j) {
+      v[2 * j] = Load8(re + (i0 + j) * B);
+      v[2 * j + 1] = Load8(im + (i0 + j) * B);
+    }
+    StoreTransposed8(v, block + 2 * i0, 2 * cols);
+  }
+}
+
+// RealRowPassForward, one full block of 16 rows (cols ≥ 8): bins k < cols/2 into o (row stride
+// half); the caller does the bin k = cols/2 from re/im.
+DASHI_FFT_AVX512 void RealRowForwardBlockV8(const double* block, size_t cols, const uint32_t* rev,
+                                            const double* tw, double* o, double* re, double* im) {
+  constexpr size_t B = kBlock;
+  const size_t half = cols / 2 + 1;
+  for (size_t i0 = 0; i0 < cols; i0 += 8) {
+    V8 v[8];
+    LoadTransposed8(block + i0, 2 * cols, v);  // rows 2l: elements i0..i0+7
+#pragma GCC unroll 8
+    for (size_t j = 0; j < 8; ++j) Store8(re + rev[i0 + j] * B, v[j]);
+    LoadTransposed8(block + cols + i0, 2 * cols, v);  // rows 2l + 1
+#pragma GCC unroll 8
+    for (size_t j = 0; j < 8; ++j) Store8(im + rev[i0 + j] * B, v[j]);
+  }
+  RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
+  const V8 h = Broadcast8(0.5);
+  for (size_t k0 = 0; k0 < cols / 2; k0 += 4) {
+    V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; ++j) {
+      const size_t k = k0 + j, nk = (cols - k) & (cols - 1);
+      const V8 zr = Load8(re + k * B), zi = Load8(im + k * B);
+      const V8 wr = Load8(re + nk * B), wi = Load8(im + nk * B);
+      x[2 * j] = h * (zr + wr);
+      x[2 * j + 1] = h * (zi - wi);
+      y[2 * j] = h * (zi + wi);
+      y[2 * j + 1] = h * (wr - zr);
+    }
+    StoreTransposed8(x, o + 2 * k0, 4 * half);             // rows 2l
+    StoreTransposed8(y, o + 2 * half + 2 * k0, 4 * half);  // rows 2l + 1
+  }
+}
+
+// RealRowPassInverse, one full block of 16 rows (cols ≥ 8) into o (row stride cols).
+DASHI_FFT_AVX512 void RealRowInverseBlockV8(const double* block, size_t cols, const uint32_t* rev,
+                                            const double* tw, double scale, double* o, double* re,
+                                            double* im) {
+  constexpr size_t B = kBlock;
+  const size_t half = cols / 2 + 1;
+  const size_t nyquist = cols / 2;
+  // Bins kk = 0..cols/2 − 1 in groups of four by 8×8 transposes; each gives Z[kk] (at
+  // position rev[kk]) and, for kk > 0, the mirrored Z[cols − kk] (at rev[cols − kk]): the
+  // scalar loop's values and operations, element by element.
+  const V8 zero = Broadcast8(0.0);
+  for (size_t k0 = 0; k0 < nyquist; k0 += 4) {
+    V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
+    LoadTransposed8(block + 2 * k0, 4 * half, x);             // rows 2l
+    LoadTransposed8(block + 2 * half + 2 * k0, 4 * half, y);  // rows 2l + 1
+#pragma GCC unroll 4
+    for (size_t j = 0; j < 4; ++j) {
+      const size_t k = k0 + j;
+      const V8 xr = x[2 * j], yr = y[2 * j];
+      const V8 xi = k == 0 ? zero : x[2 * j + 1], yi = k == 0 ? zero : y[2 * j + 1];
+      Store8(re + rev[k] * B, xr - yi);
+      Store8(im + rev[k] * B, xi + yr);
+      if (k != 0) {
+        Store8(re + rev[cols - k] * B, xr + yi);
+        Store8(im + rev[cols - k] * B, yr - xi);
+      }
+    }
+  }
+  {  // the Nyquist bin: real, not mirrored
+    const size_t i = rev[nyquist];
+    for (size_t l = 0; l < B; ++l) {
+      const double* x = block + 2 * (2 * l * half + nyquist);
+      const double xr = x[0], yr = x[2 * half], xi = 0.0, yi = 0.0;
+      re[i * B + l] = xr - yi;
+      im[i * B + l] = xi + yr;
+    }
+  }
+  RunBlock<B>(re, im, cols, tw, /*inverse=*/true);
+  const V8 s = Broadcast8(scale);
+  for (size_t i0 = 0; i0 < cols; i0 += 8) {
+    V8 v[8];
+#pragma GCC unroll 8
+    for (size_t j = 0; j < 8; ++j) v[j] = Load8(re + (i0 + j) * B) * s;
+    StoreTransposed8(v, o + i0, 2 * cols);  // rows 2l
+#pragma GCC unroll 8
+    for (size_t j = 0; j < 8; ++j) v[j] = Load8(im + (i0 + j) * B) * s;
+    StoreTransposed8(v, o + cols + i0, 2 * cols);  // rows 2l + 1
+  }
+}
+#pragma GCC diagnostic pop
+#endif  // DASHI_FFT_V8
 
 // --- 2D passes on interleaved std::complex storage --------------------------------------------
 // std::complex<double> is array-compatible with double[2] ([complex.numbers]), so complex data
@@ -546,28 +749,7 @@ DASHI_FFT_MULTIVERSION void ComplexRowPass(double* data, size_t rows, size_t col
     const double* block = data + 2 * r0 * cols;
 #if DASHI_FFT_V8
     if (cols >= 4 && UseV8()) {
-      // Four complex values of the 8 rows per transpose: v[2j] = Re, v[2j+1] = Im of element
-      // i0 + j, stored at its bit-reversed position.
-      for (size_t i0 = 0; i0 < cols; i0 += 4) {
-        V8 v[8];
-        LoadTransposed8(block + 2 * i0, 2 * cols, v);
-#pragma GCC unroll 4
-        for (size_t j = 0; j < 4; ++j) {
-          Store8(re + rev[i0 + j] * B, v[2 * j]);
-          Store8(im + rev[i0 + j] * B, v[2 * j + 1]);
-        }
-      }
-      RunBlock<B>(re, im, cols, tw, inverse);
-      double* out = data + 2 * r0 * cols;
-      for (size_t i0 = 0; i0 < cols; i0 += 4) {
-        V8 v[8];
-#pragma GCC unroll 4
-        for (size_t j = 0; j < 4; ++j) {
-          v[2 * j] = Load8(re + (i0 + j) * B);
-          v[2 * j + 1] = Load8(im + (i0 + j) * B);
-        }
-        StoreTransposed8(v, out + 2 * i0, 2 * cols);
-      }
+      ComplexRowBlockV8(data + 2 * r0 * cols, cols, rev, tw, inverse, re, im);
       continue;
     }
 #endif
@@ -657,6 +839,8 @@ DASHI_FFT_INLINE void Interleave(const double* __restrict re, const double* __re
 
 #if DASHI_FFT_V8
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // V8 values only live inside always-inline helpers
 // One full block of ComplexColumnPass (8 columns at col, n = rows ≥ 16) with its first stage
 // fused into the gather and its last stage into the write-back: the butterflies of RunStages, in
 // registers, with the same operations and inputs, so the same bits; two passes over the scratch
@@ -744,6 +928,7 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
     StoreComplex8(r3, i3, inverse, scaled, scale, col + 2 * (j + 3 * m) * stride);
   }
 }
+#pragma GCC diagnostic pop
 #endif
 
 // Column pass, complex in place: the first ncols columns of a rows×stride array, each scaled by
@@ -838,33 +1023,7 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
     size_t k_begin = 0;
 #if DASHI_FFT_V8
     if (vector) {
-      for (size_t i0 = 0; i0 < cols; i0 += 8) {
-        V8 v[8];
-        LoadTransposed8(block + i0, 2 * cols, v);  // rows 2l: elements i0..i0+7
-#pragma GCC unroll 8
-        for (size_t j = 0; j < 8; ++j) Store8(re + rev[i0 + j] * B, v[j]);
-        LoadTransposed8(block + cols + i0, 2 * cols, v);  // rows 2l + 1
-#pragma GCC unroll 8
-        for (size_t j = 0; j < 8; ++j) Store8(im + rev[i0 + j] * B, v[j]);
-      }
-      RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
-      double* o = out + 2 * p0 * half;
-      const V8 h = Broadcast8(0.5);
-      for (size_t k0 = 0; k0 < cols / 2; k0 += 4) {
-        V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
-#pragma GCC unroll 4
-        for (size_t j = 0; j < 4; ++j) {
-          const size_t k = k0 + j, nk = (cols - k) & (cols - 1);
-          const V8 zr = Load8(re + k * B), zi = Load8(im + k * B);
-          const V8 wr = Load8(re + nk * B), wi = Load8(im + nk * B);
-          x[2 * j] = h * (zr + wr);
-          x[2 * j + 1] = h * (zi - wi);
-          y[2 * j] = h * (zi + wi);
-          y[2 * j + 1] = h * (wr - zr);
-        }
-        StoreTransposed8(x, o + 2 * k0, 4 * half);             // rows 2l
-        StoreTransposed8(y, o + 2 * half + 2 * k0, 4 * half);  // rows 2l + 1
-      }
+      RealRowForwardBlockV8(block, cols, rev, tw, out + 2 * p0 * half, re, im);
       k_begin = cols / 2;
     }
 #endif
@@ -943,48 +1102,7 @@ DASHI_FFT_MULTIVERSION void RealRowPassInverse(const double* spec, size_t rows, 
     const double* block = spec + 2 * p0 * half;
 #if DASHI_FFT_V8
     if (nrows == 2 * B && cols >= 8 && UseV8()) {
-      // Bins kk = 0..cols/2 − 1 in groups of four by 8×8 transposes; each gives Z[kk] (at
-      // position rev[kk]) and, for kk > 0, the mirrored Z[cols − kk] (at rev[cols − kk]): the
-      // scalar loop's values and operations, element by element.
-      const V8 zero = Broadcast8(0.0);
-      for (size_t k0 = 0; k0 < nyquist; k0 += 4) {
-        V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
-        LoadTransposed8(block + 2 * k0, 4 * half, x);             // rows 2l
-        LoadTransposed8(block + 2 * half + 2 * k0, 4 * half, y);  // rows 2l + 1
-#pragma GCC unroll 4
-        for (size_t j = 0; j < 4; ++j) {
-          const size_t k = k0 + j;
-          const V8 xr = x[2 * j], yr = y[2 * j];
-          const V8 xi = k == 0 ? zero : x[2 * j + 1], yi = k == 0 ? zero : y[2 * j + 1];
-          Store8(re + rev[k] * B, xr - yi);
-          Store8(im + rev[k] * B, xi + yr);
-          if (k != 0) {
-            Store8(re + rev[cols - k] * B, xr + yi);
-            Store8(im + rev[cols - k] * B, yr - xi);
-          }
-        }
-      }
-      {  // the Nyquist bin: real, not mirrored
-        const size_t i = rev[nyquist];
-        for (size_t l = 0; l < B; ++l) {
-          const double* x = block + 2 * (2 * l * half + nyquist);
-          const double xr = x[0], yr = x[2 * half], xi = 0.0, yi = 0.0;
-          re[i * B + l] = xr - yi;
-          im[i * B + l] = xi + yr;
-        }
-      }
-      RunBlock<B>(re, im, cols, tw, /*inverse=*/true);
-      double* o = out + p0 * cols;
-      const V8 s = Broadcast8(scale);
-      for (size_t i0 = 0; i0 < cols; i0 += 8) {
-        V8 v[8];
-#pragma GCC unroll 8
-        for (size_t j = 0; j < 8; ++j) v[j] = Load8(re + (i0 + j) * B) * s;
-        StoreTransposed8(v, o + i0, 2 * cols);  // rows 2l
-#pragma GCC unroll 8
-        for (size_t j = 0; j < 8; ++j) v[j] = Load8(im + (i0 + j) * B) * s;
-        StoreTransposed8(v, o + cols + i0, 2 * cols);  // rows 2l + 1
-      }
+      RealRowInverseBlockV8(block, cols, rev, tw, scale, out + p0 * cols, re, im);
       continue;
     }
 #endif

@@ -129,7 +129,7 @@ class Fft2d {
 // Which code the 2D passes run in this process (the bits are the same either way; for tests and
 // benchmarks): whether the 8-lane vector paths are compiled into this build, and whether they run
 // (decided once before main: the AVX-512F clone or an AVX-512F build; DASHI_FFT_V8=0 / 1 in the
-// environment overrides).
+// environment overrides, 1 only where the CPU has AVX-512F on x86-64).
 bool FftVectorPathsCompiled();
 bool FftUsesVectorPaths();
 

@@ -299,7 +299,7 @@ TEST_F(SmallBatchRolloutTest, RebuildOnceAgrees) {
     ASSERT_TRUE((*r)->Run(z0, 9, {.steps = 2, .hash_every = 2}).ok());
     EXPECT_EQ((*r)->small_batch_rebuild_once(), want) << once << " " << pass_rows;
   }
-  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rebuild_once = 5}))
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rebuild_once = 6}))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
@@ -478,7 +478,7 @@ TEST_F(SmallBatchRolloutTest, PairStateLoadsAgree) {
             StatusCode::kInvalidArgument);
 }
 
-// small_batch_rebuild_once = 4 (per-chunk counters instead of the device-wide barriers, the new
+// small_batch_rebuild_once = 4 and 5. 4 (per-chunk counters instead of the device-wide barriers, the new
 // state alternating between z_out and a plane after the partials): bit-exact with core_ref with
 // several steps per dispatch (odd and even K, so that both planes hold the state and the last
 // step's goes to z_out), single and pair loads, U 1 and 4, odd B, odd D (pairs off), every step
@@ -487,7 +487,7 @@ TEST_F(SmallBatchRolloutTest, PairStateLoadsAgree) {
 // the conformance case batched_rollout.small_batch.chunk_counters.*). Then the timing probe's
 // checks (the benchmark's only: wrong states): INVALID_ARGUMENT unless with rebuild once = 2,
 // and labelled in the description.
-TEST_F(SmallBatchRolloutTest, PerChunkCountersAgree) {
+TEST_F(SmallBatchRolloutTest, ChunkCountersAndHalvesAgree) {
   const RolloutParams every{.steps = 9, .hash_every = 4, .observe_every = 1};
   const RolloutParams sparse{.steps = 12, .hash_every = 5, .observe_every = 3};
   ExpectMatchesRolloutBatch(5, 40, every,
@@ -523,8 +523,55 @@ TEST_F(SmallBatchRolloutTest, PerChunkCountersAgree) {
                                         .small_batch_max_steps_per_dispatch = 4}),
                             84);
 
+  // Halves (small_batch_rebuild_once = 5): rows [0, half) and [half, B) with a counter each,
+  // half = ceil(B / 2) in whole groups of interleaved rows: B = 9 (halves of 8 and 1 with 4
+  // rows a group), 12 (one row a group: 6 and 6), 3 (4 and an empty half), pairs and single
+  // loads, U 1 and 4, odd D.
+  ExpectMatchesRolloutBatch(9, 40, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_once = 5,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            87);
+  ExpectMatchesRolloutBatch(12, 64, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 4,
+                                        .small_batch_group_rows = 1,
+                                        .small_batch_rebuild_unroll = 4,
+                                        .small_batch_rebuild_once = 5,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 5}),
+                            88);
+  ExpectMatchesRolloutBatch(3, 61, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 2,
+                                        .small_batch_rebuild_once = 5,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            89);
+  ExpectMatchesRolloutBatch(16, 62, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 3,
+                                        .small_batch_rebuild_once = 5,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            90);
+
   const std::vector<double> a = DecayingMatrix(40, 85);
   const std::vector<double> z0 = NonZeroUniform(4 * 40, 86, 1.0);
+  {
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> h = VulkanBatchedRollout::Create(
+        ctx(), 40, a, SmallBatch({.small_batch_workgroup = 64, .small_batch_rebuild_once = 5}));
+    ASSERT_TRUE(h.ok()) << h.status().ToString();
+    ASSERT_TRUE((*h)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
+    EXPECT_TRUE((*h)->small_batch_rebuild_once());
+    EXPECT_NE((*h)->KernelDescription(BatchedKernel::kSmallBatch).find("(halves)"),
+              std::string::npos);
+  }
   StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
       ctx(), 40, a, SmallBatch({.small_batch_workgroup = 64, .small_batch_rebuild_once = 4}));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -533,7 +580,7 @@ TEST_F(SmallBatchRolloutTest, PerChunkCountersAgree) {
   EXPECT_NE((*r)->KernelDescription(BatchedKernel::kSmallBatch).find("(per-chunk counters)"),
             std::string::npos);
   EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), 40, a,
-                                         SmallBatch({.small_batch_rebuild_once = 5}))
+                                         SmallBatch({.small_batch_rebuild_once = 6}))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);

@@ -58,7 +58,8 @@ constexpr uint64_t kSmallBatchAutoInvocations = 256;
 constexpr int64_t kSmallBatchStepsPerDispatch = 4096;
 // Arrival counters: one per dispatch until the host zeroes them again.
 constexpr uint32_t kSyncCounters = 1024;
-// After them, the per-chunk counters of small_batch_rebuild_once = 4 (batched_persistent.comp
+// After them, the per-chunk counters of small_batch_rebuild_once = 4 and the per-half ones of 5
+// (the first two of the region; batched_persistent.comp
 // kLocalBase = 1 + kSyncCounters): 2 × 32 chunks, 32 uints (128 bytes) apart; zeroed before every
 // dispatch that uses them.
 constexpr uint32_t kLocalCounters = 2 * 32 * 32;
@@ -150,6 +151,7 @@ std::string VulkanBatchedRollout::KernelDescription(BatchedKernel kernel) const 
              " U=" + n(small_batch_rebuild_unroll()) + ")" +
              (small_batch_rebuild_once() ? ", rebuild once" : "") +
              (small_now_.rebuild_once == 3 ? " (per-chunk counters)" : "") +
+             (small_now_.rebuild_once == 4 ? " (halves)" : "") +
              (small_now_.probe != 0 ? ", TIMING PROBE " + n(small_now_.probe) + " (wrong states)"
                                     : "") +
              (small_batch_pair_loads() ? ", pair loads" : "") +
@@ -442,11 +444,11 @@ Status VulkanBatchedRollout::InitSmallBatch() {
     return InvalidArgumentError("batched rollout (small batch): small_batch_group_rows " +
                                 std::to_string(group_rows) + " is not 0, 1, 2 or 4");
   }
-  if (options_.small_batch_rebuild_once > 4) {
+  if (options_.small_batch_rebuild_once > 5) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_once " +
                                 std::to_string(options_.small_batch_rebuild_once) +
-                                " is not 0 (automatic), 1 (off), 2 (on), 3 (on, plain barriers) "
-                                "or 4 (on, per-chunk counters)");
+                                " is not 0 (automatic), 1 (off), 2 (on), 3 (on, plain barriers), "
+                                "4 (on, per-chunk counters) or 5 (on, in two halves)");
   }
   if (options_.small_batch_timing_probe > 15 ||
       (options_.small_batch_timing_probe != 0 && options_.small_batch_rebuild_once != 2)) {
@@ -589,6 +591,7 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
                        : once == 2 || auto_once     ? 1u
                        : once == 3                  ? 2u
                        : once == 4                  ? 3u
+                       : once == 5                  ? 4u
                                                     : 0u;
   shape.probe = shape.rebuild_once == 1 ? options_.small_batch_timing_probe : 0u;
   // Q and U: the options', else (a row's are for its rebuild once) the row's where the entries
@@ -896,7 +899,7 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
         observed ? static_cast<uint32_t>(snapshot_steps[next] - step) : 0u,
         static_cast<uint32_t>((step + 1) % history),
         static_cast<uint32_t>(history)};
-    if (!columns && small_now_.rebuild_once == 3) {  // fresh per-chunk counters
+    if (!columns && small_now_.rebuild_once >= 3) {  // fresh per-chunk / per-half counters
       cmd.FillBuffer(sync_->buffer(), (1 + kSyncCounters) * sizeof(uint32_t),
                      kLocalCounters * sizeof(uint32_t), 0);
       cmd.Barrier();

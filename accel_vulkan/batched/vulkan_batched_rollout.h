@@ -168,7 +168,9 @@ struct VulkanBatchedRolloutOptions {
   // batched_persistent.comp, "Rebuild once"): 0 = automatic (the winning small_batch_rules
   // row's choice: on for 8 <= B <= 64 at the measured D, see DefaultSmallBatchRules), 1 = off, 2 = on, 3 = on with
   // the plain device-wide barrier (one poller per workgroup), 4 = on with per-chunk counters
-  // instead of device-wide barriers (batched_persistent.comp, "Per-chunk counters"). Ignored
+  // instead of device-wide barriers (batched_persistent.comp, "Per-chunk counters"), 5 = on in
+  // two halves of the rows with a counter each, one half's waits overlapping the other half's
+  // work (batched_persistent.comp, "Halves"). Ignored
   // (off) where the merged wait does not apply (A not in registers, or B > P).
   uint32_t small_batch_rebuild_once = 0;
   // The inner loop's loads of the staged state from shared memory as dvec2 pairs (two entries a
@@ -335,7 +337,8 @@ class VulkanBatchedRollout {
     uint32_t pass_rows = 4;
     uint32_t rebuilders = 0;  // 0: all C·R
     uint32_t rebuild_unroll = 1;
-    uint32_t rebuild_once = 0;  // the specialization constant kRebuildOnce (3: per-chunk counters)
+    uint32_t rebuild_once = 0;  // the specialization constant kRebuildOnce (3: per-chunk counters,
+                                // 4: halves)
     uint32_t probe = 0;         // kProbe (small_batch_timing_probe)
     bool pair_loads = false;    // the specialization constant kPairLoads, bit 0
     bool pair_state_loads = false;  // ... bit 1 (only with rebuild_once and D even)

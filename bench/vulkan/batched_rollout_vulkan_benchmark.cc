@@ -16,7 +16,7 @@
 // --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU[xO[xL[xS[xX]]]]]]: C
 // columns per unit, R row groups, G interleaved rows, P rows per pass, Q rebuilding invocations, U
 // entries each rebuilds at once, O rebuild each state entry once (1 off, 2 on, 3 on with plain
-// barriers, 4 on with per-chunk counters), L the staged state loaded as dvec2 pairs (1 off,
+// barriers, 4 on with per-chunk counters, 5 on in two halves), L the staged state loaded as dvec2 pairs (1 off,
 // 2 on), S the rebuild's and the new state's loads as pairs (1 off, 2 on), X a TIMING PROBE that
 // gives WRONG STATES (bits of the step skipped, with O = 2 only: 1 the second wait, 2 the chains,
 // 4 the new state's loads, 8 the rebuild; its rows verify as MISMATCH and are labelled "TIMING

@@ -77,7 +77,9 @@ layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 // Merged wait only: 1 = rebuild each state entry once per step (two device-wide barriers a step;
 // see "Rebuild once" below), 2 = the same with the plain device-wide barrier, 0 = every column
 // tile of a chunk rebuilds its chunk's entries.
-// 3 = the same with per-chunk counters instead of device-wide barriers ("Per-chunk counters").
+// 3 = the same with per-chunk counters instead of device-wide barriers ("Per-chunk counters"),
+// 4 = the same in two halves of the rows, each with its own counter, so that one half's waits
+// overlap the other half's work ("Halves").
 layout(constant_id = 8) const uint kRebuildOnce = 0u;
 // Bit 0: the inner loop reads the staged state from shared memory as dvec2 pairs (entries k,
 // k + 1 of a row in one load; half the load instructions), else one double a load. Bit 1
@@ -234,8 +236,14 @@ void main() {
   const bool merged = kResident != 0u && rows <= kPassRows;
   const bool once = merged && kRebuildOnce != 0u;  // uniform
   const bool local = once && kRebuildOnce == 3u;   // per-chunk counters (uniform)
-  // Per-chunk counters: a workgroup without a unit takes no part (no counter counts it).
-  if (local && g >= units) return;
+  const bool halves = once && kRebuildOnce == 4u;  // two halves of the rows (uniform)
+  // Per-chunk counters and halves: a workgroup without a unit takes no part (no counter counts
+  // it).
+  if ((local || halves) && g >= units) return;
+  // Halves: rows [0, half) and [half, B), half = ceil(B / 2) rounded up to whole groups of
+  // kGroupRows (the second half may be empty).
+  const uint half_rows = ((rows + 1u) / 2u + kGroupRows - 1u) / kGroupRows * kGroupRows;
+  const uint nh = halves ? 2u : 1u;
   // Device-wide arrivals per workgroup a step with rebuild once (1 with the probe's bit 1).
   const uint per_step = (kProbe & 1u) != 0u ? 1u : 2u;
 
@@ -258,6 +266,59 @@ void main() {
     const uint in_base = ((step - 1u) & 1u) * plane;  // step ≥ 1 only
     const uint out_base = (step & 1u) * plane;
     const bool write_history = params.history_from != 0u && step >= params.history_from;
+    for (uint h = 0u; h < nh; ++h) {
+    // Halves ("Halves" below): half h's counter at sync[kLocalBase + 32·h], two arrivals per
+    // workgroup a step (after its partials, after its rebuild), so the wait for the second
+    // arrivals of step − 1 comes before this half's new rows are loaded.
+    const uint h_lo = halves ? min(rows, h * half_rows) : 0u;
+    const uint h_hi = halves ? min(rows, h * half_rows + half_rows) : rows;
+    if (halves && step > 0u) {
+      if (AwaitCounter(kLocalBase + 32u * h, 2u * step * units, true) != 0u) {
+        atomicOr(failed, 1u);
+      } else {
+        // Chunk c of rows [h_lo, h_hi) into part[] (entry q = b·64 + k), U loads of a round
+        // first (from a valid index), then their stores; pairs where kPairLoads bit 1 (D even).
+        const uint i0 = (g / tiles) * kChunk;
+        const uint n = min(kChunk, dim - i0);
+        const bool pairs = (kPairLoads & 2u) != 0u && (dim & 1u) == 0u;
+        const uint per = pairs ? 2u : 1u;
+        const uint q_lo = h_lo * kChunk / per;
+        const uint q_hi = h_hi * kChunk / per;
+        for (uint q0 = q_lo + l; q0 < q_hi; q0 += kRebuildUnroll * wg) {
+          dvec2 w[4];
+          [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+            if (e < kRebuildUnroll) {
+              const uint q = per * (q0 + e * wg);
+              const uint b = q / kChunk;
+              const uint k = q - b * kChunk;
+              const uint at = q < per * q_hi && k < n ? b * dim + i0 + k : 0u;
+              if (pairs) {
+                w[e] = z_out2[at >> 1u];
+              } else {
+                w[e].x = z_out[at];
+              }
+            }
+          }
+          [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+            if (e < kRebuildUnroll) {
+              const uint qp = q0 + e * wg;
+              const uint q = per * qp;
+              const uint k = q - (q / kChunk) * kChunk;
+              if (qp < q_hi && k < n) {
+                if (pairs) {
+                  part2[qp] = w[e];
+                } else {
+                  PART(q) = w[e].x;
+                }
+              }
+            }
+          }
+        }
+      }
+      memoryBarrierShared();
+      barrier();
+      if (failed != 0u) return;  // uniform: read after the barrier
+    }
     for (uint u = g; u < units; u += groups) {
       const uint c = u / tiles;
       const uint t = u - c * tiles;
@@ -268,7 +329,7 @@ void main() {
       for (uint p0 = 0u; p0 < rows; p0 += kPassRows) {
         // Rows staged in this pass: up to P, rounded up to whole groups of kGroupRows.
         const uint staged = min(kPassRows, (rows - p0 + kGroupRows - 1u) / kGroupRows * kGroupRows);
-        if (!merged || step == 0u) {
+        if (!merged || (step == 0u && h == 0u)) {
           barrier();  // every invocation is done reading part[] (uniform)
           for (uint q0 = 0u; q0 < staged * kChunk; q0 += wg) {
             const uint q = q0 + l;
@@ -294,7 +355,9 @@ void main() {
           barrier();
         }
         // Row group rg takes the groups of kGroupRows rows rg, rg + R, … of the pass.
-        for (uint r0 = rg * kGroupRows; r0 < staged; r0 += kRowGroups * kGroupRows) {
+        // (Halves: the groups of this half's rows only; h_lo is a multiple of kGroupRows.)
+        const uint r_end = halves ? h_hi : staged;
+        for (uint r0 = h_lo + rg * kGroupRows; r0 < r_end; r0 += kRowGroups * kGroupRows) {
           double acc[kMaxGroupRows];
           // Row r0 + e's pair h (entries 2h, 2h + 1) is part2[(r0 + e)·32 + h].
           const uint pair0 = r0 * (kChunk / 2u);
@@ -361,7 +424,83 @@ void main() {
         }
       }
     }
-    if (local) {
+    if (halves) {
+      memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
+      barrier();              // ... and every invocation is done reading part[]
+      if (l == 0u) atomicAdd(sync[kLocalBase + 32u * h], 1u);
+    }
+    }  // h
+    if (halves) {
+      // Halves (kRebuildOnce = 4): per step and half h, (a) wait for the second arrivals of
+      // step − 1 and load chunk c of the half's rows (above), (b) compute their partials and
+      // arrive (first arrival), then for each half (c) wait for the first arrivals and rebuild
+      // the half's entries once, spread over the units' invocations (entry h_lo·D + g·W + l,
+      // + units·W, …), into z_out (and the history ring), (d) arrive (second arrival; not at
+      // the last step). Half 1's partials are computed while half 0's arrivals travel, half 0
+      // is rebuilt while half 1's do, and half 0's new rows are loaded and computed on while
+      // half 1's rebuild is still arriving. Invocation 0 of every workgroup waits at (c), so a
+      // second arrival never stands in for a late first one (as in rebuild once).
+      const bool pairs = (kPairLoads & 2u) != 0u && (dim & 1u) == 0u;
+      const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
+      for (uint h = 0u; h < 2u; ++h) {
+        const uint h_lo = min(rows, h * half_rows);
+        const uint h_hi = min(rows, h * half_rows + half_rows);
+        const uint per = pairs ? 2u : 1u;
+        const uint v_first = (h_lo * dim) / per + g * wg + l;
+        const uint v_end = (h_hi * dim) / per;
+        if (v_first < v_end || l == 0u) {
+          if (AwaitCounter(kLocalBase + 32u * h, (2u * step + 1u) * units, true) != 0u) {
+            atomicOr(failed, 1u);
+          } else if ((kProbe & 8u) == 0u) {
+            for (uint v = v_first; v < v_end; v += units * wg) {
+              const uint e = per * v;
+              const uint b = e / dim;
+              const uint i = e - b * dim;
+              if (pairs) {
+                const uint from = (out_base + b * row_stride + i) >> 1u;
+                dvec2 w[kMaxChunks];
+                [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                  if (cc < kChunks) w[cc] = partials2[from + cc * (dim >> 1u)];
+                }
+                double x[kMaxChunks], y[kMaxChunks];
+                [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                  if (cc < kChunks) {
+                    x[cc] = w[cc].x;
+                    y[cc] = w[cc].y;
+                  }
+                }
+                [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) {
+                  [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) {
+                    if (cc + s < kChunks) {
+                      {
+                        CONTRACT_MERGE(x[cc], x[cc], x[cc + s]);
+                      }
+                      {
+                        CONTRACT_MERGE(y[cc], y[cc], y[cc + s]);
+                      }
+                    }
+                  }
+                }
+                z_out[e] = x[0];
+                z_out[e + 1u] = y[0];
+                if (history_now) {
+                  history[HistorySlot(step + 1u) * state_size + e] = x[0];
+                  history[HistorySlot(step + 1u) * state_size + e + 1u] = y[0];
+                }
+              } else {
+                const double x = RebuildEntry(out_base + b * row_stride, i);
+                z_out[e] = x;
+                if (history_now) history[HistorySlot(step + 1u) * state_size + e] = x;
+              }
+            }
+          }
+        }
+        memoryBarrierBuffer();  // the new rows are visible device-wide before the arrival
+        barrier();
+        if (failed != 0u) return;  // uniform: read after the barrier
+        if (step + 1u < params.steps && l == 0u) atomicAdd(sync[kLocalBase + 32u * h], 1u);
+      }
+    } else if (local) {
       // Per-chunk counters (kRebuildOnce = 3): (1) every unit stores its chunk partials and
       // arrives at the "partials ready" counter of each chunk its columns fall in; (2)+(3) the
       // tiles·W invocations of chunk c's units rebuild chunk c's entries of all B rows (each

@@ -719,6 +719,31 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
     EXPECT_EQ(row != builtin.end() && row->pair_state_loads,
               cols == 32 || (dim == 1024 && 17 <= batch && batch <= 64))
         << "D=" << dim << " B=" << batch;
+    // Per-chunk counters: D = 1024, B 8..32 (shape 3 where the row rebuilds once).
+    EXPECT_EQ(row != builtin.end() && row->rebuild_once && row->chunk_counters,
+              dim == 1024 && 8 <= batch && batch <= 32)
+        << "D=" << dim << " B=" << batch;
+  }
+  // A row's chunk_counters select kRebuildOnce 3 where it rebuilds once (D = 16, A in registers
+  // on lavapipe's one workgroup), bit-exact with core_ref over several steps per dispatch; the
+  // options' rebuild once = 2 overrides it.
+  {
+    const std::vector<SmallBatchRule> rules = {{.min_dim = 1, .max_dim = 64, .min_rows = 1,
+                                                .max_rows = 8, .columns = 16, .row_groups = 2,
+                                                .rebuild_once = true, .chunk_counters = true}};
+    const std::vector<double> a16 = DecayingMatrix(16, 50);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
+        ctx(), 16, a16, SmallBatch({.small_batch_rules = rules}));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->SmallBatchShapeFor(5).rebuild_once, 3u);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> forced = VulkanBatchedRollout::Create(
+        ctx(), 16, a16, SmallBatch({.small_batch_rebuild_once = 2, .small_batch_rules = rules}));
+    ASSERT_TRUE(forced.ok()) << forced.status().ToString();
+    EXPECT_EQ((*forced)->SmallBatchShapeFor(5).rebuild_once, 1u);
+    ExpectMatchesRolloutBatch(5, 16, {.steps = 9, .hash_every = 4, .observe_every = 2},
+                              SmallBatch({.small_batch_rules = rules,
+                                          .small_batch_max_steps_per_dispatch = 4}),
+                              51);
   }
   // A malformed row is INVALID_ARGUMENT.
   const std::vector<double> a = DecayingMatrix(100, 44);

@@ -108,7 +108,11 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // 7.76 against 8.34–8.38 µs at 512 / 32, 10.09 against 11.60 at 512 / 64, 15.02 against 15.57
 // at 1024 / 32, 24.07 against 25.03 at 1024 / 64, even at 512 / 24 (7.88 against 7.90); not in
 // the rows of 512 / 16 (7.49 against 7.30–7.34) and 1024 / 8–16 (7.76 against 7.64 at B = 8,
-// 10.11 against 10.20 at 16).
+// 10.11 against 10.20 at 16). Per-chunk counters (small_batch_rebuild_once = 4) at D = 1024,
+// B 8–32 (docs/PERF.md, "Mid batches: where the step's time goes, per-chunk counters and
+// halves"): 7.41 against 7.62 µs at B = 8, 9.77 against 10.16 at 16, 12.80 against 13.30–13.36
+// at 24, 14.86 against 14.98–15.33 at 32; not at 48 (20.21 against 19.88–20.12), 64 (24.88
+// against 24.02–24.12) or D = 512 (8.28 against 7.82 at B = 32, 11.20 against 10.01 at 64).
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 64, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
@@ -118,8 +122,10 @@ constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
      .rebuild_unroll = 4, .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 16, .rebuild_once = true,
-     .rebuilders = 1, .pair_loads = true},
-    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 47, .rebuild_once = true,
+     .rebuilders = 1, .pair_loads = true, .chunk_counters = true},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 32, .rebuild_once = true,
+     .pair_loads = true, .pair_state_loads = true, .chunk_counters = true},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 33, .max_rows = 47, .rebuild_once = true,
      .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true},
@@ -588,7 +594,8 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
   const uint32_t once = options_.small_batch_rebuild_once;
   const bool auto_once = once == 0 && rule != nullptr && rule->rebuild_once;
   shape.rebuild_once = !merged                      ? 0u
-                       : once == 2 || auto_once     ? 1u
+                       : auto_once                  ? (rule->chunk_counters ? 3u : 1u)
+                       : once == 2                  ? 1u
                        : once == 3                  ? 2u
                        : once == 4                  ? 3u
                        : once == 5                  ? 4u

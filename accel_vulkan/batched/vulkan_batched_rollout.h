@@ -126,6 +126,9 @@ struct SmallBatchRule {
   bool pair_loads = false;
   // small_batch_pair_state_loads on: the rebuild's and the new state's loads as dvec2 pairs.
   bool pair_state_loads = false;
+  // With rebuild_once: per-chunk counters instead of the device-wide barriers
+  // (small_batch_rebuild_once = 4).
+  bool chunk_counters = false;
   bool operator==(const SmallBatchRule&) const = default;
 };
 // The built-in table (an H200 with 132 SMs, docs/PERF.md), used on devices that report their SM

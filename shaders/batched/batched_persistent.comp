@@ -93,6 +93,7 @@ layout(constant_id = 9) const uint kPairLoads = 0u;
 // small_batch_timing_probe): bits of kRebuildOnce = 1's step that are skipped. 1: the second
 // arrival and wait (4); 2: the chunk partials' chains (each partial is one staged entry);
 // 4: the loads of the new state (5); 8: the rebuild's loads, trees and stores (3).
+// (Bit 2's partials are 0 · an entry: the state becomes 0 and stays finite.)
 layout(constant_id = 10) const uint kProbe = 0u;
 // Per-chunk counters (kRebuildOnce = 3): chunk c's "partials ready" counter at sync[kLocalBase +
 // 32·c], its "state ready" counter at sync[kLocalBase + 32·(32 + c)] (128 bytes apart), zeroed by
@@ -362,9 +363,10 @@ void main() {
           // Row r0 + e's pair h (entries 2h, 2h + 1) is part2[(r0 + e)·32 + h].
           const uint pair0 = r0 * (kChunk / 2u);
           if ((kProbe & 2u) != 0u) {
-            // TIMING PROBE (wrong states): no chains; each partial is the row's staged entry 0.
+            // TIMING PROBE (wrong states): no chains; each partial is 0 · the row's staged
+            // entry 0 (so that the state stays finite).
             [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
-              if (e < kGroupRows) acc[e] = part2[pair0 + e * (kChunk / 2u)].x;
+              if (e < kGroupRows) acc[e] = 0.0LF * part2[pair0 + e * (kChunk / 2u)].x;
             }
           } else if ((kPairLoads & 1u) != 0u) {
             // Pairs: entries k, k + 1 of each row in one load, then term k of every row, then

@@ -48,6 +48,18 @@
 // (constant 7) ≥ 2 rebuilds two entries a round in (3) (both entries' loads first) and keeps U
 // loads in flight per invocation in (5) (the loads of a round before its stores).
 //
+// Per-chunk counters (kRebuildOnce = 3; the code's `local` branch): rebuild once without
+// device-wide waits — a unit arrives at the "partials ready" counter of each chunk its columns
+// fall in, chunk c's units rebuild chunk c's entries of all rows once that counter has its
+// m·(tiles over chunk c) arrivals, arrive at chunk c's "state ready" counter and load chunk c
+// once it has `tiles` arrivals; the new state alternates between z_out and a plane after the
+// partials (z_out at the dispatch's last step). Halves (kRebuildOnce = 4; the code's `halves`
+// branches): rebuild once with the rows in two halves, each with its own counter (two arrivals
+// a workgroup a step), so that one half's arrivals travel while the other half is worked on.
+// Both: workgroups without a unit leave at once; the counters (sync[kLocalBase + …]) are zeroed
+// by the host before every dispatch. TIMING PROBE (kProbe ≠ 0, kRebuildOnce = 1 only): phases
+// of the rebuilt-once step skipped, wrong states, for the benchmark's phase costs only.
+//
 // History ring (push constant history_from ≠ 0): the state after each local step s =
 // history_from..K of the dispatch is also written to history[slot][b][i], slot = (history_base +
 // s − 1) mod history_slots, by the units with t = 0 (the state they rebuild anyway), so the host

@@ -299,7 +299,7 @@ TEST_F(SmallBatchRolloutTest, RebuildOnceAgrees) {
     ASSERT_TRUE((*r)->Run(z0, 9, {.steps = 2, .hash_every = 2}).ok());
     EXPECT_EQ((*r)->small_batch_rebuild_once(), want) << once << " " << pass_rows;
   }
-  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rebuild_once = 4}))
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), dim, a, SmallBatch({.small_batch_rebuild_once = 6}))
                 .status()
                 .code(),
             StatusCode::kInvalidArgument);
@@ -478,6 +478,133 @@ TEST_F(SmallBatchRolloutTest, PairStateLoadsAgree) {
             StatusCode::kInvalidArgument);
 }
 
+// small_batch_rebuild_once = 4 and 5. 4 (per-chunk counters instead of the device-wide barriers, the new
+// state alternating between z_out and a plane after the partials): bit-exact with core_ref with
+// several steps per dispatch (odd and even K, so that both planes hold the state and the last
+// step's goes to z_out), single and pair loads, U 1 and 4, odd B, odd D (pairs off), every step
+// observed and sparse; reported in the kernel's description. On lavapipe (one workgroup) only one
+// unit counts; several units of several chunks are checked on a GPU (benchmark --verify-rows,
+// the conformance case batched_rollout.small_batch.chunk_counters.*). Then the timing probe's
+// checks (the benchmark's only: wrong states): INVALID_ARGUMENT unless with rebuild once = 2,
+// and labelled in the description.
+TEST_F(SmallBatchRolloutTest, ChunkCountersAndHalvesAgree) {
+  const RolloutParams every{.steps = 9, .hash_every = 4, .observe_every = 1};
+  const RolloutParams sparse{.steps = 12, .hash_every = 5, .observe_every = 3};
+  ExpectMatchesRolloutBatch(5, 40, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_once = 4,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            81);
+  ExpectMatchesRolloutBatch(6, 64, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 4,
+                                        .small_batch_rebuild_once = 4,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 5}),
+                            82);
+  ExpectMatchesRolloutBatch(7, 62, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 2,
+                                        .small_batch_rebuild_once = 4,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            83);
+  ExpectMatchesRolloutBatch(3, 61, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 3,
+                                        .small_batch_rebuild_once = 4,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            84);
+
+  // Halves (small_batch_rebuild_once = 5): rows [0, half) and [half, B) with a counter each,
+  // half = ceil(B / 2) in whole groups of interleaved rows: B = 9 (halves of 8 and 1 with 4
+  // rows a group), 12 (one row a group: 6 and 6), 3 (4 and an empty half), pairs and single
+  // loads, U 1 and 4, odd D.
+  ExpectMatchesRolloutBatch(9, 40, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_once = 5,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            87);
+  ExpectMatchesRolloutBatch(12, 64, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 4,
+                                        .small_batch_group_rows = 1,
+                                        .small_batch_rebuild_unroll = 4,
+                                        .small_batch_rebuild_once = 5,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 5}),
+                            88);
+  ExpectMatchesRolloutBatch(3, 61, sparse,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 2,
+                                        .small_batch_rebuild_once = 5,
+                                        .small_batch_max_steps_per_dispatch = 3}),
+                            89);
+  ExpectMatchesRolloutBatch(16, 62, every,
+                            SmallBatch({.small_batch_workgroup = 64,
+                                        .small_batch_row_groups = 2,
+                                        .small_batch_rebuild_unroll = 3,
+                                        .small_batch_rebuild_once = 5,
+                                        .small_batch_pair_loads = 2,
+                                        .small_batch_pair_state_loads = 2,
+                                        .small_batch_max_steps_per_dispatch = 4}),
+                            90);
+
+  const std::vector<double> a = DecayingMatrix(40, 85);
+  const std::vector<double> z0 = NonZeroUniform(4 * 40, 86, 1.0);
+  {
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> h = VulkanBatchedRollout::Create(
+        ctx(), 40, a, SmallBatch({.small_batch_workgroup = 64, .small_batch_rebuild_once = 5}));
+    ASSERT_TRUE(h.ok()) << h.status().ToString();
+    ASSERT_TRUE((*h)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
+    EXPECT_TRUE((*h)->small_batch_rebuild_once());
+    EXPECT_NE((*h)->KernelDescription(BatchedKernel::kSmallBatch).find("(halves)"),
+              std::string::npos);
+  }
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
+      ctx(), 40, a, SmallBatch({.small_batch_workgroup = 64, .small_batch_rebuild_once = 4}));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE((*r)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
+  EXPECT_TRUE((*r)->small_batch_rebuild_once());
+  EXPECT_NE((*r)->KernelDescription(BatchedKernel::kSmallBatch).find("(per-chunk counters)"),
+            std::string::npos);
+  EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), 40, a,
+                                         SmallBatch({.small_batch_rebuild_once = 6}))
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  // The timing probe: only with rebuild once = 2, at most 15.
+  for (const auto& [once, probe] : {std::pair<uint32_t, uint32_t>{0, 1}, {1, 1}, {3, 2}, {4, 4},
+                                    {2, 16}}) {
+    EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), 40, a,
+                                           SmallBatch({.small_batch_rebuild_once = once,
+                                                       .small_batch_timing_probe = probe}))
+                  .status()
+                  .code(),
+              StatusCode::kInvalidArgument)
+        << once << " " << probe;
+  }
+  r = VulkanBatchedRollout::Create(ctx(), 40, a,
+                                   SmallBatch({.small_batch_workgroup = 64,
+                                               .small_batch_rebuild_once = 2,
+                                               .small_batch_timing_probe = 8}));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE((*r)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
+  EXPECT_NE((*r)->KernelDescription(BatchedKernel::kSmallBatch).find("TIMING PROBE 8 (wrong states)"),
+            std::string::npos);
+}
+
 // The per-(D, B) table (small_batch_rules): ONE object run with B = 3, 9, 3, 1, 17 in turn, the
 // table switching C and R between the runs (D = 100: A read per unit on lavapipe's one
 // workgroup, so C changes the tiles and units it walks), every row bit-exact with core_ref and
@@ -592,6 +719,31 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
     EXPECT_EQ(row != builtin.end() && row->pair_state_loads,
               cols == 32 || (dim == 1024 && 17 <= batch && batch <= 64))
         << "D=" << dim << " B=" << batch;
+    // Per-chunk counters: D = 1024, B 8..32 (shape 3 where the row rebuilds once).
+    EXPECT_EQ(row != builtin.end() && row->rebuild_once && row->chunk_counters,
+              dim == 1024 && 8 <= batch && batch <= 32)
+        << "D=" << dim << " B=" << batch;
+  }
+  // A row's chunk_counters select kRebuildOnce 3 where it rebuilds once (D = 16, A in registers
+  // on lavapipe's one workgroup), bit-exact with core_ref over several steps per dispatch; the
+  // options' rebuild once = 2 overrides it.
+  {
+    const std::vector<SmallBatchRule> rules = {{.min_dim = 1, .max_dim = 64, .min_rows = 1,
+                                                .max_rows = 8, .columns = 16, .row_groups = 2,
+                                                .rebuild_once = true, .chunk_counters = true}};
+    const std::vector<double> a16 = DecayingMatrix(16, 50);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
+        ctx(), 16, a16, SmallBatch({.small_batch_rules = rules}));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->SmallBatchShapeFor(5).rebuild_once, 3u);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> forced = VulkanBatchedRollout::Create(
+        ctx(), 16, a16, SmallBatch({.small_batch_rebuild_once = 2, .small_batch_rules = rules}));
+    ASSERT_TRUE(forced.ok()) << forced.status().ToString();
+    EXPECT_EQ((*forced)->SmallBatchShapeFor(5).rebuild_once, 1u);
+    ExpectMatchesRolloutBatch(5, 16, {.steps = 9, .hash_every = 4, .observe_every = 2},
+                              SmallBatch({.small_batch_rules = rules,
+                                          .small_batch_max_steps_per_dispatch = 4}),
+                              51);
   }
   // A malformed row is INVALID_ARGUMENT.
   const std::vector<double> a = DecayingMatrix(100, 44);

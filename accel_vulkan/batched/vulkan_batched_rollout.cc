@@ -58,6 +58,11 @@ constexpr uint64_t kSmallBatchAutoInvocations = 256;
 constexpr int64_t kSmallBatchStepsPerDispatch = 4096;
 // Arrival counters: one per dispatch until the host zeroes them again.
 constexpr uint32_t kSyncCounters = 1024;
+// After them, the per-chunk counters of small_batch_rebuild_once = 4 and the per-half ones of 5
+// (the first two of the region; batched_persistent.comp
+// kLocalBase = 1 + kSyncCounters): 2 × 32 chunks, 32 uints (128 bytes) apart; zeroed before every
+// dispatch that uses them.
+constexpr uint32_t kLocalCounters = 2 * 32 * 32;
 
 // The column-slice kernel (batched_columns.comp): the invocations per row group Wc·m of the
 // automatic Wc without an SM count (each holds 64 doubles of A: 256 invocations use half an SM's
@@ -103,7 +108,11 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // 7.76 against 8.34–8.38 µs at 512 / 32, 10.09 against 11.60 at 512 / 64, 15.02 against 15.57
 // at 1024 / 32, 24.07 against 25.03 at 1024 / 64, even at 512 / 24 (7.88 against 7.90); not in
 // the rows of 512 / 16 (7.49 against 7.30–7.34) and 1024 / 8–16 (7.76 against 7.64 at B = 8,
-// 10.11 against 10.20 at 16).
+// 10.11 against 10.20 at 16). Per-chunk counters (small_batch_rebuild_once = 4) at D = 1024,
+// B 8–32 (docs/PERF.md, "Mid batches: where the step's time goes, per-chunk counters and
+// halves"): 7.41 against 7.62 µs at B = 8, 9.77 against 10.16 at 16, 12.80 against 13.30–13.36
+// at 24, 14.86 against 14.98–15.33 at 32; not at 48 (20.21 against 19.88–20.12), 64 (24.88
+// against 24.02–24.12) or D = 512 (8.28 against 7.82 at B = 32, 11.20 against 10.01 at 64).
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 64, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
@@ -113,8 +122,10 @@ constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
      .rebuild_unroll = 4, .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 16, .rebuild_once = true,
-     .rebuilders = 1, .pair_loads = true},
-    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 47, .rebuild_once = true,
+     .rebuilders = 1, .pair_loads = true, .chunk_counters = true},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 32, .rebuild_once = true,
+     .pair_loads = true, .pair_state_loads = true, .chunk_counters = true},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 33, .max_rows = 47, .rebuild_once = true,
      .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true},
@@ -145,6 +156,10 @@ std::string VulkanBatchedRollout::KernelDescription(BatchedKernel kernel) const 
              " P=" + n(small_batch_pass_rows()) + " Q=" + n(small_batch_rebuilders()) +
              " U=" + n(small_batch_rebuild_unroll()) + ")" +
              (small_batch_rebuild_once() ? ", rebuild once" : "") +
+             (small_now_.rebuild_once == 3 ? " (per-chunk counters)" : "") +
+             (small_now_.rebuild_once == 4 ? " (halves)" : "") +
+             (small_now_.probe != 0 ? ", TIMING PROBE " + n(small_now_.probe) + " (wrong states)"
+                                    : "") +
              (small_batch_pair_loads() ? ", pair loads" : "") +
              (small_batch_pair_state_loads() ? ", pair state loads" : "") +
              (small_batch_resident_a() ? ", A in registers" : ", A from L2");
@@ -209,7 +224,8 @@ Status VulkanBatchedRollout::Init(std::span<const double> a) {
 Status VulkanBatchedRollout::EnsureSync() {
   if (sync_.has_value()) return OkStatus();
   DASHI_ASSIGN_OR_RETURN(DeviceBuffer sync,
-                         DeviceBuffer::Create(ctx_, (1 + kSyncCounters) * sizeof(uint32_t)));
+                         DeviceBuffer::Create(ctx_, (1 + kSyncCounters + kLocalCounters) *
+                                                               sizeof(uint32_t)));
   DASHI_RETURN_IF_ERROR(sync.Fill(ctx_, 0));
   DASHI_ASSIGN_OR_RETURN(HostVisibleBuffer sync_host,
                          HostVisibleBuffer::Create(ctx_, sizeof(uint32_t)));
@@ -434,10 +450,18 @@ Status VulkanBatchedRollout::InitSmallBatch() {
     return InvalidArgumentError("batched rollout (small batch): small_batch_group_rows " +
                                 std::to_string(group_rows) + " is not 0, 1, 2 or 4");
   }
-  if (options_.small_batch_rebuild_once > 3) {
+  if (options_.small_batch_rebuild_once > 5) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_once " +
                                 std::to_string(options_.small_batch_rebuild_once) +
-                                " is not 0 (automatic), 1 (off), 2 (on) or 3 (on, plain barriers)");
+                                " is not 0 (automatic), 1 (off), 2 (on), 3 (on, plain barriers), "
+                                "4 (on, per-chunk counters) or 5 (on, in two halves)");
+  }
+  if (options_.small_batch_timing_probe > 15 ||
+      (options_.small_batch_timing_probe != 0 && options_.small_batch_rebuild_once != 2)) {
+    return InvalidArgumentError("batched rollout (small batch): small_batch_timing_probe " +
+                                std::to_string(options_.small_batch_timing_probe) +
+                                " (a benchmark's timing probe, wrong states) is not 0, or not "
+                                "1..15 with small_batch_rebuild_once = 2");
   }
   if (options_.small_batch_pair_loads > 2) {
     return InvalidArgumentError("batched rollout (small batch): small_batch_pair_loads " +
@@ -570,9 +594,13 @@ VulkanBatchedRollout::SmallBatchShape VulkanBatchedRollout::SmallBatchShapeFor(
   const uint32_t once = options_.small_batch_rebuild_once;
   const bool auto_once = once == 0 && rule != nullptr && rule->rebuild_once;
   shape.rebuild_once = !merged                      ? 0u
-                       : once == 2 || auto_once     ? 1u
+                       : auto_once                  ? (rule->chunk_counters ? 3u : 1u)
+                       : once == 2                  ? 1u
                        : once == 3                  ? 2u
+                       : once == 4                  ? 3u
+                       : once == 5                  ? 4u
                                                     : 0u;
+  shape.probe = shape.rebuild_once == 1 ? options_.small_batch_timing_probe : 0u;
   // Q and U: the options', else (a row's are for its rebuild once) the row's where the entries
   // are rebuilt once as it asks.
   const bool rule_qu = rule != nullptr && rule->rebuild_once && shape.rebuild_once != 0;
@@ -615,7 +643,8 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
                                       shape.row_groups, shape.group_rows, shape.rebuilders,
                                       shape.rebuild_unroll, shape.rebuild_once,
                                       (shape.pair_loads ? 1u : 0u) |
-                                          (shape.pair_state_loads ? 2u : 0u)},
+                                          (shape.pair_state_loads ? 2u : 0u),
+                                      shape.probe},
                                      kMaxBindingSets}));
   small_pipe_ = pipe.get();
   small_now_ = shape;
@@ -633,9 +662,10 @@ Status VulkanBatchedRollout::SmallBatchFits(int64_t batch) const {
 }
 
 Status VulkanBatchedRollout::PersistentBuffersFit(int64_t batch) const {
-  // The partials (2·B·m·D doubles) in one storage buffer, with 32-bit indices in the shader.
-  const uint64_t doubles = 2ull * static_cast<uint64_t>(batch) *
-                           static_cast<uint64_t>(chunks_) * static_cast<uint64_t>(dim_);
+  // The partials (2·B·m·D doubles) and one state (B·D: the per-chunk counters' second state
+  // plane) in one storage buffer, with 32-bit indices in the shader.
+  const uint64_t doubles = (2ull * static_cast<uint64_t>(chunks_) + 1) *
+                           static_cast<uint64_t>(batch) * static_cast<uint64_t>(dim_);
   const uint64_t bytes = doubles * sizeof(double) + kGuardBytes;
   if (doubles >= (1ull << 32) || bytes > limits_.maxStorageBufferRange) {
     return UnimplementedError("batched rollout (persistent kernels): B = " + std::to_string(batch) +
@@ -753,7 +783,8 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     history_.reset();
     DASHI_ASSIGN_OR_RETURN(
         DeviceBuffer partials,
-        CreateGuardedBuffer(ctx_, 2 * static_cast<uint64_t>(partial_rows * chunks_) * row_bytes));
+        CreateGuardedBuffer(ctx_, (2 * static_cast<uint64_t>(chunks_) + 1) *
+                                      static_cast<uint64_t>(partial_rows) * row_bytes));
     small_partials_.emplace(std::move(partials));
     // The history ring: one slot per staging slot, fewer if its bytes exceed a storage buffer.
     const uint64_t ring_state_bytes = static_cast<uint64_t>(partial_rows) * row_bytes;
@@ -873,6 +904,11 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
         observed ? static_cast<uint32_t>(snapshot_steps[next] - step) : 0u,
         static_cast<uint32_t>((step + 1) % history),
         static_cast<uint32_t>(history)};
+    if (!columns && small_now_.rebuild_once >= 3) {  // fresh per-chunk / per-half counters
+      cmd.FillBuffer(sync_->buffer(), (1 + kSyncCounters) * sizeof(uint32_t),
+                     kLocalCounters * sizeof(uint32_t), 0);
+      cmd.Barrier();
+    }
     cmd.Dispatch(*small_pipe_, small_sets_[p], &push, sizeof(push), groups);
     ++dispatches_;
     cmd.Barrier();  // orders the next dispatch and the copies after this one

@@ -30,7 +30,8 @@
 //    the tiles, workgroups and pipeline follow B from one Run() to the next. kAuto picks it
 //    where a table row holds (D, B) (B ≤ kSmallBatchAutoMaxRows = 16 at any D; up to 64 rows at
 //    D ∈ [512, 1024] with small_batch_rebuild_once: each state entry rebuilt once per step, a
-//    second device-wide barrier; C = 32 from 17 rows at D = 512) on a device that reports its
+//    second device-wide barrier; C = 32 from 17 rows at D = 512; per-chunk counters instead of
+//    the device-wide waits at D = 1024, B 8..32) on a device that reports its
 //    SM count (VK_NV_shader_sm_builtins: the workgroups must be resident together), when A
 //    stays in registers (every workgroup has at most one unit: D ≤ 1024 on a 132-SM GPU) and
 //    its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
@@ -126,6 +127,9 @@ struct SmallBatchRule {
   bool pair_loads = false;
   // small_batch_pair_state_loads on: the rebuild's and the new state's loads as dvec2 pairs.
   bool pair_state_loads = false;
+  // With rebuild_once: per-chunk counters instead of the device-wide barriers
+  // (small_batch_rebuild_once = 4).
+  bool chunk_counters = false;
   bool operator==(const SmallBatchRule&) const = default;
 };
 // The built-in table (an H200 with 132 SMs, docs/PERF.md), used on devices that report their SM
@@ -167,8 +171,11 @@ struct VulkanBatchedRolloutOptions {
   // The merged wait only: rebuild each state entry once per step (a second device-wide barrier;
   // batched_persistent.comp, "Rebuild once"): 0 = automatic (the winning small_batch_rules
   // row's choice: on for 8 <= B <= 64 at the measured D, see DefaultSmallBatchRules), 1 = off, 2 = on, 3 = on with
-  // the plain device-wide barrier (one poller per workgroup). Ignored (off) where the merged wait
-  // does not apply (A not in registers, or B > P).
+  // the plain device-wide barrier (one poller per workgroup), 4 = on with per-chunk counters
+  // instead of device-wide barriers (batched_persistent.comp, "Per-chunk counters"), 5 = on in
+  // two halves of the rows with a counter each, one half's waits overlapping the other half's
+  // work (batched_persistent.comp, "Halves"). Ignored
+  // (off) where the merged wait does not apply (A not in registers, or B > P).
   uint32_t small_batch_rebuild_once = 0;
   // The inner loop's loads of the staged state from shared memory as dvec2 pairs (two entries a
   // load; the same products and adds in the same order, batched_persistent.comp kPairLoads):
@@ -179,6 +186,12 @@ struct VulkanBatchedRolloutOptions {
   // entry's tree unchanged; batched_persistent.comp kPairLoads bit 1): 0 = automatic (the winning
   // row's pair_state_loads), 1 = off, 2 = on. Ignored (off) elsewhere.
   uint32_t small_batch_pair_state_loads = 0;
+  // TIMING PROBE, WRONG STATES: the benchmark's phase costs only (batched_persistent.comp
+  // kProbe: bits 1 = no second wait, 2 = no chains, 4 = no loads of the new state, 8 = no
+  // rebuild). 0 = off (the only value the table or any caller but the benchmark uses); nonzero
+  // only with small_batch_rebuild_once = 2 (else INVALID_ARGUMENT). A Run() with it returns
+  // whatever states the skipped phases leave: never compare or keep them.
+  uint32_t small_batch_timing_probe = 0;
   // The per-(D, B) table of automatic settings (SmallBatchRule): nullopt = DefaultSmallBatchRules()
   // where the SM count is reported and none elsewhere; a table given here is used on any device
   // (tests). Rows with min > max, 0 < columns < 16, or columns·row_groups beyond the workgroup
@@ -328,7 +341,9 @@ class VulkanBatchedRollout {
     uint32_t pass_rows = 4;
     uint32_t rebuilders = 0;  // 0: all C·R
     uint32_t rebuild_unroll = 1;
-    uint32_t rebuild_once = 0;  // the specialization constant kRebuildOnce
+    uint32_t rebuild_once = 0;  // the specialization constant kRebuildOnce (3: per-chunk counters,
+                                // 4: halves)
+    uint32_t probe = 0;         // kProbe (small_batch_timing_probe)
     bool pair_loads = false;    // the specialization constant kPairLoads, bit 0
     bool pair_state_loads = false;  // ... bit 1 (only with rebuild_once and D even)
     bool operator==(const SmallBatchShape&) const = default;

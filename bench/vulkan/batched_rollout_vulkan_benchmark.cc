@@ -5,7 +5,7 @@
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
 //       [--warmup 2] [--warmup-seconds 0] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3]
 //       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]
-//       [--small-configs CxRxG[xP[xQxU[xO[xL[xS]]]]],...] [--column-configs WcxRxGxP,...]
+//       [--small-configs CxRxG[xP[xQxU[xO[xL[xS[xX]]]]]],...] [--column-configs WcxRxGxP,...]
 //       [--pipeline-stats] [--pipeline-ir FILE]
 //
 // --pipeline-stats: the driver's statistics of each row's tiled pipeline
@@ -13,13 +13,16 @@
 // lavapipe its own), printed as "  stats: ..." lines under the row; --pipeline-ir FILE appends
 // the driver's internal representations of each tiled pipeline (where it exposes any) to FILE.
 //
-// --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU[xO[xL[xS]]]]]: C
+// --small-configs: the small-batch kernel's rows run once per setting CxRxG[xP[xQxU[xO[xL[xS[xX]]]]]]: C
 // columns per unit, R row groups, G interleaved rows, P rows per pass, Q rebuilding invocations, U
-// entries each rebuilds at once, O rebuild each state entry once (1 off, 2 on), L the staged
-// state loaded as dvec2 pairs (1 off, 2 on), S the rebuild's and the new state's loads as pairs
-// (1 off, 2 on) (VulkanBatchedRolloutOptions' small_batch_workgroup, _row_groups, _group_rows,
-// _pass_rows, _rebuilders, _rebuild_unroll, _rebuild_once, _pair_loads, _pair_state_loads;
-// 0 = automatic). Default: 0x0x0.
+// entries each rebuilds at once, O rebuild each state entry once (1 off, 2 on, 3 on with plain
+// barriers, 4 on with per-chunk counters, 5 on in two halves), L the staged state loaded as dvec2 pairs (1 off,
+// 2 on), S the rebuild's and the new state's loads as pairs (1 off, 2 on), X a TIMING PROBE that
+// gives WRONG STATES (bits of the step skipped, with O = 2 only: 1 the second wait, 2 the chains,
+// 4 the new state's loads, 8 the rebuild; its rows verify as MISMATCH and are labelled "TIMING
+// PROBE") (VulkanBatchedRolloutOptions' small_batch_workgroup, _row_groups, _group_rows,
+// _pass_rows, _rebuilders, _rebuild_unroll, _rebuild_once, _pair_loads, _pair_state_loads,
+// _timing_probe; 0 = automatic / off). Default: 0x0x0.
 // --column-configs: the column-slice kernel's rows run once per setting WcxRxGxP: columns per
 // slice, row groups, interleaved rows, rows per pass (column_slice_columns, _row_groups,
 // _group_rows, _pass_rows; 0 = automatic), optionally xF: bits 1 = no prefetch, 2 = A in shared
@@ -82,7 +85,7 @@ struct Flags {
   bool validation = false;
   std::vector<std::string> kernels = {"auto"};
   double warmup_seconds = 0;
-  std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};  // C R G P Q U O L S
+  std::vector<std::vector<int64_t>> small_configs = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};  // C R G P Q U O L S X
   std::vector<std::vector<int64_t>> column_configs = {{0, 0, 0, 0, 0}};  // Wc, R, G, P, F
   bool pipeline_stats = false;
   std::string pipeline_ir;  // file the internal representations are appended to ("" = none)
@@ -93,7 +96,7 @@ constexpr const char* kUsage =
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
     "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV[xP[xC]]]]]],...] [--verify-rows 3]\n"
     "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]\n"
-    "         [--small-configs CxRxG[xP[xQxU[xO[xL[xS]]]]],...] [--column-configs WcxRxGxP,...]\n"
+    "         [--small-configs CxRxG[xP[xQxU[xO[xL[xS[xX]]]]]],...] [--column-configs WcxRxGxP,...]\n"
     "         [--pipeline-stats] [--pipeline-ir FILE]\n";
 
 // Splits "a<sep>b<sep>c"; false when any piece is not an integer ≥ min_value.
@@ -184,8 +187,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       std::string item;
       while (ok && std::getline(in, item, ',')) {
         std::vector<int64_t> v;
-        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 3 && v.size() <= 9;
-        v.resize(9, 0);
+        ok = ParseIntegers(item, 'x', 0, &v) && v.size() >= 3 && v.size() <= 10;
+        v.resize(10, 0);
         f->small_configs.push_back(v);
       }
       ok = ok && !f->small_configs.empty();
@@ -329,7 +332,7 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
             std::span<const double> z0, const Flags& f, const std::vector<int64_t>& small,
             const std::vector<int64_t>& columns) {
   Row row;
-  if (small.size() != 9 || columns.size() != 5) {  // every small-batch / column-slice field given
+  if (small.size() != 10 || columns.size() != 5) {  // every small-batch / column-slice field given
     row.error = "internal: a settings list of the wrong length";
     return row;
   }
@@ -349,6 +352,7 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
            .small_batch_rebuild_once = static_cast<uint32_t>(small[6]),
            .small_batch_pair_loads = static_cast<uint32_t>(small[7]),
            .small_batch_pair_state_loads = static_cast<uint32_t>(small[8]),
+           .small_batch_timing_probe = static_cast<uint32_t>(small[9]),
            .column_slice_columns = static_cast<uint32_t>(columns[0]),
            .column_slice_row_groups = static_cast<uint32_t>(columns[1]),
            .column_slice_group_rows = static_cast<uint32_t>(columns[2]),
@@ -446,7 +450,7 @@ int main(int argc, char** argv) {
         const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx);
         tiles.push_back(dashi::vk::SuggestBatchedTile(batch, dim, sm ? sm->sm_count : 0));
       }
-      const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0, 0, 0, 0}};
+      const std::vector<std::vector<int64_t>> automatic = {{0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
       const std::vector<std::vector<int64_t>> column_automatic = {{0, 0, 0, 0, 0}};
       for (const std::string& kernel_name : f.kernels)
       for (const BatchedTile& tile : tiles)

@@ -45,6 +45,17 @@
 //   batched_rollout.small_batch.pair_loads.parity.b<B>_d<D>   the same with the staged state
 //                                      loaded as dvec2 pairs (small_batch_pair_loads = 2), (B, D)
 //                                      ∈ {(5, 65), (17, 130), (3, 449), (32, 512), (16, 1024)}
+//   batched_rollout.small_batch.chunk_counters.parity.b<B>_d<D>   the same rebuilt once with
+//                                      per-chunk counters instead of device-wide barriers
+//                                      (small_batch_rebuild_once = 4), (B, D) ∈ {(3, 40),
+//                                      (5, 65), (3, 1000), (48, 512), (64, 512), (33, 1024),
+//                                      (64, 1000)}: C 32 (two tiles a chunk) and C 128 (a tile
+//                                      over two chunks, a last chunk of 40) on a GPU
+//   batched_rollout.small_batch.halves.parity.b<B>_d<D>   the same rebuilt once in two halves of
+//                                      the rows with a counter each (small_batch_rebuild_once =
+//                                      5), (B, D) ∈ {(3, 40), (9, 40), (5, 65), (3, 1000),
+//                                      (33, 512), (64, 512), (48, 1024), (64, 1000)}: an empty
+//                                      second half, halves of 8 and 1, C 32 and C 128 on a GPU
 // On a GPU that reports its SM count the small-batch kernel runs many steps per dispatch (its
 // device-wide barriers and the in-dispatch state rebuild are checked there); on lavapipe one.
 // The column-slice kernel (kColumnSlice, shaders/batched/batched_columns.comp) likewise:
@@ -280,6 +291,27 @@ const bool kPairLoadsParityRegistered = [] {
                                                 {16, 1024}};
   RegisterParityCases("batched_rollout.small_batch.pair_loads.parity", shapes,
                       {.kernel = BatchedKernel::kSmallBatch, .small_batch_pair_loads = 2});
+  return true;
+}();
+
+const bool kChunkCountersParityRegistered = [] {
+  // Rebuilt once with per-chunk counters (small_batch_rebuild_once = 4), the rest automatic. On
+  // lavapipe (one workgroup) only D = 40 takes them (one unit); on a GPU every shape (many steps
+  // per dispatch, both state planes).
+  const std::pair<int64_t, int64_t> shapes[] = {{3, 40},   {5, 65},   {3, 1000}, {48, 512},
+                                                {64, 512}, {33, 1024}, {64, 1000}};
+  RegisterParityCases("batched_rollout.small_batch.chunk_counters.parity", shapes,
+                      {.kernel = BatchedKernel::kSmallBatch, .small_batch_rebuild_once = 4});
+  return true;
+}();
+
+const bool kHalvesParityRegistered = [] {
+  // Rebuilt once in two halves of the rows (small_batch_rebuild_once = 5), the rest automatic. On
+  // lavapipe (one workgroup) only D = 40 takes them; on a GPU every shape.
+  const std::pair<int64_t, int64_t> shapes[] = {{3, 40},   {9, 40},   {5, 65},    {3, 1000},
+                                                {33, 512}, {64, 512}, {48, 1024}, {64, 1000}};
+  RegisterParityCases("batched_rollout.small_batch.halves.parity", shapes,
+                      {.kernel = BatchedKernel::kSmallBatch, .small_batch_rebuild_once = 5});
   return true;
 }();
 

@@ -48,6 +48,18 @@
 // (constant 7) ≥ 2 rebuilds two entries a round in (3) (both entries' loads first) and keeps U
 // loads in flight per invocation in (5) (the loads of a round before its stores).
 //
+// Per-chunk counters (kRebuildOnce = 3; the code's `local` branch): rebuild once without
+// device-wide waits — a unit arrives at the "partials ready" counter of each chunk its columns
+// fall in, chunk c's units rebuild chunk c's entries of all rows once that counter has its
+// m·(tiles over chunk c) arrivals, arrive at chunk c's "state ready" counter and load chunk c
+// once it has `tiles` arrivals; the new state alternates between z_out and a plane after the
+// partials (z_out at the dispatch's last step). Halves (kRebuildOnce = 4; the code's `halves`
+// branches): rebuild once with the rows in two halves, each with its own counter (two arrivals
+// a workgroup a step), so that one half's arrivals travel while the other half is worked on.
+// Both: workgroups without a unit leave at once; the counters (sync[kLocalBase + …]) are zeroed
+// by the host before every dispatch. TIMING PROBE (kProbe ≠ 0, kRebuildOnce = 1 only): phases
+// of the rebuilt-once step skipped, wrong states, for the benchmark's phase costs only.
+//
 // History ring (push constant history_from ≠ 0): the state after each local step s =
 // history_from..K of the dispatch is also written to history[slot][b][i], slot = (history_base +
 // s − 1) mod history_slots, by the units with t = 0 (the state they rebuild anyway), so the host
@@ -77,6 +89,9 @@ layout(constant_id = 7) const uint kRebuildUnroll = 1u;
 // Merged wait only: 1 = rebuild each state entry once per step (two device-wide barriers a step;
 // see "Rebuild once" below), 2 = the same with the plain device-wide barrier, 0 = every column
 // tile of a chunk rebuilds its chunk's entries.
+// 3 = the same with per-chunk counters instead of device-wide barriers ("Per-chunk counters"),
+// 4 = the same in two halves of the rows, each with its own counter, so that one half's waits
+// overlap the other half's work ("Halves").
 layout(constant_id = 8) const uint kRebuildOnce = 0u;
 // Bit 0: the inner loop reads the staged state from shared memory as dvec2 pairs (entries k,
 // k + 1 of a row in one load; half the load instructions), else one double a load. Bit 1
@@ -85,6 +100,17 @@ layout(constant_id = 8) const uint kRebuildOnce = 0u;
 // state rebuilt by one invocation, each by its own tree). The same products, adds and trees in
 // the same order either way (only the loads differ).
 layout(constant_id = 9) const uint kPairLoads = 0u;
+// TIMING PROBE, WRONG STATES (the benchmark's phase costs only; never set by the table, rejected
+// with any kernel option the table could select: VulkanBatchedRolloutOptions::
+// small_batch_timing_probe): bits of kRebuildOnce = 1's step that are skipped. 1: the second
+// arrival and wait (4); 2: the chunk partials' chains (each partial is one staged entry);
+// 4: the loads of the new state (5); 8: the rebuild's loads, trees and stores (3).
+// (Bit 2's partials are 0 · an entry: the state becomes 0 and stays finite.)
+layout(constant_id = 10) const uint kProbe = 0u;
+// Per-chunk counters (kRebuildOnce = 3): chunk c's "partials ready" counter at sync[kLocalBase +
+// 32·c], its "state ready" counter at sync[kLocalBase + 32·(32 + c)] (128 bytes apart), zeroed by
+// the host before every dispatch.
+const uint kLocalBase = 1025u;
 const uint kMaxChunks = 32u;
 const uint kMaxGroupRows = 4u;
 
@@ -136,12 +162,12 @@ uint HistorySlot(uint s) { return (params.history_base + s - 1u) % params.histor
 // must leave instead (see rollout_persistent.comp). acquire (a constant at each call): atomic
 // loads of acquire semantics, which order this invocation's later loads of the partials after
 // the arrivals it saw (the merged wait below), else volatile loads.
-uint AwaitArrivals(uint arrivals_target, bool acquire) {
+uint AwaitCounter(uint counter, uint arrivals_target, bool acquire) {
   for (uint polls = 0u;; ++polls) {
     const uint arrived =
-        acquire ? atomicLoad(sync[1u + params.sync_slot], gl_ScopeDevice,
-                             gl_StorageSemanticsBuffer, gl_SemanticsAcquire)
-                : sync[1u + params.sync_slot];
+        acquire ? atomicLoad(sync[counter], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                             gl_SemanticsAcquire)
+                : sync[counter];
     if (arrived >= arrivals_target) return 0u;
     if ((polls & 63u) == 63u && sync[0] != 0u) return 1u;
     if (polls + 1u >= params.spin_limit) {
@@ -150,6 +176,9 @@ uint AwaitArrivals(uint arrivals_target, bool acquire) {
     }
   }
   return 1u;
+}
+uint AwaitArrivals(uint arrivals_target, bool acquire) {
+  return AwaitCounter(1u + params.sync_slot, arrivals_target, acquire);
 }
 
 bool GridBarrier(uint arrivals_target) {
@@ -219,6 +248,17 @@ void main() {
   // that poll (no workgroup barrier between the wait and the loads; rollout_persistent.comp).
   const bool merged = kResident != 0u && rows <= kPassRows;
   const bool once = merged && kRebuildOnce != 0u;  // uniform
+  const bool local = once && kRebuildOnce == 3u;   // per-chunk counters (uniform)
+  const bool halves = once && kRebuildOnce == 4u;  // two halves of the rows (uniform)
+  // Per-chunk counters and halves: a workgroup without a unit takes no part (no counter counts
+  // it).
+  if ((local || halves) && g >= units) return;
+  // Halves: rows [0, half) and [half, B), half = ceil(B / 2) rounded up to whole groups of
+  // kGroupRows (the second half may be empty).
+  const uint half_rows = ((rows + 1u) / 2u + kGroupRows - 1u) / kGroupRows * kGroupRows;
+  const uint nh = halves ? 2u : 1u;
+  // Device-wide arrivals per workgroup a step with rebuild once (1 with the probe's bit 1).
+  const uint per_step = (kProbe & 1u) != 0u ? 1u : 2u;
 
   // kResident: this invocation's column of its unit's A block, loaded once. Otherwise A is read
   // from memory at each use: an array of 64 doubles live across the barriers of a workgroup that
@@ -239,6 +279,59 @@ void main() {
     const uint in_base = ((step - 1u) & 1u) * plane;  // step ≥ 1 only
     const uint out_base = (step & 1u) * plane;
     const bool write_history = params.history_from != 0u && step >= params.history_from;
+    for (uint h = 0u; h < nh; ++h) {
+    // Halves ("Halves" below): half h's counter at sync[kLocalBase + 32·h], two arrivals per
+    // workgroup a step (after its partials, after its rebuild), so the wait for the second
+    // arrivals of step − 1 comes before this half's new rows are loaded.
+    const uint h_lo = halves ? min(rows, h * half_rows) : 0u;
+    const uint h_hi = halves ? min(rows, h * half_rows + half_rows) : rows;
+    if (halves && step > 0u) {
+      if (AwaitCounter(kLocalBase + 32u * h, 2u * step * units, true) != 0u) {
+        atomicOr(failed, 1u);
+      } else {
+        // Chunk c of rows [h_lo, h_hi) into part[] (entry q = b·64 + k), U loads of a round
+        // first (from a valid index), then their stores; pairs where kPairLoads bit 1 (D even).
+        const uint i0 = (g / tiles) * kChunk;
+        const uint n = min(kChunk, dim - i0);
+        const bool pairs = (kPairLoads & 2u) != 0u && (dim & 1u) == 0u;
+        const uint per = pairs ? 2u : 1u;
+        const uint q_lo = h_lo * kChunk / per;
+        const uint q_hi = h_hi * kChunk / per;
+        for (uint q0 = q_lo + l; q0 < q_hi; q0 += kRebuildUnroll * wg) {
+          dvec2 w[4];
+          [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+            if (e < kRebuildUnroll) {
+              const uint q = per * (q0 + e * wg);
+              const uint b = q / kChunk;
+              const uint k = q - b * kChunk;
+              const uint at = q < per * q_hi && k < n ? b * dim + i0 + k : 0u;
+              if (pairs) {
+                w[e] = z_out2[at >> 1u];
+              } else {
+                w[e].x = z_out[at];
+              }
+            }
+          }
+          [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+            if (e < kRebuildUnroll) {
+              const uint qp = q0 + e * wg;
+              const uint q = per * qp;
+              const uint k = q - (q / kChunk) * kChunk;
+              if (qp < q_hi && k < n) {
+                if (pairs) {
+                  part2[qp] = w[e];
+                } else {
+                  PART(q) = w[e].x;
+                }
+              }
+            }
+          }
+        }
+      }
+      memoryBarrierShared();
+      barrier();
+      if (failed != 0u) return;  // uniform: read after the barrier
+    }
     for (uint u = g; u < units; u += groups) {
       const uint c = u / tiles;
       const uint t = u - c * tiles;
@@ -249,7 +342,7 @@ void main() {
       for (uint p0 = 0u; p0 < rows; p0 += kPassRows) {
         // Rows staged in this pass: up to P, rounded up to whole groups of kGroupRows.
         const uint staged = min(kPassRows, (rows - p0 + kGroupRows - 1u) / kGroupRows * kGroupRows);
-        if (!merged || step == 0u) {
+        if (!merged || (step == 0u && h == 0u)) {
           barrier();  // every invocation is done reading part[] (uniform)
           for (uint q0 = 0u; q0 < staged * kChunk; q0 += wg) {
             const uint q = q0 + l;
@@ -275,11 +368,19 @@ void main() {
           barrier();
         }
         // Row group rg takes the groups of kGroupRows rows rg, rg + R, … of the pass.
-        for (uint r0 = rg * kGroupRows; r0 < staged; r0 += kRowGroups * kGroupRows) {
+        // (Halves: the groups of this half's rows only; h_lo is a multiple of kGroupRows.)
+        const uint r_end = halves ? h_hi : staged;
+        for (uint r0 = h_lo + rg * kGroupRows; r0 < r_end; r0 += kRowGroups * kGroupRows) {
           double acc[kMaxGroupRows];
           // Row r0 + e's pair h (entries 2h, 2h + 1) is part2[(r0 + e)·32 + h].
           const uint pair0 = r0 * (kChunk / 2u);
-          if ((kPairLoads & 1u) != 0u) {
+          if ((kProbe & 2u) != 0u) {
+            // TIMING PROBE (wrong states): no chains; each partial is 0 · the row's staged
+            // entry 0 (so that the state stays finite).
+            [[unroll]] for (uint e = 0u; e < kMaxGroupRows; ++e) {
+              if (e < kGroupRows) acc[e] = 0.0LF * part2[pair0 + e * (kChunk / 2u)].x;
+            }
+          } else if ((kPairLoads & 1u) != 0u) {
             // Pairs: entries k, k + 1 of each row in one load, then term k of every row, then
             // term k + 1 (each row's chain in the contract's order, as below).
             [[unroll]] for (uint k = 0u; k < kChunk; k += 2u) {
@@ -337,13 +438,227 @@ void main() {
         }
       }
     }
-    if (once) {
+    if (halves) {
+      memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
+      barrier();              // ... and every invocation is done reading part[]
+      if (l == 0u) atomicAdd(sync[kLocalBase + 32u * h], 1u);
+    }
+    }  // h
+    if (halves) {
+      // Halves (kRebuildOnce = 4): per step and half h, (a) wait for the second arrivals of
+      // step − 1 and load chunk c of the half's rows (above), (b) compute their partials and
+      // arrive (first arrival), then for each half (c) wait for the first arrivals and rebuild
+      // the half's entries once, spread over the units' invocations (entry h_lo·D + g·W + l,
+      // + units·W, …), into z_out (and the history ring), (d) arrive (second arrival; not at
+      // the last step). Half 1's partials are computed while half 0's arrivals travel, half 0
+      // is rebuilt while half 1's do, and half 0's new rows are loaded and computed on while
+      // half 1's rebuild is still arriving. Invocation 0 of every workgroup waits at (c), so a
+      // second arrival never stands in for a late first one (as in rebuild once).
+      const bool pairs = (kPairLoads & 2u) != 0u && (dim & 1u) == 0u;
+      const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
+      for (uint h = 0u; h < 2u; ++h) {
+        const uint h_lo = min(rows, h * half_rows);
+        const uint h_hi = min(rows, h * half_rows + half_rows);
+        const uint per = pairs ? 2u : 1u;
+        const uint v_first = (h_lo * dim) / per + g * wg + l;
+        const uint v_end = (h_hi * dim) / per;
+        if (v_first < v_end || l == 0u) {
+          if (AwaitCounter(kLocalBase + 32u * h, (2u * step + 1u) * units, true) != 0u) {
+            atomicOr(failed, 1u);
+          } else if ((kProbe & 8u) == 0u) {
+            for (uint v = v_first; v < v_end; v += units * wg) {
+              const uint e = per * v;
+              const uint b = e / dim;
+              const uint i = e - b * dim;
+              if (pairs) {
+                const uint from = (out_base + b * row_stride + i) >> 1u;
+                dvec2 w[kMaxChunks];
+                [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                  if (cc < kChunks) w[cc] = partials2[from + cc * (dim >> 1u)];
+                }
+                double x[kMaxChunks], y[kMaxChunks];
+                [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                  if (cc < kChunks) {
+                    x[cc] = w[cc].x;
+                    y[cc] = w[cc].y;
+                  }
+                }
+                [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) {
+                  [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) {
+                    if (cc + s < kChunks) {
+                      {
+                        CONTRACT_MERGE(x[cc], x[cc], x[cc + s]);
+                      }
+                      {
+                        CONTRACT_MERGE(y[cc], y[cc], y[cc + s]);
+                      }
+                    }
+                  }
+                }
+                z_out[e] = x[0];
+                z_out[e + 1u] = y[0];
+                if (history_now) {
+                  history[HistorySlot(step + 1u) * state_size + e] = x[0];
+                  history[HistorySlot(step + 1u) * state_size + e + 1u] = y[0];
+                }
+              } else {
+                const double x = RebuildEntry(out_base + b * row_stride, i);
+                z_out[e] = x;
+                if (history_now) history[HistorySlot(step + 1u) * state_size + e] = x;
+              }
+            }
+          }
+        }
+        memoryBarrierBuffer();  // the new rows are visible device-wide before the arrival
+        barrier();
+        if (failed != 0u) return;  // uniform: read after the barrier
+        if (step + 1u < params.steps && l == 0u) atomicAdd(sync[kLocalBase + 32u * h], 1u);
+      }
+    } else if (local) {
+      // Per-chunk counters (kRebuildOnce = 3): (1) every unit stores its chunk partials and
+      // arrives at the "partials ready" counter of each chunk its columns fall in; (2)+(3) the
+      // tiles·W invocations of chunk c's units rebuild chunk c's entries of all B rows (each
+      // once) as soon as chunk c's counter has all m·(tiles over chunk c) arrivals of this step;
+      // (4) each unit arrives at chunk c's "state ready" counter and waits for its `tiles`
+      // arrivals; (5) it loads chunk c of every row. No device-wide wait: a unit waits only for
+      // the units its chunk depends on. The new state alternates between z_out and a plane
+      // after the partials (so that a slow unit still loading the previous state is never
+      // overwritten: the writer of plane X at step s has waited, through two counters, for
+      // every unit's loads of step s − 2); the local step K's goes to z_out.
+      const uint c = g / tiles;  // g < units here
+      const uint t = g - c * tiles;
+      const uint i0 = c * kChunk;
+      const uint n = min(kChunk, dim - i0);
+      memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
+      barrier();              // ... and every invocation is done reading part[]
+      if (l == 0u) {
+        const uint j_last = min(t * cols + cols, dim) - 1u;
+        for (uint co = (t * cols) / kChunk; co <= j_last / kChunk; ++co) {
+          atomicAdd(sync[kLocalBase + 32u * co], 1u);
+        }
+      }
+      // Arrivals at chunk c's counter per step: m units for each tile over chunk c's columns.
+      const uint over = (i0 + n - 1u) / cols - i0 / cols + 1u;
+      const bool pairs = (kPairLoads & 2u) != 0u && (dim & 1u) == 0u;  // n even then
+      const uint count = pairs ? rows * n / 2u : rows * n;  // entries (pairs) of chunk c
+      const uint v_first = t * wg + l;
+      const uint v_step = tiles * wg;
+      // Where S_{step+1} goes: z_out when K − (step + 1) is even, else the plane after the
+      // partials (2·B·m·D doubles in).
+      const bool to_out = ((params.steps - step - 1u) & 1u) == 0u;
+      const uint plane2 = 2u * plane;
+      if (v_first < count || l == 0u) {
+        if (AwaitCounter(kLocalBase + 32u * c, (step + 1u) * chunks * over, true) != 0u) {
+          atomicOr(failed, 1u);
+        } else {
+          const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
+          for (uint v = v_first; v < count; v += v_step) {
+            const uint q = pairs ? 2u * v : v;
+            const uint b = q / n;
+            const uint e = b * dim + i0 + (q - b * n);  // the entry's index in the state
+            const uint from = out_base + b * row_stride + i0 + (q - b * n);
+            if (pairs) {
+              dvec2 w[kMaxChunks];
+              [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                if (cc < kChunks) w[cc] = partials2[(from >> 1u) + cc * (dim >> 1u)];
+              }
+              double x[kMaxChunks], y[kMaxChunks];
+              [[unroll]] for (uint cc = 0u; cc < kMaxChunks; ++cc) {
+                if (cc < kChunks) {
+                  x[cc] = w[cc].x;
+                  y[cc] = w[cc].y;
+                }
+              }
+              [[unroll]] for (uint s = 1u; s < kMaxChunks; s <<= 1u) {
+                [[unroll]] for (uint cc = 0u; cc + s < kMaxChunks; cc += 2u * s) {
+                  if (cc + s < kChunks) {
+                    {
+                      CONTRACT_MERGE(x[cc], x[cc], x[cc + s]);
+                    }
+                    {
+                      CONTRACT_MERGE(y[cc], y[cc], y[cc + s]);
+                    }
+                  }
+                }
+              }
+              if (to_out) {
+                z_out[e] = x[0];
+                z_out[e + 1u] = y[0];
+              } else {
+                partials[plane2 + e] = x[0];
+                partials[plane2 + e + 1u] = y[0];
+              }
+              if (history_now) {
+                history[HistorySlot(step + 1u) * state_size + e] = x[0];
+                history[HistorySlot(step + 1u) * state_size + e + 1u] = y[0];
+              }
+            } else {
+              const double x = RebuildEntry(out_base + b * row_stride, i0 + (q - b * n));
+              if (to_out) {
+                z_out[e] = x;
+              } else {
+                partials[plane2 + e] = x;
+              }
+              if (history_now) history[HistorySlot(step + 1u) * state_size + e] = x;
+            }
+          }
+        }
+      }
+      memoryBarrierBuffer();  // the new state is visible device-wide before the arrival
+      barrier();
+      if (failed != 0u) return;  // uniform: read after the barrier
+      if (step + 1u < params.steps) {
+        const uint ready = kLocalBase + 32u * (32u + c);
+        if (l == 0u) atomicAdd(sync[ready], 1u);
+        if (AwaitCounter(ready, (step + 1u) * tiles, true) != 0u) {
+          atomicOr(failed, 1u);
+        } else {
+          // Chunk c of every row into part[] (entry q = b·64 + k), U loads of a round first
+          // (from a valid index), then their stores; pairs of entries where `pairs`.
+          const uint per = pairs ? 2u : 1u;
+          const uint staged = rows * kChunk / per;
+          for (uint q0 = l; q0 < staged; q0 += kRebuildUnroll * wg) {
+            dvec2 w[4];
+            [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+              if (e < kRebuildUnroll) {
+                const uint q = per * (q0 + e * wg);
+                const uint b = q / kChunk;
+                const uint k = q - b * kChunk;
+                const uint at = q < per * staged && k < n ? b * dim + i0 + k : 0u;
+                if (pairs) {
+                  w[e] = to_out ? z_out2[at >> 1u] : partials2[(plane2 + at) >> 1u];
+                } else {
+                  w[e].x = to_out ? z_out[at] : partials[plane2 + at];
+                }
+              }
+            }
+            [[unroll]] for (uint e = 0u; e < 4u; ++e) {
+              if (e < kRebuildUnroll) {
+                const uint qp = q0 + e * wg;
+                const uint q = per * qp;
+                const uint k = q - (q / kChunk) * kChunk;
+                if (qp < staged && k < n) {
+                  if (pairs) {
+                    part2[qp] = w[e];
+                  } else {
+                    PART(q) = w[e].x;
+                  }
+                }
+              }
+            }
+          }
+        }
+        memoryBarrierShared();
+        barrier();
+        if (failed != 0u) return;  // uniform: read after the barrier
+      }
+    } else if (once) {
       // Rebuild once: (1) arrival, (2) wait, (3) each entry of the new state rebuilt once into
       // z_out, (4) second arrival and wait, (5) this unit's chunk of every row into part[].
       // kRebuildOnce = 2: the plain device-wide barrier (one poller, workgroup barriers) at (2)
       // and (4) instead of every invocation polling with acquire loads.
       const bool plain = kRebuildOnce == 2u;
-      if (plain && !GridBarrier((2u * step + 1u) * groups)) return;
+      if (plain && !GridBarrier((per_step * step + 1u) * groups)) return;
       if (!plain) {
         memoryBarrierBuffer();  // the partials are visible device-wide before the arrival
         barrier();              // ... and every invocation is done reading part[]
@@ -369,11 +684,13 @@ void main() {
       // second arrival would stand in for a late first one, and the rebuild would read partials
       // not yet written — wrong states at B = 3, 4 on an H200 before this was added).
       if (e_first < e_end || l == 0u) {
-        if (!plain && AwaitArrivals((2u * step + 1u) * groups, true) != 0u) {
+        if (!plain && AwaitArrivals((per_step * step + 1u) * groups, true) != 0u) {
           atomicOr(failed, 1u);
         } else {
           const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
-          if (pairs) {
+          if ((kProbe & 8u) != 0u) {
+            // TIMING PROBE (wrong states): no rebuild.
+          } else if (pairs) {
             // Pair p: entries e = 2p, 2p + 1 of row b (D even: both in the row), their m
             // partials loaded as m pairs, then each entry's tree (RebuildEntry's order).
             for (uint p = e_first; p < e_end; p += e_step) {
@@ -460,11 +777,12 @@ void main() {
       barrier();
       if (failed != 0u) return;  // uniform: read after the barrier
       if (step + 1u < params.steps) {
+        const bool wait2 = (kProbe & 1u) == 0u;  // TIMING PROBE bit 1: no second wait
         if (plain && !GridBarrier((2u * step + 2u) * groups)) return;
-        if (!plain && l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
-        if (!plain && AwaitArrivals((2u * step + 2u) * groups, true) != 0u) {
+        if (!plain && wait2 && l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
+        if (!plain && wait2 && AwaitArrivals((2u * step + 2u) * groups, true) != 0u) {
           atomicOr(failed, 1u);
-        } else if (g < units) {
+        } else if (g < units && (kProbe & 4u) == 0u) {
           const uint i0 = (g / tiles) * kChunk;
           const uint n = min(kChunk, dim - i0);
           if (pairs) {

@@ -563,22 +563,23 @@ TEST_F(SmallBatchRolloutTest, ChunkCountersAndHalvesAgree) {
 
   const std::vector<double> a = DecayingMatrix(40, 85);
   const std::vector<double> z0 = NonZeroUniform(4 * 40, 86, 1.0);
-  {
-    StatusOr<std::unique_ptr<VulkanBatchedRollout>> h = VulkanBatchedRollout::Create(
-        ctx(), 40, a, SmallBatch({.small_batch_workgroup = 64, .small_batch_rebuild_once = 5}));
-    ASSERT_TRUE(h.ok()) << h.status().ToString();
-    ASSERT_TRUE((*h)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
-    EXPECT_TRUE((*h)->small_batch_rebuild_once());
-    EXPECT_NE((*h)->KernelDescription(BatchedKernel::kSmallBatch).find("(halves)"),
-              std::string::npos);
+  // Each form reported: rebuilt once, named in the kernel's description (the timing probe too,
+  // labelled as giving wrong states).
+  for (const auto& [once, probe, label] :
+       {std::tuple<uint32_t, uint32_t, const char*>{5, 0, "(halves)"},
+        {4, 0, "(per-chunk counters)"},
+        {2, 8, "TIMING PROBE 8 (wrong states)"}}) {
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
+        ctx(), 40, a,
+        SmallBatch({.small_batch_workgroup = 64,
+                    .small_batch_rebuild_once = once,
+                    .small_batch_timing_probe = probe}));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE((*r)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
+    EXPECT_TRUE((*r)->small_batch_rebuild_once()) << label;
+    EXPECT_NE((*r)->KernelDescription(BatchedKernel::kSmallBatch).find(label), std::string::npos)
+        << label;
   }
-  StatusOr<std::unique_ptr<VulkanBatchedRollout>> r = VulkanBatchedRollout::Create(
-      ctx(), 40, a, SmallBatch({.small_batch_workgroup = 64, .small_batch_rebuild_once = 4}));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_TRUE((*r)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
-  EXPECT_TRUE((*r)->small_batch_rebuild_once());
-  EXPECT_NE((*r)->KernelDescription(BatchedKernel::kSmallBatch).find("(per-chunk counters)"),
-            std::string::npos);
   EXPECT_EQ(VulkanBatchedRollout::Create(ctx(), 40, a,
                                          SmallBatch({.small_batch_rebuild_once = 6}))
                 .status()
@@ -595,14 +596,6 @@ TEST_F(SmallBatchRolloutTest, ChunkCountersAndHalvesAgree) {
               StatusCode::kInvalidArgument)
         << once << " " << probe;
   }
-  r = VulkanBatchedRollout::Create(ctx(), 40, a,
-                                   SmallBatch({.small_batch_workgroup = 64,
-                                               .small_batch_rebuild_once = 2,
-                                               .small_batch_timing_probe = 8}));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_TRUE((*r)->Run(z0, 4, {.steps = 2, .hash_every = 2}).ok());
-  EXPECT_NE((*r)->KernelDescription(BatchedKernel::kSmallBatch).find("TIMING PROBE 8 (wrong states)"),
-            std::string::npos);
 }
 
 // The per-(D, B) table (small_batch_rules): ONE object run with B = 3, 9, 3, 1, 17 in turn, the

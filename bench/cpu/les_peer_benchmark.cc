@@ -6,7 +6,9 @@
 // Before timing, the peer's state after 3 steps is compared with dashi's (relative L2): they must
 // agree to rounding, or the peer is not the same scheme and the run stops. The "back-to-back"
 // column is the mean of 2·R dashi steps in a row with no peer step between them (as in `dashi
-// simulate`: the pool's workers stay awake, their caches warm).
+// simulate`: the pool's workers stay awake, their caches warm). The "dashi rfft+irfft" column
+// times RfftMany + IrfftManyDestroying into preallocated, cache-line-aligned arrays (what the
+// solver does); the FFTW column the peer's r2c + c2r with its buffer copies and scaling.
 //
 // `--peer 0` times dashi alone (no FFTW peer, no FFTW plans: its columns print as 0), for
 // thread-scaling runs with more repetitions on little machine time. The "empty section µs"
@@ -30,8 +32,12 @@
 // caches, from one section to the next; FFTW's threads are not pinned. Default 0: the kernel
 // places the threads.
 //
+// `--sections T` (instead of the table) times every parallel section of a step at one thread and
+// at T (ThreadPool's section timing hook) and prints, per section, its units, both medians, their
+// ratio and the best ratio a balanced split of equal units allows — where a T-thread step loses.
+//
 //   bazel run -c opt //bench/cpu:les_peer_benchmark -- --n 128,256,512 --threads 1,2 [--reps R]
-//       [--peer 0] [--rows auto] [--paired T] [--pin 0]
+//       [--peer 0] [--rows auto] [--paired T] [--sections T] [--pin 0]
 #include <pthread.h>
 #include <sched.h>
 
@@ -46,11 +52,13 @@
 #include <ctime>
 #include <fstream>
 #include <memory>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/cpu/les_fftw_peer.h"
+#include "core_ref/fft/aligned_vector.h"
 #include "core_ref/fft/fft.h"
 #include "core_ref/les/les_solver.h"
 #include "core_ref/parallel/thread_pool.h"
@@ -182,6 +190,106 @@ int RunPaired(const std::vector<int>& sizes, int t, int reps, dashi::LesRowSecti
   return 0;
 }
 
+// --sections T: where a T-thread step loses against one thread, section by section. Every
+// parallel section of a step (ThreadPool's section timing hook: the FFT passes, the pointwise
+// loops) is timed on a one-thread solver and a T-thread one with the same row sections (the
+// T-thread solver's automatic choice), one step of the first, then 4 of the second back to back
+// (the first of them not recorded: its workers were asleep), R times. Per section: its unit count,
+// the medians, their ratio, and the best ratio a balanced split of equal units allows
+// (units / ⌈units/T⌉); then the sums and the time outside the sections.
+std::vector<std::pair<size_t, int64_t>>* recorded_sections = nullptr;
+void RecordSection(size_t units, int64_t ns) {
+  if (recorded_sections != nullptr) recorded_sections->emplace_back(units, ns);
+}
+
+int RunSections(const std::vector<int>& sizes, int t, int reps) {
+  constexpr int kBackToBack = 4;
+  dashi::SetSectionTimingHook(&RecordSection);
+  for (int n : sizes) {
+    dashi::LesParams p;
+    p.n = n;
+    p.dt = 0.005 * 128.0 / n;
+    auto many = dashi::LesSolver::Create(p, t, dashi::LesRowSections::kAuto);
+    if (!many.ok()) {
+      std::fprintf(stderr, "%s\n", many.status().ToString().c_str());
+      return 1;
+    }
+    const dashi::LesRowSections rows =
+        many->fused_rows() ? dashi::LesRowSections::kFused : dashi::LesRowSections::kSeparate;
+    auto one = dashi::LesSolver::Create(p, 1, rows);
+    if (!one.ok()) {
+      std::fprintf(stderr, "%s\n", one.status().ToString().c_str());
+      return 1;
+    }
+    const int r = reps > 0 ? reps : (n <= 128 ? 40 : n <= 256 ? 20 : 10);
+    for (int s = 0; s < 3; ++s) (void)one->Step(), (void)many->Step();
+    std::vector<std::vector<double>> s1, st;  // per section ordinal, µs
+    std::vector<size_t> units;
+    std::vector<double> step1, stept;
+    std::vector<std::pair<size_t, int64_t>> rec;
+    auto record = [&](std::vector<std::vector<double>>& into) -> bool {
+      if (into.empty()) {
+        into.resize(rec.size());
+        if (units.empty()) {
+          for (const auto& x : rec) units.push_back(x.first);
+        }
+      }
+      if (rec.size() != into.size() || rec.size() != units.size()) return false;
+      for (size_t k = 0; k < rec.size(); ++k) into[k].push_back(rec[k].second * 1e-3);
+      return true;
+    };
+    for (int i = 0; i < r; ++i) {
+      rec.clear();
+      recorded_sections = &rec;
+      const auto a = Clock::now();
+      (void)one->Step();
+      step1.push_back(Ms(a, Clock::now()) * 1e3);
+      recorded_sections = nullptr;
+      if (!record(s1)) {
+        std::fprintf(stderr, "N=%d: the one-thread steps differ in their sections\n", n);
+        return 1;
+      }
+      for (int k = 0; k < kBackToBack; ++k) {
+        rec.clear();
+        recorded_sections = k == 0 ? nullptr : &rec;
+        const auto b = Clock::now();
+        (void)many->Step();
+        const double us = Ms(b, Clock::now()) * 1e3;
+        recorded_sections = nullptr;
+        if (k == 0) continue;
+        stept.push_back(us);
+        if (!record(st)) {
+          std::fprintf(stderr, "N=%d: the %d-thread step's sections differ from one thread's\n",
+                       n, t);
+          return 1;
+        }
+      }
+    }
+    std::printf("\nN = %d, T = %d, %s rows, %d one-thread steps and %d %d-thread steps; medians "
+                "in µs\n",
+                n, t, many->fused_rows() ? "fused" : "separate", r, r * (kBackToBack - 1), t);
+    std::printf("| # | units | T=1 µs | T µs | speed-up | balanced-split bound |\n|---|---|---|---|---|---|\n");
+    double sum1 = 0, sumt = 0;
+    for (size_t k = 0; k < units.size(); ++k) {
+      const double m1 = Summarise(s1[k]).median, mt = Summarise(st[k]).median;
+      sum1 += m1;
+      sumt += mt;
+      const size_t u = units[k];
+      const double bound =
+          u == 0 ? 0.0 : static_cast<double>(u) / static_cast<double>((u + t - 1) / t);
+      std::printf("| %zu | %zu | %.1f | %.1f | %.2f | %.2f |\n", k, u, m1, mt, mt > 0 ? m1 / mt : 0.0,
+                  bound);
+    }
+    const double w1 = Summarise(step1).median, wt = Summarise(stept).median;
+    std::printf("| sum | | %.1f | %.1f | %.2f | |\n", sum1, sumt, sum1 / sumt);
+    std::printf("| step | | %.1f | %.1f | %.2f | |\n", w1, wt, w1 / wt);
+    std::printf("| outside sections | | %.1f | %.1f | | |\n", w1 - sum1, wt - sumt);
+    std::fflush(stdout);
+  }
+  dashi::SetSectionTimingHook(nullptr);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -189,6 +297,7 @@ int main(int argc, char** argv) {
   int reps = 0;
   bool with_peer = true;
   int paired = 0;
+  int sections = 0;
   bool pin = false;
   dashi::LesRowSections rows = dashi::LesRowSections::kAuto;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -202,6 +311,8 @@ int main(int argc, char** argv) {
       with_peer = std::atoi(argv[i + 1]) != 0;
     else if (std::strcmp(argv[i], "--paired") == 0)
       paired = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--sections") == 0)
+      sections = std::atoi(argv[i + 1]);
     else if (std::strcmp(argv[i], "--pin") == 0)
       pin = std::atoi(argv[i + 1]) != 0;
     else if (std::strcmp(argv[i], "--rows") == 0) {
@@ -228,6 +339,7 @@ int main(int argc, char** argv) {
       date, fftw_version, l1.c_str(), l5.c_str(), l15.c_str(), std::thread::hardware_concurrency(),
       pin ? "yes" : "no");
   if (paired > 0) return RunPaired(sizes, paired, reps, rows);
+  if (sections > 0) return RunSections(sizes, sections, reps);
   std::printf(
       "| N | T | dashi step ms | FFTW peer step ms | dashi/peer | dashi speed-up vs T=1 | "
       "peer speed-up | dashi back-to-back step ms | its speed-up | dashi rfft+irfft us | "
@@ -276,18 +388,27 @@ int main(int argc, char** argv) {
       auto fft = dashi::Fft2d::Create(n, n);
       dashi::ThreadPool pool(t);
       fft->set_thread_pool(&pool);
-      std::vector<double> field = fft->Irfft(les->spectrum()), back;
-      std::vector<dashi::Complex> half;
+      // dashi through the caller-storage calls the LES itself uses, on cache-line-aligned arrays
+      // (as the solver's and FFTW's are); the peer through its own buffers.
+      const std::vector<double> field_v = fft->Irfft(les->spectrum());
+      const dashi::AlignedVector<double> field(field_v.begin(), field_v.end());
+      dashi::AlignedVector<dashi::Complex> half(fft->rows() * fft->half_cols());
+      dashi::AlignedVector<double> back(field.size());
+      const std::span<const double> field_s[1] = {field};
+      const std::span<dashi::Complex> half_s[1] = {half};
+      const std::span<double> back_s[1] = {back};
+      std::vector<dashi::Complex> peer_half;
+      std::vector<double> peer_back;
       std::vector<double> fd, fp;
       const int fr = 4 * r;
       for (int i = 0; i < fr; ++i) {
         auto t0 = Clock::now();
-        half = fft->Rfft(field);
-        back = fft->Irfft(half);
+        fft->RfftMany(field_s, half_s);
+        fft->IrfftManyDestroying(half_s, back_s);
         auto t1 = Clock::now();
         if (peer) {
-          peer->ForwardOnce(field, half);
-          peer->InverseOnce(half, back);
+          peer->ForwardOnce(field_v, peer_half);
+          peer->InverseOnce(peer_half, peer_back);
         }
         auto t2 = Clock::now();
         fd.push_back(Ms(t0, t1) * 1e3);

@@ -56,6 +56,7 @@
 #pragma GCC diagnostic pop
 #endif
 
+#include "core_ref/fft/aligned_vector.h"
 #include "core_ref/math/sincospi.h"
 #include "core_ref/parallel/thread_pool.h"
 
@@ -968,7 +969,7 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
     // The block lives in this thread's buffer (no allocation per call: the LES runs this for
     // every array of every real transform); every element is written before it is read.
     const size_t nb = ncols - c0;
-    thread_local std::vector<double> pad_buf;
+    thread_local AlignedVector<double> pad_buf;
     if (pad_buf.size() < 2 * B * rows) pad_buf.resize(2 * B * rows);
     double* pad = pad_buf.data();
     for (size_t i = 0; i < rows; ++i) {
@@ -1269,8 +1270,11 @@ namespace {
 
 // This thread's split scratch for the 2D passes, at least `doubles` long: allocated once per
 // thread and reused (its contents never matter: every pass writes a block before reading it).
+// Cache-line aligned: every 8-lane load and store of a block row is then one line, never two
+// (with std::vector's 16-byte alignment a 2D pass at 256²–512² ran 15–25 % slower, and which of
+// the two a process got depended on the heap's state: docs/PERF.md).
 double* PassScratch(size_t doubles) {
-  thread_local std::vector<double> buf;
+  thread_local AlignedVector<double> buf;
   if (buf.size() < doubles) buf.resize(doubles);
   return buf.data();
 }
@@ -1445,7 +1449,7 @@ std::vector<Complex> Fft2d::Rfft(std::span<const double> real) const {
 
 std::vector<double> Fft2d::Irfft(std::span<const Complex> half_spectrum) const {
   if (half_spectrum.size() != rows_ * half_cols()) return {};
-  std::vector<Complex> work(half_spectrum.begin(), half_spectrum.end());
+  AlignedVector<Complex> work(half_spectrum.begin(), half_spectrum.end());
   std::vector<double> out(rows_ * cols_);
   const std::span<Complex> in[1] = {work};
   const std::span<double> outs[1] = {out};

@@ -251,8 +251,10 @@ size_t BalancedGrain(size_t n, size_t grain) {
 
 namespace {
 
-void Dispatch(const ThreadPool* pool, size_t n, size_t grain, bool balanced,
-              const std::function<void(size_t, size_t, int)>& body) {
+std::atomic<void (*)(size_t, int64_t)> section_timing_hook{nullptr};
+
+void DispatchUntimed(const ThreadPool* pool, size_t n, size_t grain, bool balanced,
+                     const std::function<void(size_t, size_t, int)>& body) {
   if (pool == nullptr || pool->threads() <= 1) {
     if (n > 0) body(0, n, 0);
   } else if (balanced) {
@@ -262,7 +264,27 @@ void Dispatch(const ThreadPool* pool, size_t n, size_t grain, bool balanced,
   }
 }
 
+void Dispatch(const ThreadPool* pool, size_t n, size_t grain, bool balanced,
+              const std::function<void(size_t, size_t, int)>& body) {
+  void (*hook)(size_t, int64_t) = section_timing_hook.load(std::memory_order_relaxed);
+  if (hook == nullptr) {
+    DispatchUntimed(pool, n, grain, balanced, body);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  DispatchUntimed(pool, n, grain, balanced, body);
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  const size_t g = std::max<size_t>(grain, 1);
+  hook(n / g + (n % g != 0), static_cast<int64_t>(ns));
+}
+
 }  // namespace
+
+void SetSectionTimingHook(void (*hook)(size_t units, int64_t nanoseconds)) {
+  section_timing_hook.store(hook, std::memory_order_relaxed);
+}
 
 void ParallelFor(const ThreadPool* pool, size_t n, size_t grain,
                  const std::function<void(size_t, size_t, int)>& body) {

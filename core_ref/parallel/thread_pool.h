@@ -151,6 +151,12 @@ class ThreadPool {
   std::function<void(int worker, uint32_t generation, bool job_read)> job_hook_for_testing_;
 };
 
+// Process-wide, for profiling programs (les_peer_benchmark --sections): `hook(units, ns)` runs on
+// the calling thread after every section started through the two functions below (with or
+// without a pool) with the section's unit count ⌈n / grain⌉ and its wall time in nanoseconds.
+// core_ref never sets one; nullptr (the default) costs one relaxed load per section.
+void SetSectionTimingHook(void (*hook)(size_t units, int64_t nanoseconds));
+
 // body(begin, end, worker) over [0, n): through `pool` when it is non-null and has more than one
 // thread, else as one call body(0, n, 0).
 void ParallelFor(const ThreadPool* pool, size_t n, size_t grain,

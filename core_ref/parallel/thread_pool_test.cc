@@ -16,6 +16,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace dashi {
@@ -157,6 +158,31 @@ TEST(ThreadPool, WorkerStartHookRunsOncePerWorkerBeforeItsJobs) {
     pool.ParallelFor(8, 1, [&](size_t, size_t, int) {});
   }
   EXPECT_EQ(started_calls.load(), 4);
+}
+
+std::vector<std::pair<size_t, int64_t>> timed_sections;
+void RecordSection(size_t units, int64_t ns) { timed_sections.emplace_back(units, ns); }
+
+// The section timing hook sees every section of the free functions, with or without a pool, with
+// its unit count and a wall time at least as long as the body's; unset, it sees nothing.
+TEST(ThreadPool, SectionTimingHookSeesEverySectionWithItsUnits) {
+  SetSectionTimingHook(&RecordSection);
+  ThreadPool pool(3);
+  const auto sleep_body = [](size_t, size_t, int) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  };
+  ParallelFor(nullptr, 10, 4, sleep_body);        // one call, no pool: ⌈10/4⌉ = 3 units
+  ParallelForBalanced(&pool, 17, 1, sleep_body);  // 17 units
+  ParallelFor(&pool, 0, 8, sleep_body);           // empty: 0 units, still a section
+  SetSectionTimingHook(nullptr);
+  ParallelFor(&pool, 8, 1, sleep_body);
+  ASSERT_EQ(timed_sections.size(), 3u);
+  EXPECT_EQ(timed_sections[0].first, 3u);
+  EXPECT_EQ(timed_sections[1].first, 17u);
+  EXPECT_EQ(timed_sections[2].first, 0u);
+  EXPECT_GE(timed_sections[0].second, 2'000'000);
+  EXPECT_GE(timed_sections[1].second, 2'000'000);
+  timed_sections.clear();
 }
 
 INSTANTIATE_TEST_SUITE_P(StaticAndBalanced, ThreadPoolModes, ::testing::Bool(),

@@ -2,10 +2,11 @@
 //
 // The 2D FFT passes move data in 64-byte rows of 8 doubles (one AVX-512 register). With
 // std::vector's default alignment (16 bytes from glibc's malloc, for large blocks a page plus 16
-// bytes) every such load or store straddles two cache lines; the passes at 256²–1024² then run
-// 10–25 % slower (docs/PERF.md). Arrays that the FFT works on — its own scratch, the LES's work
-// arrays — use this type; the bits never depend on it (alignment only changes how many cache
-// lines an access touches).
+// bytes) every such load or store straddles two cache lines; the passes then ran 10–70 % slower
+// at 64²–1024² on an Intel Xeon host and 15–30 % at 256²–512² on an AMD EPYC one
+// (docs/PERF.md). Arrays that the FFT works on — its own scratch, the LES's work arrays — use
+// this type; the bits never depend on it (alignment only changes how many cache lines an access
+// touches).
 //
 //   AlignedVector<double> v(n);          // v.data() % 64 == 0 (when n > 0)
 #ifndef DASHI_CORE_REF_FFT_ALIGNED_VECTOR_H_

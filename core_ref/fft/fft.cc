@@ -1271,8 +1271,8 @@ namespace {
 // This thread's split scratch for the 2D passes, at least `doubles` long: allocated once per
 // thread and reused (its contents never matter: every pass writes a block before reading it).
 // Cache-line aligned: every 8-lane load and store of a block row is then one line, never two
-// (with std::vector's 16-byte alignment a 2D pass at 256²–512² ran 15–25 % slower, and which of
-// the two a process got depended on the heap's state: docs/PERF.md).
+// (with std::vector's 16-byte alignment the 2D passes ran 10–70 % slower, and which of the two a
+// process got depended on the heap's state: docs/PERF.md).
 double* PassScratch(size_t doubles) {
   thread_local AlignedVector<double> buf;
   if (buf.size() < doubles) buf.resize(doubles);

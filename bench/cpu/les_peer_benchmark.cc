@@ -235,7 +235,10 @@ int RunSections(const std::vector<int>& sizes, int t, int reps) {
         }
       }
       if (rec.size() != into.size() || rec.size() != units.size()) return false;
-      for (size_t k = 0; k < rec.size(); ++k) into[k].push_back(rec[k].second * 1e-3);
+      for (size_t k = 0; k < rec.size(); ++k) {
+        if (rec[k].first != units[k]) return false;  // not the same section
+        into[k].push_back(rec[k].second * 1e-3);
+      }
       return true;
     };
     for (int i = 0; i < r; ++i) {
@@ -246,7 +249,8 @@ int RunSections(const std::vector<int>& sizes, int t, int reps) {
       step1.push_back(Ms(a, Clock::now()) * 1e3);
       recorded_sections = nullptr;
       if (!record(s1)) {
-        std::fprintf(stderr, "N=%d: the one-thread steps differ in their sections\n", n);
+        std::fprintf(stderr,
+                     "N=%d: the one-thread steps differ in their sections (count or units)\n", n);
         return 1;
       }
       for (int k = 0; k < kBackToBack; ++k) {
@@ -259,7 +263,9 @@ int RunSections(const std::vector<int>& sizes, int t, int reps) {
         if (k == 0) continue;
         stept.push_back(us);
         if (!record(st)) {
-          std::fprintf(stderr, "N=%d: the %d-thread step's sections differ from one thread's\n",
+          std::fprintf(stderr,
+                       "N=%d: the %d-thread step's sections (count or units) differ from one "
+                       "thread's\n",
                        n, t);
           return 1;
         }
@@ -268,7 +274,8 @@ int RunSections(const std::vector<int>& sizes, int t, int reps) {
     std::printf("\nN = %d, T = %d, %s rows, %d one-thread steps and %d %d-thread steps; medians "
                 "in µs\n",
                 n, t, many->fused_rows() ? "fused" : "separate", r, r * (kBackToBack - 1), t);
-    std::printf("| # | units | T=1 µs | T µs | speed-up | balanced-split bound |\n|---|---|---|---|---|---|\n");
+    std::printf("| # | units | T=1 µs | T µs | speed-up | balanced-split bound |\n");
+    std::printf("|---|---|---|---|---|---|\n");
     double sum1 = 0, sumt = 0;
     for (size_t k = 0; k < units.size(); ++k) {
       const double m1 = Summarise(s1[k]).median, mt = Summarise(st[k]).median;
@@ -277,12 +284,14 @@ int RunSections(const std::vector<int>& sizes, int t, int reps) {
       const size_t u = units[k];
       const double bound =
           u == 0 ? 0.0 : static_cast<double>(u) / static_cast<double>((u + t - 1) / t);
-      std::printf("| %zu | %zu | %.1f | %.1f | %.2f | %.2f |\n", k, u, m1, mt, mt > 0 ? m1 / mt : 0.0,
-                  bound);
+      std::printf("| %zu | %zu | %.1f | %.1f | %.2f | %.2f |\n", k, u, m1, mt,
+                  mt > 0 ? m1 / mt : 0.0, bound);
     }
     const double w1 = Summarise(step1).median, wt = Summarise(stept).median;
     std::printf("| sum | | %.1f | %.1f | %.2f | |\n", sum1, sumt, sum1 / sumt);
     std::printf("| step | | %.1f | %.1f | %.2f | |\n", w1, wt, w1 / wt);
+    // A difference of medians (the step's and the sections' summed): negative when the steps'
+    // spread is larger than the time outside the sections.
     std::printf("| outside sections | | %.1f | %.1f | | |\n", w1 - sum1, wt - sumt);
     std::fflush(stdout);
   }
@@ -338,6 +347,10 @@ int main(int argc, char** argv) {
       "les_peer_benchmark  %s  FFTW %s  load average %s %s %s  hardware threads %u  pinned %s\n",
       date, fftw_version, l1.c_str(), l5.c_str(), l15.c_str(), std::thread::hardware_concurrency(),
       pin ? "yes" : "no");
+  if (paired > 0 && sections > 0) {
+    std::fprintf(stderr, "--paired and --sections are two different runs: give one\n");
+    return 2;
+  }
   if (paired > 0) return RunPaired(sizes, paired, reps, rows);
   if (sections > 0) return RunSections(sizes, sections, reps);
   std::printf(

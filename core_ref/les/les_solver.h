@@ -103,14 +103,15 @@ class LesSolver {
   int64_t step_ = 0;
   bool fused_rows_ = false;  // LesRowSections::kFused, after kAuto's choice
   // The step's working arrays, allocated once (about 24 N² doubles with the state); those the
-  // FFT passes read and write on cache lines (AlignedVector: the same bits, fewer split lines).
+  // FFT passes read and write start on a cache line (AlignedVector: the same bits, fewer split
+  // lines; rows of the half spectra, (N/2 + 1)·16 bytes apart, are not all on one).
   struct Work {
     AlignedVector<Complex> spec[6];         // û, v̂, ω̂_x, ω̂_y, û_x, (u_y + v_x)^ (destroyed)
     AlignedVector<double> real[6];          // their inverse transforms (separate rows only)
     AlignedVector<double> products[3];      // −(u ω_x + v ω_y), ν_t ω_x, ν_t ω_y (idem)
     AlignedVector<Complex> product_hat[3];  // their forward transforms
-    std::vector<Complex> stage[3];        // the RK4 right-hand sides a, b, c
-    std::vector<Complex> next;            // the new state
+    std::vector<Complex> stage[3];          // the RK4 right-hand sides a, b, c
+    std::vector<Complex> next;              // the new state
   } work_;
 };
 

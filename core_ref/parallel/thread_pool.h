@@ -154,7 +154,10 @@ class ThreadPool {
 // Process-wide, for profiling programs (les_peer_benchmark --sections): `hook(units, ns)` runs on
 // the calling thread after every section started through the two functions below (with or
 // without a pool) with the section's unit count ⌈n / grain⌉ and its wall time in nanoseconds.
-// core_ref never sets one; nullptr (the default) costs one relaxed load per section.
+// core_ref never sets one; nullptr (the default) costs one relaxed load per section. `units` is
+// ⌈n / grain⌉ as given (a balanced section of 2^20 units or more runs fewer, larger ones). The
+// hook runs on whichever thread started the section: a section started inside another's body
+// (none is, in core_ref) would call it on a worker, concurrently.
 void SetSectionTimingHook(void (*hook)(size_t units, int64_t nanoseconds));
 
 // body(begin, end, worker) over [0, n): through `pool` when it is non-null and has more than one

@@ -137,6 +137,14 @@ bool EnablePinning() {
   return true;
 }
 
+// The LES every mode times: the defaults at N, dt scaled with 1/N (0.005 at N = 128).
+dashi::LesParams BenchParams(int n) {
+  dashi::LesParams p;
+  p.n = n;
+  p.dt = 0.005 * 128.0 / n;
+  return p;
+}
+
 // --paired T: one-thread and T-thread steps in turn (see the file comment). Returns 1 on an
 // error or when the two solvers' spectra differ.
 int RunPaired(const std::vector<int>& sizes, int t, int reps, dashi::LesRowSections rows) {
@@ -146,9 +154,7 @@ int RunPaired(const std::vector<int>& sizes, int t, int reps, dashi::LesRowSecti
       "medians | paired ratio median (quartiles; min-max) | rows |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (int n : sizes) {
-    dashi::LesParams p;
-    p.n = n;
-    p.dt = 0.005 * 128.0 / n;
+    const dashi::LesParams p = BenchParams(n);
     auto one = dashi::LesSolver::Create(p, 1, rows);
     auto many = dashi::LesSolver::Create(p, t, rows);
     if (!one.ok() || !many.ok()) {
@@ -206,9 +212,7 @@ int RunSections(const std::vector<int>& sizes, int t, int reps) {
   constexpr int kBackToBack = 4;
   dashi::SetSectionTimingHook(&RecordSection);
   for (int n : sizes) {
-    dashi::LesParams p;
-    p.n = n;
-    p.dt = 0.005 * 128.0 / n;
+    const dashi::LesParams p = BenchParams(n);
     auto many = dashi::LesSolver::Create(p, t, dashi::LesRowSections::kAuto);
     if (!many.ok()) {
       std::fprintf(stderr, "%s\n", many.status().ToString().c_str());
@@ -361,9 +365,7 @@ int main(int argc, char** argv) {
   for (int n : sizes) {
     double dashi_t1 = 0, peer_t1 = 0, solo_t1 = 0;
     for (int t : threads) {
-      dashi::LesParams p;
-      p.n = n;
-      p.dt = 0.005 * 128.0 / n;
+      const dashi::LesParams p = BenchParams(n);
       auto les = dashi::LesSolver::Create(p, t, rows);
       if (!les.ok()) {
         std::fprintf(stderr, "%s\n", les.status().ToString().c_str());

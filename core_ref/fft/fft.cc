@@ -185,27 +185,35 @@ DASHI_FFT_INLINE V8 Load8(const double* p) {
 DASHI_FFT_INLINE void Store8(double* p, V8 v) { __builtin_memcpy(p, &v, sizeof v); }
 DASHI_FFT_INLINE V8 Broadcast8(double x) { return V8{x, x, x, x, x, x, x, x}; }
 
-// In place: v[j][l] ← v[l][j] (v[l] read as row l of an 8×8 matrix).
-DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5, V8& v6, V8& v7) {
+// In place on 4 registers: the 4×4 transposes inside each 256-bit half of (v0, v1, v2, v3),
+// w[j] ← (v0[j], v1[j], v2[j], v3[j] | v0[j+4], v1[j+4], v2[j+4], v3[j+4]) for j = 0..3 — the
+// first two (64- and 128-bit) steps of an 8×8 transpose.
+DASHI_FFT_INLINE void Transpose4x4Halves(V8& v0, V8& v1, V8& v2, V8& v3) {
   const V8Index e1 = {0, 8, 2, 10, 4, 12, 6, 14}, o1 = {1, 9, 3, 11, 5, 13, 7, 15};
   const V8Index e2 = {0, 1, 8, 9, 4, 5, 12, 13}, o2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const V8 b0 = __builtin_shuffle(v0, v1, e1), b1 = __builtin_shuffle(v0, v1, o1);
+  const V8 b2 = __builtin_shuffle(v2, v3, e1), b3 = __builtin_shuffle(v2, v3, o1);
+  v0 = __builtin_shuffle(b0, b2, e2);
+  v2 = __builtin_shuffle(b0, b2, o2);
+  v1 = __builtin_shuffle(b1, b3, e2);
+  v3 = __builtin_shuffle(b1, b3, o2);
+}
+
+// In place: v[j][l] ← v[l][j] (v[l] read as row l of an 8×8 matrix): the 4×4 transposes of both
+// register quadruples, then the 256-bit step across them.
+DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5, V8& v6, V8& v7) {
+  Transpose4x4Halves(v0, v1, v2, v3);
+  Transpose4x4Halves(v4, v5, v6, v7);
   const V8Index e4 = {0, 1, 2, 3, 8, 9, 10, 11}, o4 = {4, 5, 6, 7, 12, 13, 14, 15};
-  const V8 a0 = __builtin_shuffle(v0, v1, e1), a1 = __builtin_shuffle(v0, v1, o1);
-  const V8 a2 = __builtin_shuffle(v2, v3, e1), a3 = __builtin_shuffle(v2, v3, o1);
-  const V8 a4 = __builtin_shuffle(v4, v5, e1), a5 = __builtin_shuffle(v4, v5, o1);
-  const V8 a6 = __builtin_shuffle(v6, v7, e1), a7 = __builtin_shuffle(v6, v7, o1);
-  const V8 b0 = __builtin_shuffle(a0, a2, e2), b2 = __builtin_shuffle(a0, a2, o2);
-  const V8 b1 = __builtin_shuffle(a1, a3, e2), b3 = __builtin_shuffle(a1, a3, o2);
-  const V8 b4 = __builtin_shuffle(a4, a6, e2), b6 = __builtin_shuffle(a4, a6, o2);
-  const V8 b5 = __builtin_shuffle(a5, a7, e2), b7 = __builtin_shuffle(a5, a7, o2);
-  v0 = __builtin_shuffle(b0, b4, e4);
-  v4 = __builtin_shuffle(b0, b4, o4);
-  v1 = __builtin_shuffle(b1, b5, e4);
-  v5 = __builtin_shuffle(b1, b5, o4);
-  v2 = __builtin_shuffle(b2, b6, e4);
-  v6 = __builtin_shuffle(b2, b6, o4);
-  v3 = __builtin_shuffle(b3, b7, e4);
-  v7 = __builtin_shuffle(b3, b7, o4);
+  const V8 b0 = v0, b1 = v1, b2 = v2, b3 = v3;
+  v0 = __builtin_shuffle(b0, v4, e4);
+  v4 = __builtin_shuffle(b0, v4, o4);
+  v1 = __builtin_shuffle(b1, v5, e4);
+  v5 = __builtin_shuffle(b1, v5, o4);
+  v2 = __builtin_shuffle(b2, v6, e4);
+  v6 = __builtin_shuffle(b2, v6, o4);
+  v3 = __builtin_shuffle(b3, v7, e4);
+  v7 = __builtin_shuffle(b3, v7, o4);
 }
 
 #if DASHI_FFT_X86_AVX512
@@ -219,19 +227,6 @@ DASHI_FFT_INLINE void Transpose8(V8& v0, V8& v1, V8& v2, V8& v3, V8& v4, V8& v5,
 // land in the same places. Measured (docs/PERF.md, 2026-11-26 15:03): faster on the AMD
 // development VM, no measurable change on the GPU host's Intel CPU. StoreTransposed8 keeps the
 // register transposes: its 256-bit-store form measured slower on the AMD VM.
-
-// In place on 8 registers: the 4×4 transposes inside each 256-bit half of (v0, v1, v2, v3),
-// w[j] ← (v0[j], v1[j], v2[j], v3[j] | v0[j+4], v1[j+4], v2[j+4], v3[j+4]) for j = 0..3.
-DASHI_FFT_AVX512 DASHI_FFT_INLINE void Transpose4x4Halves(V8& v0, V8& v1, V8& v2, V8& v3) {
-  const V8Index e1 = {0, 8, 2, 10, 4, 12, 6, 14}, o1 = {1, 9, 3, 11, 5, 13, 7, 15};
-  const V8Index e2 = {0, 1, 8, 9, 4, 5, 12, 13}, o2 = {2, 3, 10, 11, 6, 7, 14, 15};
-  const V8 b0 = __builtin_shuffle(v0, v1, e1), b1 = __builtin_shuffle(v0, v1, o1);
-  const V8 b2 = __builtin_shuffle(v2, v3, e1), b3 = __builtin_shuffle(v2, v3, o1);
-  v0 = __builtin_shuffle(b0, b2, e2);
-  v2 = __builtin_shuffle(b0, b2, o2);
-  v1 = __builtin_shuffle(b1, b3, e2);
-  v3 = __builtin_shuffle(b1, b3, o2);
-}
 
 // (4 doubles at lo | 4 doubles at hi) in one register: a 256-bit load, and a 256-bit load
 // broadcast into the upper half under a mask (vbroadcastf64x4 from memory: a load and a port-0-

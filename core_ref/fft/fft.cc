@@ -68,6 +68,15 @@ constexpr size_t kMaxElements2d = size_t{1} << 30;
 // Lanes per block in the 2D passes: kBlock columns (or rows) are transformed together.
 constexpr size_t kBlock = 8;
 
+// A half spectrum's strides in complex values (HalfLayout, fft.h): bin k of row r at
+// r·row + Bin(k). Row-major: row = cols/2 + 1, block = 8 (Bin(k) = k); column-blocked: row = 8,
+// block = 8·(rows + 1). Four consecutive bins from a multiple of 4 are consecutive in both.
+struct HalfStrides {
+  size_t row;
+  size_t block;
+  size_t Bin(size_t k) const { return (k / kBlock) * block + k % kBlock; }
+};
+
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(DASHI_FFT_PORTABLE)
 #define DASHI_FFT_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
 #define DASHI_FFT_CLONES 1
@@ -645,12 +654,12 @@ DASHI_FFT_AVX512 void ComplexRowBlockV8(double* block, size_t cols, const uint32
   }
 }
 
-// RealRowPassForward, one full block of 16 rows (cols ≥ 8): bins k < cols/2 into o (row stride
-// half); the caller does the bin k = cols/2 from re/im.
+// RealRowPassForward, one full block of 16 rows (cols ≥ 8): bins k < cols/2 into o (HalfStrides
+// `hs`, o at the block's first row); the caller does the bin k = cols/2 from re/im.
 DASHI_FFT_AVX512 void RealRowForwardBlockV8(const double* block, size_t cols, const uint32_t* rev,
-                                            const double* tw, double* o, double* re, double* im) {
+                                            const double* tw, double* o, HalfStrides hs,
+                                            double* re, double* im) {
   constexpr size_t B = kBlock;
-  const size_t half = cols / 2 + 1;
   for (size_t i0 = 0; i0 < cols; i0 += 8) {
     V8 v[8];
     LoadTransposed8(block + i0, 2 * cols, v);  // rows 2l: elements i0..i0+7
@@ -674,17 +683,18 @@ DASHI_FFT_AVX512 void RealRowForwardBlockV8(const double* block, size_t cols, co
       y[2 * j] = h * (zi + wi);
       y[2 * j + 1] = h * (wr - zr);
     }
-    StoreTransposed8(x, o + 2 * k0, 4 * half);             // rows 2l
-    StoreTransposed8(y, o + 2 * half + 2 * k0, 4 * half);  // rows 2l + 1
+    // Bins k0..k0 + 3 are consecutive in either layout (k0 % 4 == 0).
+    StoreTransposed8(x, o + 2 * hs.Bin(k0), 4 * hs.row);                // rows 2l
+    StoreTransposed8(y, o + 2 * hs.row + 2 * hs.Bin(k0), 4 * hs.row);  // rows 2l + 1
   }
 }
 
-// RealRowPassInverse, one full block of 16 rows (cols ≥ 8) into o (row stride cols).
+// RealRowPassInverse, one full block of 16 rows (cols ≥ 8; HalfStrides `hs`, block at its first
+// row) into o (row stride cols).
 DASHI_FFT_AVX512 void RealRowInverseBlockV8(const double* block, size_t cols, const uint32_t* rev,
-                                            const double* tw, double scale, double* o, double* re,
-                                            double* im) {
+                                            const double* tw, double scale, double* o,
+                                            HalfStrides hs, double* re, double* im) {
   constexpr size_t B = kBlock;
-  const size_t half = cols / 2 + 1;
   const size_t nyquist = cols / 2;
   // Bins kk = 0..cols/2 − 1 in groups of four by 8×8 transposes; each gives Z[kk] (at
   // position rev[kk]) and, for kk > 0, the mirrored Z[cols − kk] (at rev[cols − kk]): the
@@ -692,8 +702,8 @@ DASHI_FFT_AVX512 void RealRowInverseBlockV8(const double* block, size_t cols, co
   const V8 zero = Broadcast8(0.0);
   for (size_t k0 = 0; k0 < nyquist; k0 += 4) {
     V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
-    LoadTransposed8(block + 2 * k0, 4 * half, x);             // rows 2l
-    LoadTransposed8(block + 2 * half + 2 * k0, 4 * half, y);  // rows 2l + 1
+    LoadTransposed8(block + 2 * hs.Bin(k0), 4 * hs.row, x);                // rows 2l
+    LoadTransposed8(block + 2 * hs.row + 2 * hs.Bin(k0), 4 * hs.row, y);  // rows 2l + 1
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; ++j) {
       const size_t k = k0 + j;
@@ -710,8 +720,8 @@ DASHI_FFT_AVX512 void RealRowInverseBlockV8(const double* block, size_t cols, co
   {  // the Nyquist bin: real, not mirrored
     const size_t i = rev[nyquist];
     for (size_t l = 0; l < B; ++l) {
-      const double* x = block + 2 * (2 * l * half + nyquist);
-      const double xr = x[0], yr = x[2 * half], xi = 0.0, yi = 0.0;
+      const double* x = block + 2 * (2 * l * hs.row + hs.Bin(nyquist));
+      const double xr = x[0], yr = x[2 * hs.row], xi = 0.0, yi = 0.0;
       re[i * B + l] = xr - yi;
       im[i * B + l] = xi + yr;
     }
@@ -927,33 +937,36 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
 #pragma GCC diagnostic pop
 #endif
 
-// Column pass, complex in place: the first ncols columns of a rows×stride array, each scaled by
-// `scale` when `scaled` (the last pass of an inverse transform).
+// Column pass, complex in place: the first ncols columns of an array with rows `stride` apart
+// and blocks of kBlock columns `block_stride` apart (complex values; a plain rows×stride array
+// has block_stride = kBlock), each scaled by `scale` when `scaled` (the last pass of an inverse
+// transform).
 DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t stride,
-                                              size_t ncols, const uint32_t* rev, const double* tw,
-                                              bool inverse, bool scaled, double scale, double* re,
-                                              double* im) {
+                                              size_t block_stride, size_t ncols,
+                                              const uint32_t* rev, const double* tw, bool inverse,
+                                              bool scaled, double scale, double* re, double* im) {
   constexpr size_t B = kBlock;
   size_t c0 = 0;
   for (; c0 + B <= ncols; c0 += B) {
+    double* blk = data + 2 * (c0 / B) * block_stride;
 #if DASHI_FFT_V8
     if (rows >= 16 && UseV8()) {
-      FusedColumnBlock(data + 2 * c0, rows, stride, rev, tw, inverse, scaled, scale, re, im);
+      FusedColumnBlock(blk, rows, stride, rev, tw, inverse, scaled, scale, re, im);
       continue;
     }
 #endif
     for (size_t i = 0; i < rows; ++i) {
       const size_t d = rev[i];  // rows are read in natural order, stored bit-reversed
-      Deinterleave<B>(data + 2 * (i * stride + c0), re + d * B, im + d * B);
+      Deinterleave<B>(blk + 2 * i * stride, re + d * B, im + d * B);
     }
     RunBlock<B>(re, im, rows, tw, inverse);
     if (scaled) {
       for (size_t i = 0; i < rows; ++i) {
-        Interleave<B, true>(re + i * B, im + i * B, data + 2 * (i * stride + c0), scale);
+        Interleave<B, true>(re + i * B, im + i * B, blk + 2 * i * stride, scale);
       }
     } else {
       for (size_t i = 0; i < rows; ++i) {
-        Interleave<B, false>(re + i * B, im + i * B, data + 2 * (i * stride + c0), scale);
+        Interleave<B, false>(re + i * B, im + i * B, blk + 2 * i * stride, scale);
       }
     }
   }
@@ -964,25 +977,27 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
     // The block lives in this thread's buffer (no allocation per call: the LES runs this for
     // every array of every real transform); every element is written before it is read.
     const size_t nb = ncols - c0;
+    const size_t off = (c0 / B) * block_stride;
     thread_local AlignedVector<double> pad_buf;
     if (pad_buf.size() < 2 * B * rows) pad_buf.resize(2 * B * rows);
     double* pad = pad_buf.data();
     for (size_t i = 0; i < rows; ++i) {
       for (size_t l = 0; l < 2 * B; ++l) {
-        pad[2 * B * i + l] = l < 2 * nb ? data[2 * (i * stride + c0) + l] : 0.0;
+        pad[2 * B * i + l] = l < 2 * nb ? data[2 * (i * stride + off) + l] : 0.0;
       }
     }
     FusedColumnBlock(pad, rows, B, rev, tw, inverse, scaled, scale, re, im);
     for (size_t i = 0; i < rows; ++i) {
-      for (size_t l = 0; l < 2 * nb; ++l) data[2 * (i * stride + c0) + l] = pad[2 * B * i + l];
+      for (size_t l = 0; l < 2 * nb; ++l) data[2 * (i * stride + off) + l] = pad[2 * B * i + l];
     }
     return;
   }
 #endif
   if (c0 < ncols) {  // a last, partial block; its unused lanes hold zeros
     const size_t nb = ncols - c0;
+    const size_t off = (c0 / B) * block_stride;
     for (size_t i = 0; i < rows; ++i) {
-      const double* src = data + 2 * (rev[i] * stride + c0);
+      const double* src = data + 2 * (rev[i] * stride + off);
       for (size_t l = 0; l < B; ++l) {
         re[i * B + l] = l < nb ? src[2 * l] : 0.0;
         im[i * B + l] = l < nb ? src[2 * l + 1] : 0.0;
@@ -990,7 +1005,7 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
     }
     RunBlock<B>(re, im, rows, tw, inverse);
     for (size_t i = 0; i < rows; ++i) {
-      double* dst = data + 2 * (i * stride + c0);
+      double* dst = data + 2 * (i * stride + off);
       for (size_t l = 0; l < nb; ++l) {
         dst[2 * l] = scaled ? re[i * B + l] * scale : re[i * B + l];
         dst[2 * l + 1] = scaled ? im[i * B + l] * scale : im[i * B + l];
@@ -999,15 +1014,15 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
   }
 }
 
-// Forward real row pass: rows×cols reals → rows×(cols/2+1) half spectra (row stride
-// cols/2+1). Rows 2p and 2p+1 (a row of zeros past the last row) are packed as z = x + i·y, one
+// Forward real row pass: rows×cols reals → rows×(cols/2+1) half spectra (strides `hs`; out at
+// the first row). Rows 2p and 2p+1 (a row of zeros past the last row) are packed as z = x + i·y, one
 // complex FFT Z of length cols gives both half spectra,
 //   X[k] = 0.5·(Z[k] + conj(Z[c−k])),  Y[k] = −0.5·i·(Z[k] − conj(Z[c−k])),
 // i.e. X = (0.5·(Zr[k] + Zr[c−k]), 0.5·(Zi[k] − Zi[c−k])), Y = (0.5·(Zi[k] + Zi[c−k]),
 // 0.5·(Zr[c−k] − Zr[k])), indices mod c = cols, k = 0..cols/2.
 DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, size_t cols,
                                                const uint32_t* rev, const double* tw, double* out,
-                                               double* re, double* im) {
+                                               HalfStrides hs, double* re, double* im) {
   constexpr size_t B = kBlock;
   const size_t half = cols / 2 + 1;
   for (size_t p0 = 0; p0 < rows; p0 += 2 * B) {
@@ -1019,7 +1034,7 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
     size_t k_begin = 0;
 #if DASHI_FFT_V8
     if (vector) {
-      RealRowForwardBlockV8(block, cols, rev, tw, out + 2 * p0 * half, re, im);
+      RealRowForwardBlockV8(block, cols, rev, tw, out + 2 * p0 * hs.row, hs, re, im);
       k_begin = cols / 2;
     }
 #endif
@@ -1047,7 +1062,7 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
       }
     }
     if (!vector) RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
-    double* o = out + 2 * p0 * half;
+    double* o = out + 2 * p0 * hs.row;
     for (size_t k = k_begin; k < half; ++k) {
       const size_t nk = (cols - k) & (cols - 1);
       double xr[B], xi[B], yr[B], yi[B];
@@ -1061,8 +1076,8 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
       }
       if (nrows == 2 * B) {
         for (size_t l = 0; l < B; ++l) {
-          double* x = o + 2 * (2 * l * half + k);
-          double* y = x + 2 * half;
+          double* x = o + 2 * (2 * l * hs.row + hs.Bin(k));
+          double* y = x + 2 * hs.row;
           x[0] = xr[l];
           x[1] = xi[l];
           y[0] = yr[l];
@@ -1070,12 +1085,12 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
         }
       } else {
         for (size_t l = 0; 2 * l < nrows; ++l) {
-          double* x = o + 2 * (2 * l * half + k);
+          double* x = o + 2 * (2 * l * hs.row + hs.Bin(k));
           x[0] = xr[l];
           x[1] = xi[l];
           if (2 * l + 1 < nrows) {
-            x[2 * half] = yr[l];
-            x[2 * half + 1] = yi[l];
+            x[2 * hs.row] = yr[l];
+            x[2 * hs.row + 1] = yi[l];
           }
         }
       }
@@ -1084,21 +1099,21 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
 }
 
 // Inverse real row pass: rows×(cols/2+1) spectra (already inverse-transformed along the
-// columns, row stride cols/2+1) → rows×cols reals times `scale`. Per pair of rows, the
+// columns; strides `hs`, spec at the first row) → rows×cols reals times `scale`. Per pair of rows, the
 // Hermitian extension X[k] = conj(X[c−k]) for k > cols/2, with the imaginary parts of X[0] and
 // X[cols/2] taken as 0, packed as Z = X + i·Y, one inverse complex FFT, x = Re z, y = Im z.
 DASHI_FFT_MULTIVERSION void RealRowPassInverse(const double* spec, size_t rows, size_t cols,
                                                const uint32_t* rev, const double* tw, double scale,
-                                               double* out, double* re, double* im) {
+                                               double* out, HalfStrides hs, double* re,
+                                               double* im) {
   constexpr size_t B = kBlock;
-  const size_t half = cols / 2 + 1;
   const size_t nyquist = cols / 2;
   for (size_t p0 = 0; p0 < rows; p0 += 2 * B) {
     const size_t nrows = std::min(2 * B, rows - p0);
-    const double* block = spec + 2 * p0 * half;
+    const double* block = spec + 2 * p0 * hs.row;
 #if DASHI_FFT_V8
     if (nrows == 2 * B && cols >= 8 && UseV8()) {
-      RealRowInverseBlockV8(block, cols, rev, tw, scale, out + p0 * cols, re, im);
+      RealRowInverseBlockV8(block, cols, rev, tw, scale, out + p0 * cols, hs, re, im);
       continue;
     }
 #endif
@@ -1110,19 +1125,19 @@ DASHI_FFT_MULTIVERSION void RealRowPassInverse(const double* spec, size_t rows, 
       double xr[B], xi[B], yr[B], yi[B];
       if (nrows == 2 * B) {
         for (size_t l = 0; l < B; ++l) {
-          const double* x = block + 2 * (2 * l * half + kk);
+          const double* x = block + 2 * (2 * l * hs.row + hs.Bin(kk));
           xr[l] = x[0];
           xi[l] = x[1];
-          yr[l] = x[2 * half];
-          yi[l] = x[2 * half + 1];
+          yr[l] = x[2 * hs.row];
+          yi[l] = x[2 * hs.row + 1];
         }
       } else {
         for (size_t l = 0; l < B; ++l) {
-          const double* x = block + 2 * (2 * l * half + kk);
+          const double* x = block + 2 * (2 * l * hs.row + hs.Bin(kk));
           xr[l] = 2 * l < nrows ? x[0] : 0.0;
           xi[l] = 2 * l < nrows ? x[1] : 0.0;
-          yr[l] = 2 * l + 1 < nrows ? x[2 * half] : 0.0;
-          yi[l] = 2 * l + 1 < nrows ? x[2 * half + 1] : 0.0;
+          yr[l] = 2 * l + 1 < nrows ? x[2 * hs.row] : 0.0;
+          yi[l] = 2 * l + 1 < nrows ? x[2 * hs.row + 1] : 0.0;
         }
       }
       if (real_bin) {
@@ -1308,7 +1323,7 @@ void Fft2d::Forward(std::span<Complex> data) const {
                    row_fft_.twiddles_.data(), /*inverse=*/false, re, im);
   });
   RunPass(pool_, 1, cols_, kBlock, rows_, [&](size_t, size_t b, size_t e, double* re, double* im) {
-    ComplexColumnPass(d + 2 * b, rows_, cols_, e - b, col_fft_.bit_reverse_.data(),
+    ComplexColumnPass(d + 2 * b, rows_, cols_, kBlock, e - b, col_fft_.bit_reverse_.data(),
                       col_fft_.twiddles_.data(), /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
   });
 }
@@ -1322,55 +1337,92 @@ void Fft2d::Inverse(std::span<Complex> data) const {
                    row_fft_.twiddles_.data(), /*inverse=*/true, re, im);
   });
   RunPass(pool_, 1, cols_, kBlock, rows_, [&](size_t, size_t b, size_t e, double* re, double* im) {
-    ComplexColumnPass(d + 2 * b, rows_, cols_, e - b, col_fft_.bit_reverse_.data(),
+    ComplexColumnPass(d + 2 * b, rows_, cols_, kBlock, e - b, col_fft_.bit_reverse_.data(),
                       col_fft_.twiddles_.data(), /*inverse=*/true, /*scaled=*/true, scale, re, im);
   });
 }
 
+size_t Fft2d::HalfSize(HalfLayout layout) const {
+  return layout == HalfLayout::kRowMajor ? rows_ * half_cols()
+                                         : (half_cols() + kBlock - 1) / kBlock * kBlock * (rows_ + 1);
+}
+
+bool Fft2d::ConvertHalf(std::span<const Complex> from, HalfLayout from_layout,
+                        std::span<Complex> to, HalfLayout to_layout) const {
+  if (from.size() != HalfSize(from_layout) || to.size() != HalfSize(to_layout)) return false;
+  if (from.data() == to.data()) return false;
+  std::fill(to.begin(), to.end(), Complex(0, 0));
+  for (size_t r = 0; r < rows_; ++r) {
+    for (size_t k = 0; k < half_cols(); ++k) {
+      to[HalfIndex(r, k, to_layout)] = from[HalfIndex(r, k, from_layout)];
+    }
+  }
+  return true;
+}
+
+namespace {
+
+HalfStrides StridesOf(HalfLayout layout, size_t rows, size_t half) {
+  return layout == HalfLayout::kRowMajor ? HalfStrides{half, kBlock}
+                                         : HalfStrides{kBlock, kBlock * (rows + 1)};
+}
+
+// The column pass of `count` half spectra of `rows` rows in one section (RunPass); data(a) is
+// array a's first double. Column-blocked arrays are transformed in whole blocks, padding lanes
+// included (no partial block, nothing copied).
+template <typename DataOf>
+void HalfColumnsPass(const ThreadPool* pool, size_t count, const DataOf& data, size_t rows,
+                     size_t half, HalfLayout layout, const uint32_t* rev, const double* tw,
+                     bool inverse) {
+  const HalfStrides hs = StridesOf(layout, rows, half);
+  const size_t items =
+      layout == HalfLayout::kRowMajor ? half : (half + kBlock - 1) / kBlock * kBlock;
+  RunPass(pool, count, items, kBlock, rows,
+          [&](size_t a, size_t b, size_t e, double* re, double* im) {
+            ComplexColumnPass(data(a) + 2 * hs.Bin(b), rows, hs.row, hs.block, e - b, rev, tw,
+                              inverse, /*scaled=*/false, 1.0, re, im);
+          });
+}
+
+}  // namespace
+
 bool Fft2d::RfftMany(std::span<const std::span<const double>> in,
-                     std::span<const std::span<Complex>> out) const {
-  const size_t half = half_cols();
+                     std::span<const std::span<Complex>> out, HalfLayout layout) const {
   if (in.size() != out.size()) return false;
   for (size_t a = 0; a < in.size(); ++a) {
-    if (in[a].size() != rows_ * cols_ || out[a].size() != rows_ * half) return false;
+    if (in[a].size() != rows_ * cols_ || out[a].size() != HalfSize(layout)) return false;
   }
+  const HalfStrides hs = StridesOf(layout, rows_, half_cols());
+  auto out_of = [&](size_t a) { return reinterpret_cast<double*>(out[a].data()); };
   // Rows are packed in pairs (2p, 2p + 1): units of 2·kBlock rows keep every pair and block the
   // one-thread pass's.
   RunPass(pool_, in.size(), rows_, 2 * kBlock, cols_,
           [&](size_t a, size_t b, size_t e, double* re, double* im) {
             RealRowPassForward(in[a].data() + b * cols_, e - b, cols_,
                                row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(),
-                               reinterpret_cast<double*>(out[a].data()) + 2 * b * half, re, im);
+                               out_of(a) + 2 * b * hs.row, hs, re, im);
           });
-  RunPass(pool_, in.size(), half, kBlock, rows_,
-          [&](size_t a, size_t b, size_t e, double* re, double* im) {
-            ComplexColumnPass(reinterpret_cast<double*>(out[a].data()) + 2 * b, rows_, half,
-                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
-                              /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
-          });
+  HalfColumnsPass(pool_, in.size(), out_of, rows_, half_cols(), layout,
+                  col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(), /*inverse=*/false);
   return true;
 }
 
 bool Fft2d::IrfftManyDestroying(std::span<const std::span<Complex>> in,
-                                std::span<const std::span<double>> out) const {
-  const size_t half = half_cols();
+                                std::span<const std::span<double>> out, HalfLayout layout) const {
   if (in.size() != out.size()) return false;
   for (size_t a = 0; a < in.size(); ++a) {
-    if (in[a].size() != rows_ * half || out[a].size() != rows_ * cols_) return false;
+    if (in[a].size() != HalfSize(layout) || out[a].size() != rows_ * cols_) return false;
   }
-  RunPass(pool_, in.size(), half, kBlock, rows_,
-          [&](size_t a, size_t b, size_t e, double* re, double* im) {
-            ComplexColumnPass(reinterpret_cast<double*>(in[a].data()) + 2 * b, rows_, half,
-                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
-                              /*inverse=*/true, /*scaled=*/false, 1.0, re, im);
-          });
+  const HalfStrides hs = StridesOf(layout, rows_, half_cols());
+  auto in_of = [&](size_t a) { return reinterpret_cast<double*>(in[a].data()); };
+  HalfColumnsPass(pool_, in.size(), in_of, rows_, half_cols(), layout,
+                  col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(), /*inverse=*/true);
   const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
   RunPass(pool_, in.size(), rows_, 2 * kBlock, cols_,
           [&](size_t a, size_t b, size_t e, double* re, double* im) {
-            RealRowPassInverse(reinterpret_cast<const double*>(in[a].data()) + 2 * b * half,
-                               e - b, cols_, row_fft_.bit_reverse_.data(),
-                               row_fft_.twiddles_.data(), scale, out[a].data() + b * cols_, re,
-                               im);
+            RealRowPassInverse(in_of(a) + 2 * b * hs.row, e - b, cols_,
+                               row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(), scale,
+                               out[a].data() + b * cols_, hs, re, im);
           });
   return true;
 }
@@ -1378,16 +1430,17 @@ bool Fft2d::IrfftManyDestroying(std::span<const std::span<Complex>> in,
 bool Fft2d::InverseRowsMapForwardRows(
     std::span<const std::span<const Complex>> spec, std::span<const std::span<Complex>> out,
     const std::function<void(size_t begin, size_t end, const double* const* real,
-                             double* const* products)>& body) const {
-  const size_t half = half_cols();
+                             double* const* products)>& body,
+    HalfLayout layout) const {
   constexpr size_t kMaxArrays = 16;
   if (spec.size() > kMaxArrays || out.size() > kMaxArrays) return false;
   for (const auto& a : spec) {
-    if (a.size() != rows_ * half) return false;
+    if (a.size() != HalfSize(layout)) return false;
   }
   for (const auto& a : out) {
-    if (a.size() != rows_ * half) return false;
+    if (a.size() != HalfSize(layout)) return false;
   }
+  const HalfStrides hs = StridesOf(layout, rows_, half_cols());
   const size_t block = 2 * kBlock;  // rows per unit: whole packed pairs and blocks
   const size_t rows_per_array = block * cols_;
   const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
@@ -1404,32 +1457,31 @@ bool Fft2d::InverseRowsMapForwardRows(
     for (size_t b = begin; b < end; b += block) {
       const size_t e = std::min(end, b + block);
       for (size_t a = 0; a < spec.size(); ++a) {
-        RealRowPassInverse(reinterpret_cast<const double*>(spec[a].data()) + 2 * b * half, e - b,
-                           cols_, row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(), scale,
-                           rows + a * rows_per_array, re, im);
+        RealRowPassInverse(reinterpret_cast<const double*>(spec[a].data()) + 2 * b * hs.row,
+                           e - b, cols_, row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(),
+                           scale, rows + a * rows_per_array, hs, re, im);
       }
       body(b, e, real, products);
       for (size_t p = 0; p < out.size(); ++p) {
         RealRowPassForward(products[p], e - b, cols_, row_fft_.bit_reverse_.data(),
                            row_fft_.twiddles_.data(),
-                           reinterpret_cast<double*>(out[p].data()) + 2 * b * half, re, im);
+                           reinterpret_cast<double*>(out[p].data()) + 2 * b * hs.row, hs, re,
+                           im);
       }
     }
   });
   return true;
 }
 
-bool Fft2d::ColumnsMany(std::span<const std::span<Complex>> data, bool inverse) const {
-  const size_t half = half_cols();
+bool Fft2d::ColumnsMany(std::span<const std::span<Complex>> data, bool inverse,
+                        HalfLayout layout) const {
   for (const auto& a : data) {
-    if (a.size() != rows_ * half) return false;
+    if (a.size() != HalfSize(layout)) return false;
   }
-  RunPass(pool_, data.size(), half, kBlock, rows_,
-          [&](size_t a, size_t b, size_t e, double* re, double* im) {
-            ComplexColumnPass(reinterpret_cast<double*>(data[a].data()) + 2 * b, rows_, half,
-                              e - b, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
-                              inverse, /*scaled=*/false, 1.0, re, im);
-          });
+  HalfColumnsPass(
+      pool_, data.size(), [&](size_t a) { return reinterpret_cast<double*>(data[a].data()); },
+      rows_, half_cols(), layout, col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(),
+      inverse);
   return true;
 }
 

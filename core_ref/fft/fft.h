@@ -63,6 +63,20 @@ class Fft1d {
   std::vector<uint32_t> bit_reverse_;  // bit_reverse_[i] = i with its log2(n) bits reversed
 };
 
+// How the caller-storage transforms below lay out a rows×(cols/2+1) half spectrum in memory.
+//  - kRowMajor (Rfft's layout): bin k of row r at r·(cols/2+1) + k.
+//  - kColumnBlocked: the bins in blocks of 8 columns, each block one contiguous rows×8 array
+//    followed by one spare row of 8 (so that blocks do not start a power of two apart, on the
+//    same cache sets): bin k of row r at (k/8)·8·(rows+1) + 8·r + k%8, ⌈(cols/2+1)/8⌉·8·(rows+1)
+//    values (the spare rows and the last block's bins past cols/2 are padding). A column pass then reads one block front to back, and a row
+//    pass reads 128-byte runs that start on cache lines (row-major rows start every
+//    (cols/2+1)·16 bytes, mostly inside a line, and a column of them walks one page per row at
+//    N ≥ 256). The padding is the passes' scratch: they may write anything there, and nothing
+//    there ever reaches a real bin (each of a block's 8 lanes is transformed on its own); keep it
+//    finite (zeros) for speed.
+// The layout only moves values: every transform gives the same bits in either.
+enum class HalfLayout { kRowMajor, kColumnBlocked };
+
 // 2D transforms of one rows×cols shape (both powers of two).
 class Fft2d {
  public:
@@ -72,6 +86,17 @@ class Fft2d {
   size_t rows() const { return rows_; }
   size_t cols() const { return cols_; }
   size_t half_cols() const { return cols_ / 2 + 1; }
+  // Complex values an array of this shape's half spectrum holds in `layout`, and where bin k of
+  // row r is.
+  size_t HalfSize(HalfLayout layout) const;
+  size_t HalfIndex(size_t r, size_t k, HalfLayout layout) const {
+    return layout == HalfLayout::kRowMajor ? r * half_cols() + k
+                                           : (k / 8) * 8 * (rows_ + 1) + 8 * r + k % 8;
+  }
+  // Copies a half spectrum from one layout to another (padding written as zeros); false, with
+  // nothing written, when a size does not match HalfSize or both are the same array.
+  bool ConvertHalf(std::span<const Complex> from, HalfLayout from_layout, std::span<Complex> to,
+                   HalfLayout to_layout) const;
 
   // In place on rows×cols complex values (a span of another size is left untouched).
   void Forward(std::span<Complex> data) const;
@@ -88,11 +113,14 @@ class Fft2d {
   // one transform at a time), and the outputs go to caller-owned storage (no allocation). Every
   // array gets exactly the operations of Rfft / Irfft: the same bits. False, with nothing
   // written, when the counts or a size do not match.
+  // The half spectra are in `layout` (HalfSize(layout) values each).
   bool RfftMany(std::span<const std::span<const double>> in,
-                std::span<const std::span<Complex>> out) const;
+                std::span<const std::span<Complex>> out,
+                HalfLayout layout = HalfLayout::kRowMajor) const;
   // Irfft of in[a] into out[a]; in[a] is overwritten (it is the column pass's work array).
   bool IrfftManyDestroying(std::span<const std::span<Complex>> in,
-                           std::span<const std::span<double>> out) const;
+                           std::span<const std::span<double>> out,
+                           HalfLayout layout = HalfLayout::kRowMajor) const;
 
   // The halves of those transforms, for a caller that works row by row between an inverse and a
   // forward transform (the LES's products): ColumnsMany is the column pass of every array, in
@@ -105,11 +133,14 @@ class Fft2d {
   // rows live in the thread's scratch, never in memory; `body` must write every products[p]
   // element of its rows. Same operations per element as the unfused transforms: the same bits.
   // False, with nothing written, when a size does not match or there are more than 16 arrays.
-  bool ColumnsMany(std::span<const std::span<Complex>> data, bool inverse) const;
+  // The half spectra are in `layout`.
+  bool ColumnsMany(std::span<const std::span<Complex>> data, bool inverse,
+                   HalfLayout layout = HalfLayout::kRowMajor) const;
   bool InverseRowsMapForwardRows(
       std::span<const std::span<const Complex>> spec, std::span<const std::span<Complex>> out,
       const std::function<void(size_t begin, size_t end, const double* const* real,
-                               double* const* products)>& body) const;
+                               double* const* products)>& body,
+      HalfLayout layout = HalfLayout::kRowMajor) const;
 
   // Runs the row and column passes on `pool` (null: on the calling thread). Each row or column
   // is transformed by exactly the same operations whichever thread takes it: the results are

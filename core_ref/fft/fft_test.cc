@@ -534,102 +534,194 @@ TEST(FftDeterminismTest, AnyThreadCountGivesTheOneThreadBytes) {
   }
 }
 
+// A copy of a row-major half spectrum in `layout`, its padding (column-blocked) set to NaN: the
+// transforms must never let a padding value reach a real bin.
+std::vector<std::complex<double>> InLayout(const Fft2d& fft,
+                                           const std::vector<std::complex<double>>& row_major,
+                                           HalfLayout layout) {
+  std::vector<std::complex<double>> out(fft.HalfSize(layout),
+                                        std::complex<double>(std::nan(""), std::nan("")));
+  for (size_t r = 0; r < fft.rows(); ++r) {
+    for (size_t k = 0; k < fft.half_cols(); ++k) {
+      out[fft.HalfIndex(r, k, layout)] = row_major[r * fft.half_cols() + k];
+    }
+  }
+  return out;
+}
+
+std::vector<std::complex<double>> ToRowMajor(const Fft2d& fft,
+                                             std::span<const std::complex<double>> data,
+                                             HalfLayout layout) {
+  std::vector<std::complex<double>> out(fft.HalfSize(HalfLayout::kRowMajor));
+  EXPECT_TRUE(fft.ConvertHalf(data, layout, out, HalfLayout::kRowMajor));
+  return out;
+}
+
 // The batched real transforms (RfftMany, IrfftManyDestroying) and the fused row section
 // (ColumnsMany + InverseRowsMapForwardRows) give, for every array, the bytes of the one-array
-// transforms on one thread, for 1..5 threads and shapes with fewer rows than a block pair, one
-// pair, several per thread and non-square ones; size mismatches write nothing.
+// transforms on one thread, for 1..5 threads, both half-spectrum layouts (column-blocked with NaN
+// in its padding) and shapes with fewer rows than a block pair, one pair, several per thread,
+// fewer than 8 bins a row and non-square ones; size mismatches write nothing.
 TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
-  const std::pair<size_t, size_t> shapes[] = {{1, 2},   {2, 2},  {4, 16},  {8, 8},
-                                              {16, 16}, {64, 8}, {32, 128}, {128, 64}};
+  const std::pair<size_t, size_t> shapes[] = {{1, 2},   {2, 2},   {4, 16},   {8, 8},
+                                              {16, 16}, {64, 8},  {32, 128}, {128, 64},
+                                              {16, 4},  {32, 32}, {64, 256}};
   constexpr size_t kArrays = 3;
   for (int threads = 1; threads <= 5; ++threads) {
     ThreadPool pool(threads);
-    for (const auto& [rows, cols] : shapes) {
-      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + ", " +
-                   std::to_string(threads) + " threads");
-      StatusOr<Fft2d> one = Fft2d::Create(rows, cols);
-      StatusOr<Fft2d> many = Fft2d::Create(rows, cols);
-      ASSERT_TRUE(one.ok() && many.ok());
-      many->set_thread_pool(&pool);
-      const size_t hs = rows * one->half_cols();
-      std::vector<double> real[kArrays];
-      std::vector<std::complex<double>> want_hat[kArrays], got_hat[kArrays];
-      std::span<const double> in[kArrays];
-      std::span<std::complex<double>> out[kArrays];
-      for (size_t a = 0; a < kArrays; ++a) {
-        real[a] = RandomReal(rows * cols, 40 + a);
-        want_hat[a] = one->Rfft(real[a]);
-        got_hat[a].assign(hs, std::complex<double>(7, 7));
-        in[a] = real[a];
-        out[a] = got_hat[a];
-      }
-      ASSERT_TRUE(many->RfftMany(in, out));
-      for (size_t a = 0; a < kArrays; ++a) {
-        EXPECT_EQ(0, std::memcmp(want_hat[a].data(), got_hat[a].data(), hs * 16)) << "RfftMany";
-      }
-      // Inverse: the spectra are destroyed, the outputs must equal Irfft's.
-      std::vector<double> got_real[kArrays];
-      std::span<double> real_out[kArrays];
-      for (size_t a = 0; a < kArrays; ++a) {
-        got_real[a].assign(rows * cols, 7.0);
-        real_out[a] = got_real[a];
-      }
-      ASSERT_TRUE(many->IrfftManyDestroying(out, real_out));
-      for (size_t a = 0; a < kArrays; ++a) {
-        const std::vector<double> want = one->Irfft(want_hat[a]);
-        EXPECT_EQ(0, std::memcmp(want.data(), got_real[a].data(), want.size() * 8))
-            << "IrfftManyDestroying";
-      }
-      // Fused: inverse, a row-wise map mixing the arrays, forward.
-      auto map = [&](const double* const* r, double* const* p, size_t count) {
-        for (size_t k = 0; k < count; ++k) {
-          p[0][k] = r[0][k] * r[1][k] - r[2][k];
-          p[1][k] = 1.5 * r[2][k] + r[0][k];
+    for (const HalfLayout layout : {HalfLayout::kRowMajor, HalfLayout::kColumnBlocked}) {
+      for (const auto& [rows, cols] : shapes) {
+        SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + ", " +
+                     std::to_string(threads) + " threads, " +
+                     (layout == HalfLayout::kRowMajor ? "row-major" : "column-blocked"));
+        StatusOr<Fft2d> one = Fft2d::Create(rows, cols);
+        StatusOr<Fft2d> many = Fft2d::Create(rows, cols);
+        ASSERT_TRUE(one.ok() && many.ok());
+        many->set_thread_pool(&pool);
+        const size_t hs = rows * one->half_cols();
+        const size_t hl = many->HalfSize(layout);
+        std::vector<double> real[kArrays];
+        std::vector<std::complex<double>> want_hat[kArrays], got_hat[kArrays];
+        std::span<const double> in[kArrays];
+        std::span<std::complex<double>> out[kArrays];
+        for (size_t a = 0; a < kArrays; ++a) {
+          real[a] = RandomReal(rows * cols, 40 + a);
+          want_hat[a] = one->Rfft(real[a]);
+          got_hat[a].assign(hl, std::complex<double>(7, 7));
+          in[a] = real[a];
+          out[a] = got_hat[a];
         }
-      };
-      std::vector<double> want_r[kArrays], want_p[2];
-      const double* rp[kArrays];
-      double* pp[2];
-      for (size_t a = 0; a < kArrays; ++a) {
-        want_r[a] = one->Irfft(want_hat[a]);
-        rp[a] = want_r[a].data();
+        ASSERT_TRUE(many->RfftMany(in, out, layout));
+        for (size_t a = 0; a < kArrays; ++a) {
+          EXPECT_EQ(0, std::memcmp(want_hat[a].data(), ToRowMajor(*many, got_hat[a], layout).data(),
+                                   hs * 16))
+              << "RfftMany";
+        }
+        // Inverse: the spectra (NaN padding) are destroyed, the outputs must equal Irfft's.
+        std::vector<double> got_real[kArrays];
+        std::span<double> real_out[kArrays];
+        for (size_t a = 0; a < kArrays; ++a) {
+          got_hat[a] = InLayout(*many, want_hat[a], layout);
+          out[a] = got_hat[a];
+          got_real[a].assign(rows * cols, 7.0);
+          real_out[a] = got_real[a];
+        }
+        ASSERT_TRUE(many->IrfftManyDestroying(out, real_out, layout));
+        for (size_t a = 0; a < kArrays; ++a) {
+          const std::vector<double> want = one->Irfft(want_hat[a]);
+          EXPECT_EQ(0, std::memcmp(want.data(), got_real[a].data(), want.size() * 8))
+              << "IrfftManyDestroying";
+        }
+        // Fused: inverse, a row-wise map mixing the arrays, forward.
+        auto map = [&](const double* const* r, double* const* p, size_t count) {
+          for (size_t k = 0; k < count; ++k) {
+            p[0][k] = r[0][k] * r[1][k] - r[2][k];
+            p[1][k] = 1.5 * r[2][k] + r[0][k];
+          }
+        };
+        std::vector<double> want_r[kArrays], want_p[2];
+        const double* rp[kArrays];
+        double* pp[2];
+        for (size_t a = 0; a < kArrays; ++a) {
+          want_r[a] = one->Irfft(want_hat[a]);
+          rp[a] = want_r[a].data();
+        }
+        for (size_t q = 0; q < 2; ++q) {
+          want_p[q].assign(rows * cols, 0.0);
+          pp[q] = want_p[q].data();
+        }
+        map(rp, pp, rows * cols);
+        std::vector<std::complex<double>> spec[kArrays], fused[2];
+        std::span<std::complex<double>> spec_io[kArrays], fused_out[2];
+        std::span<const std::complex<double>> spec_in[kArrays];
+        for (size_t a = 0; a < kArrays; ++a) {
+          spec[a] = InLayout(*many, want_hat[a], layout);
+          spec_io[a] = spec[a];
+          spec_in[a] = spec[a];
+        }
+        for (size_t q = 0; q < 2; ++q) {
+          fused[q].assign(hl, std::complex<double>(std::nan(""), 7));
+          fused_out[q] = fused[q];
+        }
+        ASSERT_TRUE(many->ColumnsMany(spec_io, /*inverse=*/true, layout));
+        ASSERT_TRUE(many->InverseRowsMapForwardRows(
+            spec_in, fused_out,
+            [&](size_t b, size_t e, const double* const* r, double* const* p) {
+              map(r, p, (e - b) * cols);
+            },
+            layout));
+        ASSERT_TRUE(many->ColumnsMany(fused_out, /*inverse=*/false, layout));
+        for (size_t q = 0; q < 2; ++q) {
+          const std::vector<std::complex<double>> want = one->Rfft(want_p[q]);
+          EXPECT_EQ(0,
+                    std::memcmp(want.data(), ToRowMajor(*many, fused[q], layout).data(), hs * 16))
+              << "fused " << q;
+        }
+        // Mismatches (a short array; the other layout's size where they differ): nothing
+        // written.
+        std::vector<std::complex<double>> short_hat(hl - 1, std::complex<double>(3, 3));
+        std::span<std::complex<double>> bad_out[1] = {short_hat};
+        EXPECT_FALSE(many->RfftMany(std::span(in, 1), bad_out, layout));
+        EXPECT_FALSE(many->RfftMany(std::span(in, 2), std::span(out, 1), layout));
+        EXPECT_FALSE(many->ColumnsMany(bad_out, true, layout));
+        EXPECT_EQ(short_hat[0], std::complex<double>(3, 3));
+        const HalfLayout other = layout == HalfLayout::kRowMajor ? HalfLayout::kColumnBlocked
+                                                                 : HalfLayout::kRowMajor;
+        if (many->HalfSize(other) != hl) {
+          std::span<std::complex<double>> wrong[1] = {got_hat[0]};
+          const std::vector<std::complex<double>> before = got_hat[0];
+          EXPECT_FALSE(many->ColumnsMany(wrong, true, other));
+          EXPECT_FALSE(many->RfftMany(std::span(in, 1), wrong, other));
+          EXPECT_EQ(0, std::memcmp(before.data(), got_hat[0].data(), hl * 16));
+        }
       }
-      for (size_t q = 0; q < 2; ++q) {
-        want_p[q].assign(rows * cols, 0.0);
-        pp[q] = want_p[q].data();
-      }
-      map(rp, pp, rows * cols);
-      std::vector<std::complex<double>> spec[kArrays], fused[2];
-      std::span<std::complex<double>> spec_io[kArrays], fused_out[2];
-      std::span<const std::complex<double>> spec_in[kArrays];
-      for (size_t a = 0; a < kArrays; ++a) {
-        spec[a] = want_hat[a];
-        spec_io[a] = spec[a];
-        spec_in[a] = spec[a];
-      }
-      for (size_t q = 0; q < 2; ++q) {
-        fused[q].assign(hs, std::complex<double>(7, 7));
-        fused_out[q] = fused[q];
-      }
-      ASSERT_TRUE(many->ColumnsMany(spec_io, /*inverse=*/true));
-      ASSERT_TRUE(many->InverseRowsMapForwardRows(
-          spec_in, fused_out,
-          [&](size_t b, size_t e, const double* const* r, double* const* p) {
-            map(r, p, (e - b) * cols);
-          }));
-      ASSERT_TRUE(many->ColumnsMany(fused_out, /*inverse=*/false));
-      for (size_t q = 0; q < 2; ++q) {
-        const std::vector<std::complex<double>> want = one->Rfft(want_p[q]);
-        EXPECT_EQ(0, std::memcmp(want.data(), fused[q].data(), hs * 16)) << "fused " << q;
-      }
-      // Mismatches: nothing written.
-      std::vector<std::complex<double>> short_hat(hs - 1, std::complex<double>(3, 3));
-      std::span<std::complex<double>> bad_out[1] = {short_hat};
-      EXPECT_FALSE(many->RfftMany(std::span(in, 1), bad_out));
-      EXPECT_FALSE(many->RfftMany(std::span(in, 2), std::span(out, 1)));
-      EXPECT_FALSE(many->ColumnsMany(bad_out, true));
-      EXPECT_EQ(short_hat[0], std::complex<double>(3, 3));
     }
+  }
+}
+
+// The layout conversion: every bin lands at HalfIndex, column-blocked padding is zero, both ways
+// round trip, and wrong sizes or one array for both are refused.
+TEST(FftLayoutTest, ConvertHalfMovesEveryBin) {
+  for (const auto& [rows, cols] : {std::pair<size_t, size_t>{1, 2}, {8, 8}, {16, 4},
+                                   {32, 64}, {64, 512}}) {
+    StatusOr<Fft2d> fft = Fft2d::Create(rows, cols);
+    ASSERT_TRUE(fft.ok());
+    const size_t half = fft->half_cols();
+    const size_t blocked = fft->HalfSize(HalfLayout::kColumnBlocked);
+    EXPECT_EQ(fft->HalfSize(HalfLayout::kRowMajor), rows * half);
+    EXPECT_EQ(blocked, (half + 7) / 8 * 8 * (rows + 1));
+    std::vector<std::complex<double>> rm(rows * half);
+    for (size_t i = 0; i < rm.size(); ++i) rm[i] = std::complex<double>(i + 1.0, -1.0 * i);
+    std::vector<std::complex<double>> cb(blocked, std::complex<double>(9, 9));
+    ASSERT_TRUE(fft->ConvertHalf(rm, HalfLayout::kRowMajor, cb, HalfLayout::kColumnBlocked));
+    size_t padding = 0;
+    std::vector<bool> seen(blocked, false);
+    for (size_t r = 0; r < rows; ++r) {
+      for (size_t k = 0; k < half; ++k) {
+        const size_t at = fft->HalfIndex(r, k, HalfLayout::kColumnBlocked);
+        ASSERT_LT(at, blocked);
+        EXPECT_FALSE(seen[at]);
+        seen[at] = true;
+        EXPECT_EQ(cb[at], rm[r * half + k]);
+      }
+    }
+    for (size_t i = 0; i < blocked; ++i) {
+      if (!seen[i]) {
+        ++padding;
+        EXPECT_EQ(cb[i], std::complex<double>(0, 0));
+      }
+    }
+    EXPECT_EQ(padding, blocked - rows * half);
+    std::vector<std::complex<double>> back(rows * half);
+    ASSERT_TRUE(fft->ConvertHalf(cb, HalfLayout::kColumnBlocked, back, HalfLayout::kRowMajor));
+    EXPECT_EQ(back, rm);
+    std::vector<std::complex<double>> copy(rows * half);
+    ASSERT_TRUE(fft->ConvertHalf(rm, HalfLayout::kRowMajor, copy, HalfLayout::kRowMajor));
+    EXPECT_EQ(copy, rm);
+    EXPECT_FALSE(
+        fft->ConvertHalf(std::span(rm).first(rm.size() - 1), HalfLayout::kRowMajor, cb,
+                         HalfLayout::kColumnBlocked));
+    EXPECT_FALSE(fft->ConvertHalf(cb, HalfLayout::kColumnBlocked, cb, HalfLayout::kColumnBlocked));
   }
 }
 

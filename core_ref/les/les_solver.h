@@ -77,8 +77,9 @@ class LesSolver {
   int64_t step() const { return step_; }
   double time() const { return static_cast<double>(step_) * params_.dt; }
 
-  // The state: ω̂ in Fft2d::Rfft layout (N × (N/2+1)), unnormalised forward transform.
-  const std::vector<Complex>& spectrum() const { return w_hat_; }
+  // The state: ω̂ in Fft2d::Rfft layout (N × (N/2+1), row-major), unnormalised forward transform
+  // (a copy: the solver keeps it column-blocked, see Work).
+  std::vector<Complex> spectrum() const;
   std::vector<double> Vorticity() const;  // N×N, row i ↔ y, column j ↔ x
 
   double Energy() const;     // ½⟨|u|²⟩
@@ -86,9 +87,9 @@ class LesSolver {
 
  private:
   LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections rows);
-  // The six derivative spectra of x at element (i, j) into work_.spec (four without the
-  // Smagorinsky term).
-  void ForwardDerivatives(int64_t i, int64_t j, Complex x);
+  // The six derivative spectra of x at element (i, j), stored at idx, into work_.spec (four
+  // without the Smagorinsky term).
+  void ForwardDerivatives(int64_t i, int64_t j, int64_t idx, Complex x);
   // work_.spec → (inverse FFTs) → products → (forward FFTs) → work_.product_hat; the
   // right-hand side dt · (advection + eddy diffusion), dealiased, is finished from these.
   void TransformedProducts();
@@ -97,21 +98,25 @@ class LesSolver {
   SpectralGrid grid_;
   std::unique_ptr<ThreadPool> pool_;  // null for one thread; on the heap: fft_ points at it
   Fft2d fft_;
-  std::vector<Complex> w_hat_;
-  std::vector<double> decay_half_;  // exp(−ν0 k² dt/2) per half-spectrum cell
-  std::vector<double> decay_full_;  // exp(−ν0 k² dt)
+  AlignedVector<Complex> w_hat_;       // column-blocked (HalfLayout::kColumnBlocked)
+  AlignedVector<double> decay_half_;   // exp(−ν0 k² dt/2) per half-spectrum cell, same layout
+  AlignedVector<double> decay_full_;   // exp(−ν0 k² dt)
   int64_t step_ = 0;
   bool fused_rows_ = false;  // LesRowSections::kFused, after kAuto's choice
-  // The step's working arrays, allocated once (about 24 N² doubles with the state); those the
-  // FFT passes read and write start on a cache line (AlignedVector: the same bits, fewer split
-  // lines; rows of the half spectra, (N/2 + 1)·16 bytes apart, are not all on one).
+  // The step's working arrays, allocated once (about 24 N² doubles with the state), on cache
+  // lines (AlignedVector). Every half spectrum the solver keeps is column-blocked (fft.h,
+  // HalfLayout): blocks of 8 columns, each a contiguous N×8 array, so the column passes read
+  // their block front to back and the row passes and the pointwise loops read 128-byte runs
+  // that start on a line (row-major rows of (N/2 + 1)·16 bytes mostly do not, and a column of
+  // them walks one page per row). The padding (bins past N/2, spare rows) stays zero. The same bits as the
+  // row-major layout: only where values live changes.
   struct Work {
     AlignedVector<Complex> spec[6];         // û, v̂, ω̂_x, ω̂_y, û_x, (u_y + v_x)^ (destroyed)
     AlignedVector<double> real[6];          // their inverse transforms (separate rows only)
     AlignedVector<double> products[3];      // −(u ω_x + v ω_y), ν_t ω_x, ν_t ω_y (idem)
     AlignedVector<Complex> product_hat[3];  // their forward transforms
-    std::vector<Complex> stage[3];          // the RK4 right-hand sides a, b, c
-    std::vector<Complex> next;              // the new state
+    AlignedVector<Complex> stage[3];        // the RK4 right-hand sides a, b, c
+    AlignedVector<Complex> next;            // the new state
   } work_;
 };
 

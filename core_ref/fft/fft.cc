@@ -68,14 +68,46 @@ constexpr size_t kMaxElements2d = size_t{1} << 30;
 // Lanes per block in the 2D passes: kBlock columns (or rows) are transformed together.
 constexpr size_t kBlock = 8;
 
-// A half spectrum's strides in complex values (HalfLayout, fft.h): bin k of row r at
-// r·row + Bin(k). Row-major: row = cols/2 + 1, block = 8 (Bin(k) = k); column-blocked: row = 8,
-// block = 8·(rows + 1). Four consecutive bins from a multiple of 4 are consecutive in both.
-struct HalfStrides {
+// Where row r of a 2D array starts, in complex values: rows come in tiles of 2^shift rows,
+// `row` apart inside a tile and `tile` apart from one tile to the next. A plain array of row
+// stride s is {s, kNoTiles, 0}.
+constexpr unsigned kNoTiles = 40;  // more rows than any array has: one tile
+struct RowStep {
   size_t row;
+  unsigned shift;
+  size_t tile;
+  size_t At(size_t r) const {
+    return (r >> shift) * tile + (r & ((size_t{1} << shift) - 1)) * row;
+  }
+};
+
+// A half spectrum's strides in complex values (HalfLayout, fft.h): bin k of row r at
+// rows.At(r) + Bin(k). Row-major: rows = {cols/2 + 1, no tiles}, block = 8 (Bin(k) = k);
+// column-blocked: rows = {8, no tiles}, block = 8·(rows + 1); tiled: rows = {8, tiles of
+// R = min(16, rows) rows, ⌈(cols/2 + 1)/8⌉·8·R apart}, block = 8·R. Four consecutive bins from a
+// multiple of 4 are consecutive in all three, and the rows of a block of 16 (from a multiple of
+// 16) are `rows.row` apart.
+struct HalfStrides {
+  RowStep rows;
   size_t block;
   size_t Bin(size_t k) const { return (k / kBlock) * block + k % kBlock; }
 };
+
+HalfStrides StridesOf(HalfLayout layout, size_t rows, size_t half) {
+  const size_t blocks = (half + kBlock - 1) / kBlock;
+  switch (layout) {
+    case HalfLayout::kRowMajor:
+      return {{half, kNoTiles, 0}, kBlock};
+    case HalfLayout::kColumnBlocked:
+      return {{kBlock, kNoTiles, 0}, kBlock * (rows + 1)};
+    case HalfLayout::kTiled:
+      break;
+  }
+  const size_t tile_rows = std::min<size_t>(2 * kBlock, rows);
+  unsigned shift = 0;
+  while ((size_t{1} << shift) < tile_rows) ++shift;
+  return {{kBlock, shift, blocks * kBlock * tile_rows}, kBlock * tile_rows};
+}
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(DASHI_FFT_PORTABLE)
 #define DASHI_FFT_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -684,8 +716,8 @@ DASHI_FFT_AVX512 void RealRowForwardBlockV8(const double* block, size_t cols, co
       y[2 * j + 1] = h * (wr - zr);
     }
     // Bins k0..k0 + 3 are consecutive in either layout (k0 % 4 == 0).
-    StoreTransposed8(x, o + 2 * hs.Bin(k0), 4 * hs.row);                // rows 2l
-    StoreTransposed8(y, o + 2 * hs.row + 2 * hs.Bin(k0), 4 * hs.row);  // rows 2l + 1
+    StoreTransposed8(x, o + 2 * hs.Bin(k0), 4 * hs.rows.row);                     // rows 2l
+    StoreTransposed8(y, o + 2 * hs.rows.row + 2 * hs.Bin(k0), 4 * hs.rows.row);  // rows 2l + 1
   }
 }
 
@@ -702,8 +734,8 @@ DASHI_FFT_AVX512 void RealRowInverseBlockV8(const double* block, size_t cols, co
   const V8 zero = Broadcast8(0.0);
   for (size_t k0 = 0; k0 < nyquist; k0 += 4) {
     V8 x[8], y[8];  // x[2j], x[2j+1]: Re, Im of X[k0 + j] (one lane per row pair)
-    LoadTransposed8(block + 2 * hs.Bin(k0), 4 * hs.row, x);                // rows 2l
-    LoadTransposed8(block + 2 * hs.row + 2 * hs.Bin(k0), 4 * hs.row, y);  // rows 2l + 1
+    LoadTransposed8(block + 2 * hs.Bin(k0), 4 * hs.rows.row, x);                     // rows 2l
+    LoadTransposed8(block + 2 * hs.rows.row + 2 * hs.Bin(k0), 4 * hs.rows.row, y);  // rows 2l + 1
 #pragma GCC unroll 4
     for (size_t j = 0; j < 4; ++j) {
       const size_t k = k0 + j;
@@ -720,8 +752,8 @@ DASHI_FFT_AVX512 void RealRowInverseBlockV8(const double* block, size_t cols, co
   {  // the Nyquist bin: real, not mirrored
     const size_t i = rev[nyquist];
     for (size_t l = 0; l < B; ++l) {
-      const double* x = block + 2 * (2 * l * hs.row + hs.Bin(nyquist));
-      const double xr = x[0], yr = x[2 * hs.row], xi = 0.0, yi = 0.0;
+      const double* x = block + 2 * (2 * l * hs.rows.row + hs.Bin(nyquist));
+      const double xr = x[0], yr = x[2 * hs.rows.row], xi = 0.0, yi = 0.0;
       re[i * B + l] = xr - yi;
       im[i * B + l] = xi + yr;
     }
@@ -851,13 +883,13 @@ DASHI_FFT_INLINE void Interleave(const double* __restrict re, const double* __re
 // fused into the gather and its last stage into the write-back: the butterflies of RunStages, in
 // registers, with the same operations and inputs, so the same bits; two passes over the scratch
 // block fewer.
-DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, const uint32_t* rev,
+DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, RowStep rs, const uint32_t* rev,
                                        const double* tw, bool inverse, bool scaled, double scale,
                                        double* re, double* im) {
   // Measured (AMD EPYC, AVX-512): fusing the last two stages pays for the complex transforms'
   // power-of-two row strides (n ≥ 128) and costs a few per cent at the real transforms' half
   // spectra (stride cols/2 + 1) and at n = 64. Either way the same bits.
-  const bool pair_allowed = n >= 128 && (stride & (stride - 1)) == 0;
+  const bool pair_allowed = n >= 128 && (rs.row & (rs.row - 1)) == 0;
   constexpr size_t B = kBlock;
   const bool radix2 = Log2(n) % 2 == 1;
   // Gather + first stage. Scratch position p holds source row rev[p].
@@ -865,7 +897,7 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
     for (size_t p = 0; p < n; p += 8) {
       V8 r[8], i[8];
 #pragma GCC unroll 8
-      for (size_t q = 0; q < 8; ++q) LoadComplex8(col + 2 * rev[p + q] * stride, inverse, r[q], i[q]);
+      for (size_t q = 0; q < 8; ++q) LoadComplex8(col + 2 * rs.At(rev[p + q]), inverse, r[q], i[q]);
       Radix2Radix4V(r, i, tw);
 #pragma GCC unroll 8
       for (size_t q = 0; q < 8; ++q) {
@@ -876,10 +908,10 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
   } else {
     for (size_t p = 0; p < n; p += 4) {
       V8 r0, i0, r1, i1, r2, i2, r3, i3;
-      LoadComplex8(col + 2 * rev[p] * stride, inverse, r0, i0);
-      LoadComplex8(col + 2 * rev[p + 1] * stride, inverse, r1, i1);
-      LoadComplex8(col + 2 * rev[p + 2] * stride, inverse, r2, i2);
-      LoadComplex8(col + 2 * rev[p + 3] * stride, inverse, r3, i3);
+      LoadComplex8(col + 2 * rs.At(rev[p]), inverse, r0, i0);
+      LoadComplex8(col + 2 * rs.At(rev[p + 1]), inverse, r1, i1);
+      LoadComplex8(col + 2 * rs.At(rev[p + 2]), inverse, r2, i2);
+      LoadComplex8(col + 2 * rs.At(rev[p + 3]), inverse, r3, i3);
       Butterfly4V<false>(r0, i0, r1, i1, r2, i2, r3, i3, nullptr);
       Store8(re + p * B, r0);
       Store8(im + p * B, i0);
@@ -913,7 +945,7 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
 #pragma GCC unroll 16
       for (size_t q = 0; q < 16; ++q) {
         const size_t pos = j + (q & 3) * m + (q >> 2) * 4 * m;
-        StoreComplex8(r[q], i[q], inverse, scaled, scale, col + 2 * pos * stride);
+        StoreComplex8(r[q], i[q], inverse, scaled, scale, col + 2 * rs.At(pos));
       }
     }
     return;
@@ -928,20 +960,20 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, size_t stride, con
     } else {
       Butterfly4V<true>(r0, i0, r1, i1, r2, i2, r3, i3, t + 6 * j);
     }
-    StoreComplex8(r0, i0, inverse, scaled, scale, col + 2 * j * stride);
-    StoreComplex8(r1, i1, inverse, scaled, scale, col + 2 * (j + m) * stride);
-    StoreComplex8(r2, i2, inverse, scaled, scale, col + 2 * (j + 2 * m) * stride);
-    StoreComplex8(r3, i3, inverse, scaled, scale, col + 2 * (j + 3 * m) * stride);
+    StoreComplex8(r0, i0, inverse, scaled, scale, col + 2 * rs.At(j));
+    StoreComplex8(r1, i1, inverse, scaled, scale, col + 2 * rs.At(j + m));
+    StoreComplex8(r2, i2, inverse, scaled, scale, col + 2 * rs.At(j + 2 * m));
+    StoreComplex8(r3, i3, inverse, scaled, scale, col + 2 * rs.At(j + 3 * m));
   }
 }
 #pragma GCC diagnostic pop
 #endif
 
-// Column pass, complex in place: the first ncols columns of an array with rows `stride` apart
-// and blocks of kBlock columns `block_stride` apart (complex values; a plain rows×stride array
-// has block_stride = kBlock), each scaled by `scale` when `scaled` (the last pass of an inverse
-// transform).
-DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t stride,
+// Column pass, complex in place: the first ncols columns of an array whose rows start at
+// rs.At(r) and whose blocks of kBlock columns are `block_stride` apart (complex values; a plain
+// rows×s array has rs = {s, kNoTiles, 0} and block_stride = kBlock), each scaled by `scale` when
+// `scaled` (the last pass of an inverse transform).
+DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, RowStep rs,
                                               size_t block_stride, size_t ncols,
                                               const uint32_t* rev, const double* tw, bool inverse,
                                               bool scaled, double scale, double* re, double* im) {
@@ -951,22 +983,22 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
     double* blk = data + 2 * (c0 / B) * block_stride;
 #if DASHI_FFT_V8
     if (rows >= 16 && UseV8()) {
-      FusedColumnBlock(blk, rows, stride, rev, tw, inverse, scaled, scale, re, im);
+      FusedColumnBlock(blk, rows, rs, rev, tw, inverse, scaled, scale, re, im);
       continue;
     }
 #endif
     for (size_t i = 0; i < rows; ++i) {
       const size_t d = rev[i];  // rows are read in natural order, stored bit-reversed
-      Deinterleave<B>(blk + 2 * i * stride, re + d * B, im + d * B);
+      Deinterleave<B>(blk + 2 * rs.At(i), re + d * B, im + d * B);
     }
     RunBlock<B>(re, im, rows, tw, inverse);
     if (scaled) {
       for (size_t i = 0; i < rows; ++i) {
-        Interleave<B, true>(re + i * B, im + i * B, blk + 2 * i * stride, scale);
+        Interleave<B, true>(re + i * B, im + i * B, blk + 2 * rs.At(i), scale);
       }
     } else {
       for (size_t i = 0; i < rows; ++i) {
-        Interleave<B, false>(re + i * B, im + i * B, blk + 2 * i * stride, scale);
+        Interleave<B, false>(re + i * B, im + i * B, blk + 2 * rs.At(i), scale);
       }
     }
   }
@@ -983,12 +1015,12 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
     double* pad = pad_buf.data();
     for (size_t i = 0; i < rows; ++i) {
       for (size_t l = 0; l < 2 * B; ++l) {
-        pad[2 * B * i + l] = l < 2 * nb ? data[2 * (i * stride + off) + l] : 0.0;
+        pad[2 * B * i + l] = l < 2 * nb ? data[2 * (rs.At(i) + off) + l] : 0.0;
       }
     }
-    FusedColumnBlock(pad, rows, B, rev, tw, inverse, scaled, scale, re, im);
+    FusedColumnBlock(pad, rows, RowStep{B, kNoTiles, 0}, rev, tw, inverse, scaled, scale, re, im);
     for (size_t i = 0; i < rows; ++i) {
-      for (size_t l = 0; l < 2 * nb; ++l) data[2 * (i * stride + off) + l] = pad[2 * B * i + l];
+      for (size_t l = 0; l < 2 * nb; ++l) data[2 * (rs.At(i) + off) + l] = pad[2 * B * i + l];
     }
     return;
   }
@@ -997,7 +1029,7 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
     const size_t nb = ncols - c0;
     const size_t off = (c0 / B) * block_stride;
     for (size_t i = 0; i < rows; ++i) {
-      const double* src = data + 2 * (rev[i] * stride + off);
+      const double* src = data + 2 * (rs.At(rev[i]) + off);
       for (size_t l = 0; l < B; ++l) {
         re[i * B + l] = l < nb ? src[2 * l] : 0.0;
         im[i * B + l] = l < nb ? src[2 * l + 1] : 0.0;
@@ -1005,7 +1037,7 @@ DASHI_FFT_MULTIVERSION void ComplexColumnPass(double* data, size_t rows, size_t 
     }
     RunBlock<B>(re, im, rows, tw, inverse);
     for (size_t i = 0; i < rows; ++i) {
-      double* dst = data + 2 * (i * stride + off);
+      double* dst = data + 2 * (rs.At(i) + off);
       for (size_t l = 0; l < nb; ++l) {
         dst[2 * l] = scaled ? re[i * B + l] * scale : re[i * B + l];
         dst[2 * l + 1] = scaled ? im[i * B + l] * scale : im[i * B + l];
@@ -1034,7 +1066,7 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
     size_t k_begin = 0;
 #if DASHI_FFT_V8
     if (vector) {
-      RealRowForwardBlockV8(block, cols, rev, tw, out + 2 * p0 * hs.row, hs, re, im);
+      RealRowForwardBlockV8(block, cols, rev, tw, out + 2 * hs.rows.At(p0), hs, re, im);
       k_begin = cols / 2;
     }
 #endif
@@ -1062,7 +1094,7 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
       }
     }
     if (!vector) RunBlock<B>(re, im, cols, tw, /*inverse=*/false);
-    double* o = out + 2 * p0 * hs.row;
+    double* o = out + 2 * hs.rows.At(p0);
     for (size_t k = k_begin; k < half; ++k) {
       const size_t nk = (cols - k) & (cols - 1);
       double xr[B], xi[B], yr[B], yi[B];
@@ -1076,8 +1108,8 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
       }
       if (nrows == 2 * B) {
         for (size_t l = 0; l < B; ++l) {
-          double* x = o + 2 * (2 * l * hs.row + hs.Bin(k));
-          double* y = x + 2 * hs.row;
+          double* x = o + 2 * (2 * l * hs.rows.row + hs.Bin(k));
+          double* y = x + 2 * hs.rows.row;
           x[0] = xr[l];
           x[1] = xi[l];
           y[0] = yr[l];
@@ -1085,12 +1117,12 @@ DASHI_FFT_MULTIVERSION void RealRowPassForward(const double* real, size_t rows, 
         }
       } else {
         for (size_t l = 0; 2 * l < nrows; ++l) {
-          double* x = o + 2 * (2 * l * hs.row + hs.Bin(k));
+          double* x = o + 2 * (2 * l * hs.rows.row + hs.Bin(k));
           x[0] = xr[l];
           x[1] = xi[l];
           if (2 * l + 1 < nrows) {
-            x[2 * hs.row] = yr[l];
-            x[2 * hs.row + 1] = yi[l];
+            x[2 * hs.rows.row] = yr[l];
+            x[2 * hs.rows.row + 1] = yi[l];
           }
         }
       }
@@ -1110,7 +1142,7 @@ DASHI_FFT_MULTIVERSION void RealRowPassInverse(const double* spec, size_t rows, 
   const size_t nyquist = cols / 2;
   for (size_t p0 = 0; p0 < rows; p0 += 2 * B) {
     const size_t nrows = std::min(2 * B, rows - p0);
-    const double* block = spec + 2 * p0 * hs.row;
+    const double* block = spec + 2 * hs.rows.At(p0);
 #if DASHI_FFT_V8
     if (nrows == 2 * B && cols >= 8 && UseV8()) {
       RealRowInverseBlockV8(block, cols, rev, tw, scale, out + p0 * cols, hs, re, im);
@@ -1125,19 +1157,19 @@ DASHI_FFT_MULTIVERSION void RealRowPassInverse(const double* spec, size_t rows, 
       double xr[B], xi[B], yr[B], yi[B];
       if (nrows == 2 * B) {
         for (size_t l = 0; l < B; ++l) {
-          const double* x = block + 2 * (2 * l * hs.row + hs.Bin(kk));
+          const double* x = block + 2 * (2 * l * hs.rows.row + hs.Bin(kk));
           xr[l] = x[0];
           xi[l] = x[1];
-          yr[l] = x[2 * hs.row];
-          yi[l] = x[2 * hs.row + 1];
+          yr[l] = x[2 * hs.rows.row];
+          yi[l] = x[2 * hs.rows.row + 1];
         }
       } else {
         for (size_t l = 0; l < B; ++l) {
-          const double* x = block + 2 * (2 * l * hs.row + hs.Bin(kk));
+          const double* x = block + 2 * (2 * l * hs.rows.row + hs.Bin(kk));
           xr[l] = 2 * l < nrows ? x[0] : 0.0;
           xi[l] = 2 * l < nrows ? x[1] : 0.0;
-          yr[l] = 2 * l + 1 < nrows ? x[2 * hs.row] : 0.0;
-          yi[l] = 2 * l + 1 < nrows ? x[2 * hs.row + 1] : 0.0;
+          yr[l] = 2 * l + 1 < nrows ? x[2 * hs.rows.row] : 0.0;
+          yi[l] = 2 * l + 1 < nrows ? x[2 * hs.rows.row + 1] : 0.0;
         }
       }
       if (real_bin) {
@@ -1323,7 +1355,8 @@ void Fft2d::Forward(std::span<Complex> data) const {
                    row_fft_.twiddles_.data(), /*inverse=*/false, re, im);
   });
   RunPass(pool_, 1, cols_, kBlock, rows_, [&](size_t, size_t b, size_t e, double* re, double* im) {
-    ComplexColumnPass(d + 2 * b, rows_, cols_, kBlock, e - b, col_fft_.bit_reverse_.data(),
+    ComplexColumnPass(d + 2 * b, rows_, RowStep{cols_, kNoTiles, 0}, kBlock, e - b,
+                      col_fft_.bit_reverse_.data(),
                       col_fft_.twiddles_.data(), /*inverse=*/false, /*scaled=*/false, 1.0, re, im);
   });
 }
@@ -1337,14 +1370,28 @@ void Fft2d::Inverse(std::span<Complex> data) const {
                    row_fft_.twiddles_.data(), /*inverse=*/true, re, im);
   });
   RunPass(pool_, 1, cols_, kBlock, rows_, [&](size_t, size_t b, size_t e, double* re, double* im) {
-    ComplexColumnPass(d + 2 * b, rows_, cols_, kBlock, e - b, col_fft_.bit_reverse_.data(),
+    ComplexColumnPass(d + 2 * b, rows_, RowStep{cols_, kNoTiles, 0}, kBlock, e - b,
+                      col_fft_.bit_reverse_.data(),
                       col_fft_.twiddles_.data(), /*inverse=*/true, /*scaled=*/true, scale, re, im);
   });
 }
 
 size_t Fft2d::HalfSize(HalfLayout layout) const {
-  return layout == HalfLayout::kRowMajor ? rows_ * half_cols()
-                                         : (half_cols() + kBlock - 1) / kBlock * kBlock * (rows_ + 1);
+  const size_t blocks = (half_cols() + kBlock - 1) / kBlock;
+  switch (layout) {
+    case HalfLayout::kRowMajor:
+      return rows_ * half_cols();
+    case HalfLayout::kColumnBlocked:
+      return blocks * kBlock * (rows_ + 1);
+    case HalfLayout::kTiled:
+      break;
+  }
+  return blocks * kBlock * rows_;
+}
+
+size_t Fft2d::HalfIndex(size_t r, size_t k, HalfLayout layout) const {
+  const HalfStrides hs = StridesOf(layout, rows_, half_cols());
+  return hs.rows.At(r) + hs.Bin(k);
 }
 
 bool Fft2d::ConvertHalf(std::span<const Complex> from, HalfLayout from_layout,
@@ -1362,11 +1409,6 @@ bool Fft2d::ConvertHalf(std::span<const Complex> from, HalfLayout from_layout,
 
 namespace {
 
-HalfStrides StridesOf(HalfLayout layout, size_t rows, size_t half) {
-  return layout == HalfLayout::kRowMajor ? HalfStrides{half, kBlock}
-                                         : HalfStrides{kBlock, kBlock * (rows + 1)};
-}
-
 // The column pass of `count` half spectra of `rows` rows in one section (RunPass); data(a) is
 // array a's first double. Column-blocked arrays are transformed in whole blocks, padding lanes
 // included (no partial block, nothing copied).
@@ -1379,7 +1421,7 @@ void HalfColumnsPass(const ThreadPool* pool, size_t count, const DataOf& data, s
       layout == HalfLayout::kRowMajor ? half : (half + kBlock - 1) / kBlock * kBlock;
   RunPass(pool, count, items, kBlock, rows,
           [&](size_t a, size_t b, size_t e, double* re, double* im) {
-            ComplexColumnPass(data(a) + 2 * hs.Bin(b), rows, hs.row, hs.block, e - b, rev, tw,
+            ComplexColumnPass(data(a) + 2 * hs.Bin(b), rows, hs.rows, hs.block, e - b, rev, tw,
                               inverse, /*scaled=*/false, 1.0, re, im);
           });
 }
@@ -1400,7 +1442,7 @@ bool Fft2d::RfftMany(std::span<const std::span<const double>> in,
           [&](size_t a, size_t b, size_t e, double* re, double* im) {
             RealRowPassForward(in[a].data() + b * cols_, e - b, cols_,
                                row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(),
-                               out_of(a) + 2 * b * hs.row, hs, re, im);
+                               out_of(a) + 2 * hs.rows.At(b), hs, re, im);
           });
   HalfColumnsPass(pool_, in.size(), out_of, rows_, half_cols(), layout,
                   col_fft_.bit_reverse_.data(), col_fft_.twiddles_.data(), /*inverse=*/false);
@@ -1420,7 +1462,7 @@ bool Fft2d::IrfftManyDestroying(std::span<const std::span<Complex>> in,
   const double scale = 1.0 / static_cast<double>(rows_ * cols_);  // exact power of two
   RunPass(pool_, in.size(), rows_, 2 * kBlock, cols_,
           [&](size_t a, size_t b, size_t e, double* re, double* im) {
-            RealRowPassInverse(in_of(a) + 2 * b * hs.row, e - b, cols_,
+            RealRowPassInverse(in_of(a) + 2 * hs.rows.At(b), e - b, cols_,
                                row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(), scale,
                                out[a].data() + b * cols_, hs, re, im);
           });
@@ -1457,7 +1499,7 @@ bool Fft2d::InverseRowsMapForwardRows(
     for (size_t b = begin; b < end; b += block) {
       const size_t e = std::min(end, b + block);
       for (size_t a = 0; a < spec.size(); ++a) {
-        RealRowPassInverse(reinterpret_cast<const double*>(spec[a].data()) + 2 * b * hs.row,
+        RealRowPassInverse(reinterpret_cast<const double*>(spec[a].data()) + 2 * hs.rows.At(b),
                            e - b, cols_, row_fft_.bit_reverse_.data(), row_fft_.twiddles_.data(),
                            scale, rows + a * rows_per_array, hs, re, im);
       }
@@ -1465,7 +1507,7 @@ bool Fft2d::InverseRowsMapForwardRows(
       for (size_t p = 0; p < out.size(); ++p) {
         RealRowPassForward(products[p], e - b, cols_, row_fft_.bit_reverse_.data(),
                            row_fft_.twiddles_.data(),
-                           reinterpret_cast<double*>(out[p].data()) + 2 * b * hs.row, hs, re,
+                           reinterpret_cast<double*>(out[p].data()) + 2 * hs.rows.At(b), hs, re,
                            im);
       }
     }

@@ -74,8 +74,12 @@ class Fft1d {
 //    N ≥ 256). The padding is the passes' scratch: they may write anything there, and nothing
 //    there ever reaches a real bin (each of a block's 8 lanes is transformed on its own); keep it
 //    finite (zeros) for speed.
-// The layout only moves values: every transform gives the same bits in either.
-enum class HalfLayout { kRowMajor, kColumnBlocked };
+//  - kTiled: tiles of R = min(16, rows) rows × 8 bins (R·128 bytes), the tiles of rows 0..R−1
+//    first, left to right, then those of the next R rows: bin k of row r at
+//    (r/R)·⌈(cols/2+1)/8⌉·8·R + (k/8)·8·R + 8·(r%R) + k%8. A row pass (16 rows at a time)
+//    reads one contiguous run, a column pass runs of R·128 bytes.
+// The layout only moves values: every transform gives the same bits in any of them.
+enum class HalfLayout { kRowMajor, kColumnBlocked, kTiled };
 
 // 2D transforms of one rows×cols shape (both powers of two).
 class Fft2d {
@@ -89,10 +93,7 @@ class Fft2d {
   // Complex values an array of this shape's half spectrum holds in `layout`, and where bin k of
   // row r is.
   size_t HalfSize(HalfLayout layout) const;
-  size_t HalfIndex(size_t r, size_t k, HalfLayout layout) const {
-    return layout == HalfLayout::kRowMajor ? r * half_cols() + k
-                                           : (k / 8) * 8 * (rows_ + 1) + 8 * r + k % 8;
-  }
+  size_t HalfIndex(size_t r, size_t k, HalfLayout layout) const;
   // Copies a half spectrum from one layout to another (padding written as zeros); false, with
   // nothing written, when a size does not match HalfSize or both are the same array.
   bool ConvertHalf(std::span<const Complex> from, HalfLayout from_layout, std::span<Complex> to,

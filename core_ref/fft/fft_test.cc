@@ -1,6 +1,7 @@
 #include "core_ref/fft/fft.h"
 #include "core_ref/fft/fft_test_inputs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -534,7 +535,19 @@ TEST(FftDeterminismTest, AnyThreadCountGivesTheOneThreadBytes) {
   }
 }
 
-// A copy of a row-major half spectrum in `layout`, its padding (column-blocked) set to NaN: the
+const char* LayoutName(HalfLayout layout) {
+  switch (layout) {
+    case HalfLayout::kRowMajor:
+      return "row-major";
+    case HalfLayout::kColumnBlocked:
+      return "column-blocked";
+    case HalfLayout::kTiled:
+      return "tiled";
+  }
+  return "?";
+}
+
+// A copy of a row-major half spectrum in `layout`, its padding set to NaN: the
 // transforms must never let a padding value reach a real bin.
 std::vector<std::complex<double>> InLayout(const Fft2d& fft,
                                            const std::vector<std::complex<double>>& row_major,
@@ -559,8 +572,8 @@ std::vector<std::complex<double>> ToRowMajor(const Fft2d& fft,
 
 // The batched real transforms (RfftMany, IrfftManyDestroying) and the fused row section
 // (ColumnsMany + InverseRowsMapForwardRows) give, for every array, the bytes of the one-array
-// transforms on one thread, for 1..5 threads, both half-spectrum layouts (column-blocked with NaN
-// in its padding) and shapes with fewer rows than a block pair, one pair, several per thread,
+// transforms on one thread, for 1..5 threads, every half-spectrum layout (NaN in the padding)
+// and shapes with fewer rows than a block pair, one pair, several per thread,
 // fewer than 8 bins a row and non-square ones; size mismatches write nothing.
 TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
   const std::pair<size_t, size_t> shapes[] = {{1, 2},   {2, 2},   {4, 16},   {8, 8},
@@ -569,11 +582,12 @@ TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
   constexpr size_t kArrays = 3;
   for (int threads = 1; threads <= 5; ++threads) {
     ThreadPool pool(threads);
-    for (const HalfLayout layout : {HalfLayout::kRowMajor, HalfLayout::kColumnBlocked}) {
+    for (const HalfLayout layout :
+         {HalfLayout::kRowMajor, HalfLayout::kColumnBlocked, HalfLayout::kTiled}) {
       for (const auto& [rows, cols] : shapes) {
         SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + ", " +
                      std::to_string(threads) + " threads, " +
-                     (layout == HalfLayout::kRowMajor ? "row-major" : "column-blocked"));
+                     LayoutName(layout));
         StatusOr<Fft2d> one = Fft2d::Create(rows, cols);
         StatusOr<Fft2d> many = Fft2d::Create(rows, cols);
         ASSERT_TRUE(one.ok() && many.ok());
@@ -665,8 +679,9 @@ TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
         EXPECT_FALSE(many->RfftMany(std::span(in, 2), std::span(out, 1), layout));
         EXPECT_FALSE(many->ColumnsMany(bad_out, true, layout));
         EXPECT_EQ(short_hat[0], std::complex<double>(3, 3));
-        const HalfLayout other = layout == HalfLayout::kRowMajor ? HalfLayout::kColumnBlocked
-                                                                 : HalfLayout::kRowMajor;
+        const HalfLayout other = layout == HalfLayout::kColumnBlocked
+                                     ? HalfLayout::kRowMajor
+                                     : HalfLayout::kColumnBlocked;
         if (many->HalfSize(other) != hl) {
           std::span<std::complex<double>> wrong[1] = {got_hat[0]};
           const std::vector<std::complex<double>> before = got_hat[0];
@@ -679,49 +694,62 @@ TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
   }
 }
 
-// The layout conversion: every bin lands at HalfIndex, column-blocked padding is zero, both ways
+// The layout conversion: every bin lands at its own HalfIndex, the padding is zero, both ways
 // round trip, and wrong sizes or one array for both are refused.
 TEST(FftLayoutTest, ConvertHalfMovesEveryBin) {
-  for (const auto& [rows, cols] : {std::pair<size_t, size_t>{1, 2}, {8, 8}, {16, 4},
-                                   {32, 64}, {64, 512}}) {
+  for (const auto& [rows, cols] : {std::pair<size_t, size_t>{1, 2}, {8, 8}, {16, 4}, {32, 64},
+                                   {64, 512}, {4, 32}}) {
     StatusOr<Fft2d> fft = Fft2d::Create(rows, cols);
     ASSERT_TRUE(fft.ok());
-    const size_t half = fft->half_cols();
-    const size_t blocked = fft->HalfSize(HalfLayout::kColumnBlocked);
+    const size_t half = fft->half_cols(), blocks = (half + 7) / 8;
     EXPECT_EQ(fft->HalfSize(HalfLayout::kRowMajor), rows * half);
-    EXPECT_EQ(blocked, (half + 7) / 8 * 8 * (rows + 1));
-    std::vector<std::complex<double>> rm(rows * half);
-    for (size_t i = 0; i < rm.size(); ++i) rm[i] = std::complex<double>(i + 1.0, -1.0 * i);
-    std::vector<std::complex<double>> cb(blocked, std::complex<double>(9, 9));
-    ASSERT_TRUE(fft->ConvertHalf(rm, HalfLayout::kRowMajor, cb, HalfLayout::kColumnBlocked));
-    size_t padding = 0;
-    std::vector<bool> seen(blocked, false);
+    EXPECT_EQ(fft->HalfSize(HalfLayout::kColumnBlocked), blocks * 8 * (rows + 1));
+    EXPECT_EQ(fft->HalfSize(HalfLayout::kTiled), blocks * 8 * rows);
     for (size_t r = 0; r < rows; ++r) {
       for (size_t k = 0; k < half; ++k) {
-        const size_t at = fft->HalfIndex(r, k, HalfLayout::kColumnBlocked);
-        ASSERT_LT(at, blocked);
-        EXPECT_FALSE(seen[at]);
-        seen[at] = true;
-        EXPECT_EQ(cb[at], rm[r * half + k]);
+        EXPECT_EQ(fft->HalfIndex(r, k, HalfLayout::kRowMajor), r * half + k);
+        EXPECT_EQ(fft->HalfIndex(r, k, HalfLayout::kColumnBlocked),
+                  (k / 8) * 8 * (rows + 1) + 8 * r + k % 8);
+        const size_t tr = std::min<size_t>(16, rows);
+        EXPECT_EQ(fft->HalfIndex(r, k, HalfLayout::kTiled),
+                  (r / tr) * blocks * 8 * tr + (k / 8) * 8 * tr + 8 * (r % tr) + k % 8);
       }
     }
-    for (size_t i = 0; i < blocked; ++i) {
-      if (!seen[i]) {
-        ++padding;
-        EXPECT_EQ(cb[i], std::complex<double>(0, 0));
+    std::vector<std::complex<double>> rm(rows * half);
+    for (size_t i = 0; i < rm.size(); ++i) rm[i] = std::complex<double>(i + 1.0, -1.0 * i);
+    for (const HalfLayout layout : {HalfLayout::kColumnBlocked, HalfLayout::kTiled}) {
+      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " " + LayoutName(layout));
+      const size_t size = fft->HalfSize(layout);
+      std::vector<std::complex<double>> cb(size, std::complex<double>(9, 9));
+      ASSERT_TRUE(fft->ConvertHalf(rm, HalfLayout::kRowMajor, cb, layout));
+      std::vector<bool> seen(size, false);
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t k = 0; k < half; ++k) {
+          const size_t at = fft->HalfIndex(r, k, layout);
+          ASSERT_LT(at, size);
+          EXPECT_FALSE(seen[at]);
+          seen[at] = true;
+          EXPECT_EQ(cb[at], rm[r * half + k]);
+        }
       }
+      size_t padding = 0;
+      for (size_t i = 0; i < size; ++i) {
+        if (!seen[i]) {
+          ++padding;
+          EXPECT_EQ(cb[i], std::complex<double>(0, 0));
+        }
+      }
+      EXPECT_EQ(padding, size - rows * half);
+      std::vector<std::complex<double>> back(rows * half);
+      ASSERT_TRUE(fft->ConvertHalf(cb, layout, back, HalfLayout::kRowMajor));
+      EXPECT_EQ(back, rm);
+      EXPECT_FALSE(fft->ConvertHalf(std::span(rm).first(rm.size() - 1), HalfLayout::kRowMajor,
+                                    cb, layout));
+      EXPECT_FALSE(fft->ConvertHalf(cb, layout, cb, layout));
     }
-    EXPECT_EQ(padding, blocked - rows * half);
-    std::vector<std::complex<double>> back(rows * half);
-    ASSERT_TRUE(fft->ConvertHalf(cb, HalfLayout::kColumnBlocked, back, HalfLayout::kRowMajor));
-    EXPECT_EQ(back, rm);
     std::vector<std::complex<double>> copy(rows * half);
     ASSERT_TRUE(fft->ConvertHalf(rm, HalfLayout::kRowMajor, copy, HalfLayout::kRowMajor));
     EXPECT_EQ(copy, rm);
-    EXPECT_FALSE(
-        fft->ConvertHalf(std::span(rm).first(rm.size() - 1), HalfLayout::kRowMajor, cb,
-                         HalfLayout::kColumnBlocked));
-    EXPECT_FALSE(fft->ConvertHalf(cb, HalfLayout::kColumnBlocked, cb, HalfLayout::kColumnBlocked));
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <new>
 #include <numbers>
 
@@ -109,7 +110,10 @@ LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections 
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr),
       fft_(std::move(fft)) {
   fft_.set_thread_pool(pool_.get());
-  const size_t hs = fft_.HalfSize(HalfLayout::kColumnBlocked);
+  if (const char* e = std::getenv("DASHI_LES_LAYOUT")) {  // EXPERIMENT, not to be committed
+    layout_ = e[0] == 't' ? HalfLayout::kTiled : HalfLayout::kColumnBlocked;
+  }
+  const size_t hs = fft_.HalfSize(layout_);
   const size_t cells = static_cast<size_t>(p.n) * static_cast<size_t>(p.n);
   fused_rows_ = rows == LesRowSections::kFused ||
                 (rows == LesRowSections::kAuto &&
@@ -137,7 +141,7 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads, LesRowSec
   LesSolver s(p, std::move(fft), threads, rows);
   const SpectralGrid& g = s.grid_;
   const int64_t n = p.n, hc = g.half_cols();
-  constexpr HalfLayout kBlocked = HalfLayout::kColumnBlocked;
+  const HalfLayout kBlocked = s.layout_;
   const size_t blocked_size = s.fft_.HalfSize(kBlocked);
   s.decay_half_.resize(blocked_size);  // padding: zero, never read
   s.decay_full_.resize(blocked_size);
@@ -287,7 +291,7 @@ void Products(const double* const* real, double* const* products, size_t count,
 }  // namespace
 
 void LesSolver::TransformedProducts() {
-  constexpr HalfLayout kLayout = HalfLayout::kColumnBlocked;
+  const HalfLayout kLayout = layout_;
   const ThreadPool* pool = pool_.get();
   const bool smagorinsky = params_.cs > 0;
   const size_t count = smagorinsky ? 6 : 4;
@@ -352,20 +356,22 @@ Status LesSolver::Step() {
   // chunk·128 bytes per array (2–8 KiB; a unit of whole rows would touch a page per block and
   // array, and measured 1.1–2× slower at N = 512). Each element is written by one unit only;
   // `worker` only picks a per-thread flag.
-  const int64_t chunk = std::max<int64_t>(16, n / 8);
+  const bool tiled = layout_ == HalfLayout::kTiled;
+  const int64_t chunk = tiled ? std::min<int64_t>(16, n) : std::max<int64_t>(16, n / 8);
   const int64_t chunks = (n + chunk - 1) / chunk;
   const int64_t blocks = (hc + 7) / 8;
   auto for_elements = [&](auto&& element) {
     const auto units = [&](size_t ub, size_t ue, int worker) {
       for (int64_t u = static_cast<int64_t>(ub); u < static_cast<int64_t>(ue); ++u) {
-        const int64_t j0 = (u / chunks) * 8, j1 = std::min<int64_t>(hc, j0 + 8);
-        const int64_t i0 = (u % chunks) * chunk, i1 = std::min<int64_t>(n, i0 + chunk);
+        const int64_t bu = tiled ? u % blocks : u / chunks, cu = tiled ? u / blocks : u % chunks;
+        const int64_t j0 = bu * 8, j1 = std::min<int64_t>(hc, j0 + 8);
+        const int64_t i0 = cu * chunk, i1 = std::min<int64_t>(n, i0 + chunk);
         for (int64_t i = i0; i < i1; ++i) {
           const double ky = static_cast<double>(g.Ky(i));
           // The index of (i, j) is at + j.
           const int64_t at = static_cast<int64_t>(fft_.HalfIndex(
                                  static_cast<size_t>(i), static_cast<size_t>(j0),
-                                 HalfLayout::kColumnBlocked)) - j0;
+                                 layout_)) - j0;
           for (int64_t j = j0; j < j1; ++j) {
             element(i, j, at + j, static_cast<double>(g.Kx(j)), ky, worker);
           }
@@ -430,7 +436,7 @@ Status LesSolver::Step() {
 
 std::vector<Complex> LesSolver::spectrum() const {
   std::vector<Complex> out(fft_.HalfSize(HalfLayout::kRowMajor));
-  fft_.ConvertHalf(w_hat_, HalfLayout::kColumnBlocked, out, HalfLayout::kRowMajor);
+  fft_.ConvertHalf(w_hat_, layout_, out, HalfLayout::kRowMajor);
   return out;
 }
 

@@ -103,6 +103,7 @@ class LesSolver {
   AlignedVector<double> decay_full_;   // exp(−ν0 k² dt)
   int64_t step_ = 0;
   bool fused_rows_ = false;  // LesRowSections::kFused, after kAuto's choice
+  HalfLayout layout_ = HalfLayout::kColumnBlocked;  // of every half spectrum kept
   // The step's working arrays, allocated once (about 24 N² doubles with the state), on cache
   // lines (AlignedVector). Every half spectrum the solver keeps is column-blocked (fft.h,
   // HalfLayout): blocks of 8 columns, each a contiguous N×8 array, so the column passes read

@@ -82,11 +82,10 @@ struct RowStep {
 };
 
 // A half spectrum's strides in complex values (HalfLayout, fft.h): bin k of row r at
-// rows.At(r) + Bin(k). Row-major: rows = {cols/2 + 1, no tiles}, block = 8 (Bin(k) = k);
-// column-blocked: rows = {8, no tiles}, block = 8·(rows + 1); tiled: rows = {8, tiles of
-// R = min(16, rows) rows, ⌈(cols/2 + 1)/8⌉·8·R apart}, block = 8·R. Four consecutive bins from a
-// multiple of 4 are consecutive in all three, and the rows of a block of 16 (from a multiple of
-// 16) are `rows.row` apart.
+// rows.At(r) + Bin(k). Row-major: rows = {cols/2 + 1, no tiles}, block = 8 (Bin(k) = k); tiled:
+// rows = {8, tiles of R = min(16, rows) rows, ⌈(cols/2 + 1)/8⌉·8·R apart}, block = 8·R. Four
+// consecutive bins from a multiple of 4 are consecutive in both, and the rows of a block of 16
+// (from a multiple of 16) are `rows.row` apart.
 struct HalfStrides {
   RowStep rows;
   size_t block;
@@ -95,14 +94,7 @@ struct HalfStrides {
 
 HalfStrides StridesOf(HalfLayout layout, size_t rows, size_t half) {
   const size_t blocks = (half + kBlock - 1) / kBlock;
-  switch (layout) {
-    case HalfLayout::kRowMajor:
-      return {{half, kNoTiles, 0}, kBlock};
-    case HalfLayout::kColumnBlocked:
-      return {{kBlock, kNoTiles, 0}, kBlock * (rows + 1)};
-    case HalfLayout::kTiled:
-      break;
-  }
+  if (layout == HalfLayout::kRowMajor) return {{half, kNoTiles, 0}, kBlock};
   const size_t tile_rows = std::min<size_t>(2 * kBlock, rows);
   unsigned shift = 0;
   while ((size_t{1} << shift) < tile_rows) ++shift;
@@ -1378,15 +1370,7 @@ void Fft2d::Inverse(std::span<Complex> data) const {
 
 size_t Fft2d::HalfSize(HalfLayout layout) const {
   const size_t blocks = (half_cols() + kBlock - 1) / kBlock;
-  switch (layout) {
-    case HalfLayout::kRowMajor:
-      return rows_ * half_cols();
-    case HalfLayout::kColumnBlocked:
-      return blocks * kBlock * (rows_ + 1);
-    case HalfLayout::kTiled:
-      break;
-  }
-  return blocks * kBlock * rows_;
+  return layout == HalfLayout::kRowMajor ? rows_ * half_cols() : blocks * kBlock * rows_;
 }
 
 size_t Fft2d::HalfIndex(size_t r, size_t k, HalfLayout layout) const {
@@ -1410,7 +1394,7 @@ bool Fft2d::ConvertHalf(std::span<const Complex> from, HalfLayout from_layout,
 namespace {
 
 // The column pass of `count` half spectra of `rows` rows in one section (RunPass); data(a) is
-// array a's first double. Column-blocked arrays are transformed in whole blocks, padding lanes
+// array a's first double. Tiled arrays are transformed in whole blocks, padding lanes
 // included (no partial block, nothing copied).
 template <typename DataOf>
 void HalfColumnsPass(const ThreadPool* pool, size_t count, const DataOf& data, size_t rows,

@@ -65,21 +65,18 @@ class Fft1d {
 
 // How the caller-storage transforms below lay out a rows×(cols/2+1) half spectrum in memory.
 //  - kRowMajor (Rfft's layout): bin k of row r at r·(cols/2+1) + k.
-//  - kColumnBlocked: the bins in blocks of 8 columns, each block one contiguous rows×8 array
-//    followed by one spare row of 8 (so that blocks do not start a power of two apart, on the
-//    same cache sets): bin k of row r at (k/8)·8·(rows+1) + 8·r + k%8, ⌈(cols/2+1)/8⌉·8·(rows+1)
-//    values (the spare rows and the last block's bins past cols/2 are padding). A column pass then reads one block front to back, and a row
-//    pass reads 128-byte runs that start on cache lines (row-major rows start every
-//    (cols/2+1)·16 bytes, mostly inside a line, and a column of them walks one page per row at
-//    N ≥ 256). The padding is the passes' scratch: they may write anything there, and nothing
-//    there ever reaches a real bin (each of a block's 8 lanes is transformed on its own); keep it
-//    finite (zeros) for speed.
-//  - kTiled: tiles of R = min(16, rows) rows × 8 bins (R·128 bytes), the tiles of rows 0..R−1
-//    first, left to right, then those of the next R rows: bin k of row r at
-//    (r/R)·⌈(cols/2+1)/8⌉·8·R + (k/8)·8·R + 8·(r%R) + k%8. A row pass (16 rows at a time)
-//    reads one contiguous run, a column pass runs of R·128 bytes.
-// The layout only moves values: every transform gives the same bits in any of them.
-enum class HalfLayout { kRowMajor, kColumnBlocked, kTiled };
+//  - kTiled: tiles of R = min(16, rows) rows × 8 bins (R·128 bytes, each row of a tile one
+//    128-byte run), the ⌈(cols/2+1)/8⌉ tiles of rows 0..R−1 first, left to right, then those of
+//    the next R rows: bin k of row r at (r/R)·⌈(cols/2+1)/8⌉·8·R + (k/8)·8·R + 8·(r%R) + k%8.
+//    A row pass (16 rows at a time) reads one contiguous run, as in row-major, and a column pass
+//    (8 columns at a time) reads runs of R·128 bytes instead of one 128-byte piece per row (a
+//    column of row-major rows walks one line per (cols/2+1)·16 bytes, one page per row at
+//    cols ≥ 512, and its rows mostly start inside a line). The bins past cols/2 of the last tile
+//    column are padding: the passes' scratch, which they may overwrite and which never reaches a
+//    real bin (each of a block's 8 lanes is transformed on its own); keep it finite (zeros) for
+//    speed.
+// The layout only moves values: every transform gives the same bits in either.
+enum class HalfLayout { kRowMajor, kTiled };
 
 // 2D transforms of one rows×cols shape (both powers of two).
 class Fft2d {

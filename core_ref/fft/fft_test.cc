@@ -539,8 +539,6 @@ const char* LayoutName(HalfLayout layout) {
   switch (layout) {
     case HalfLayout::kRowMajor:
       return "row-major";
-    case HalfLayout::kColumnBlocked:
-      return "column-blocked";
     case HalfLayout::kTiled:
       return "tiled";
   }
@@ -582,8 +580,7 @@ TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
   constexpr size_t kArrays = 3;
   for (int threads = 1; threads <= 5; ++threads) {
     ThreadPool pool(threads);
-    for (const HalfLayout layout :
-         {HalfLayout::kRowMajor, HalfLayout::kColumnBlocked, HalfLayout::kTiled}) {
+    for (const HalfLayout layout : {HalfLayout::kRowMajor, HalfLayout::kTiled}) {
       for (const auto& [rows, cols] : shapes) {
         SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + ", " +
                      std::to_string(threads) + " threads, " +
@@ -679,9 +676,8 @@ TEST(FftDeterminismTest, BatchedAndFusedTransformsGiveTheSingleTransformBytes) {
         EXPECT_FALSE(many->RfftMany(std::span(in, 2), std::span(out, 1), layout));
         EXPECT_FALSE(many->ColumnsMany(bad_out, true, layout));
         EXPECT_EQ(short_hat[0], std::complex<double>(3, 3));
-        const HalfLayout other = layout == HalfLayout::kColumnBlocked
-                                     ? HalfLayout::kRowMajor
-                                     : HalfLayout::kColumnBlocked;
+        const HalfLayout other =
+            layout == HalfLayout::kTiled ? HalfLayout::kRowMajor : HalfLayout::kTiled;
         if (many->HalfSize(other) != hl) {
           std::span<std::complex<double>> wrong[1] = {got_hat[0]};
           const std::vector<std::complex<double>> before = got_hat[0];
@@ -703,13 +699,10 @@ TEST(FftLayoutTest, ConvertHalfMovesEveryBin) {
     ASSERT_TRUE(fft.ok());
     const size_t half = fft->half_cols(), blocks = (half + 7) / 8;
     EXPECT_EQ(fft->HalfSize(HalfLayout::kRowMajor), rows * half);
-    EXPECT_EQ(fft->HalfSize(HalfLayout::kColumnBlocked), blocks * 8 * (rows + 1));
     EXPECT_EQ(fft->HalfSize(HalfLayout::kTiled), blocks * 8 * rows);
     for (size_t r = 0; r < rows; ++r) {
       for (size_t k = 0; k < half; ++k) {
         EXPECT_EQ(fft->HalfIndex(r, k, HalfLayout::kRowMajor), r * half + k);
-        EXPECT_EQ(fft->HalfIndex(r, k, HalfLayout::kColumnBlocked),
-                  (k / 8) * 8 * (rows + 1) + 8 * r + k % 8);
         const size_t tr = std::min<size_t>(16, rows);
         EXPECT_EQ(fft->HalfIndex(r, k, HalfLayout::kTiled),
                   (r / tr) * blocks * 8 * tr + (k / 8) * 8 * tr + 8 * (r % tr) + k % 8);
@@ -717,7 +710,7 @@ TEST(FftLayoutTest, ConvertHalfMovesEveryBin) {
     }
     std::vector<std::complex<double>> rm(rows * half);
     for (size_t i = 0; i < rm.size(); ++i) rm[i] = std::complex<double>(i + 1.0, -1.0 * i);
-    for (const HalfLayout layout : {HalfLayout::kColumnBlocked, HalfLayout::kTiled}) {
+    for (const HalfLayout layout : {HalfLayout::kTiled}) {
       SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " " + LayoutName(layout));
       const size_t size = fft->HalfSize(layout);
       std::vector<std::complex<double>> cb(size, std::complex<double>(9, 9));

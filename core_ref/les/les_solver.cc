@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <new>
 #include <numbers>
 
@@ -15,6 +14,9 @@ namespace dashi {
 namespace {
 
 constexpr Complex kI(0.0, 1.0);
+
+// Every half spectrum the solver keeps (les_solver.h, Work).
+constexpr HalfLayout kLayout = HalfLayout::kTiled;
 
 // x·y for std::complex<double> as GCC's __muldc3 computes it for finite operands —
 // (xr·yr − xi·yi, xr·yi + xi·yr), each product rounded, no FMA — written inline: the same bits
@@ -110,10 +112,7 @@ LesSolver::LesSolver(const LesParams& p, Fft2d fft, int threads, LesRowSections 
       pool_(threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr),
       fft_(std::move(fft)) {
   fft_.set_thread_pool(pool_.get());
-  if (const char* e = std::getenv("DASHI_LES_LAYOUT")) {  // EXPERIMENT, not to be committed
-    layout_ = e[0] == 't' ? HalfLayout::kTiled : HalfLayout::kColumnBlocked;
-  }
-  const size_t hs = fft_.HalfSize(layout_);
+  const size_t hs = fft_.HalfSize(kLayout);
   const size_t cells = static_cast<size_t>(p.n) * static_cast<size_t>(p.n);
   fused_rows_ = rows == LesRowSections::kFused ||
                 (rows == LesRowSections::kAuto &&
@@ -141,18 +140,18 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads, LesRowSec
   LesSolver s(p, std::move(fft), threads, rows);
   const SpectralGrid& g = s.grid_;
   const int64_t n = p.n, hc = g.half_cols();
-  const HalfLayout kBlocked = s.layout_;
-  const size_t blocked_size = s.fft_.HalfSize(kBlocked);
-  s.decay_half_.resize(blocked_size);  // padding: zero, never read
-  s.decay_full_.resize(blocked_size);
+
+  const size_t layout_size = s.fft_.HalfSize(kLayout);
+  s.decay_half_.resize(layout_size);  // padding: zero, never read
+  s.decay_full_.resize(layout_size);
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < hc; ++j) {
-      const size_t at = s.fft_.HalfIndex(static_cast<size_t>(i), static_cast<size_t>(j), kBlocked);
+      const size_t at = s.fft_.HalfIndex(static_cast<size_t>(i), static_cast<size_t>(j), kLayout);
       s.decay_half_[at] = Exp(-p.nu0 * g.K2(i, j) * (0.5 * p.dt));
       s.decay_full_[at] = Exp(-p.nu0 * g.K2(i, j) * p.dt);
     }
   }
-  // The initial state is built row-major (Rfft's layout), then stored column-blocked.
+  // The initial state is built row-major (Rfft's layout), then stored tiled.
   std::vector<Complex> w0;
 
   if (p.init == LesInit::kTaylorGreen) {
@@ -203,8 +202,8 @@ StatusOr<LesSolver> LesSolver::Create(const LesParams& p, int threads, LesRowSec
       if (!g.Dealiased(i, j)) w0[i * hc + j] = 0.0;
     }
   }
-  s.w_hat_.resize(blocked_size);
-  s.fft_.ConvertHalf(w0, HalfLayout::kRowMajor, s.w_hat_, kBlocked);
+  s.w_hat_.resize(layout_size);
+  s.fft_.ConvertHalf(w0, HalfLayout::kRowMajor, s.w_hat_, kLayout);
   return s;
 }
 
@@ -291,7 +290,6 @@ void Products(const double* const* real, double* const* products, size_t count,
 }  // namespace
 
 void LesSolver::TransformedProducts() {
-  const HalfLayout kLayout = layout_;
   const ThreadPool* pool = pool_.get();
   const bool smagorinsky = params_.cs > 0;
   const size_t count = smagorinsky ? 6 : 4;
@@ -351,34 +349,30 @@ Status LesSolver::Step() {
   const Complex* fx_hat = work_.product_hat[1].data();
   const Complex* fy_hat = work_.product_hat[2].data();
   const int64_t n = g.n();
-  // The pointwise sections walk the half spectrum in units of one block of 8 columns × `chunk`
-  // rows, numbered block by block: in the column-blocked layout a unit is one contiguous run of
-  // chunk·128 bytes per array (2–8 KiB; a unit of whole rows would touch a page per block and
-  // array, and measured 1.1–2× slower at N = 512). Each element is written by one unit only;
-  // `worker` only picks a per-thread flag.
-  const bool tiled = layout_ == HalfLayout::kTiled;
-  const int64_t chunk = tiled ? std::min<int64_t>(16, n) : std::max<int64_t>(16, n / 8);
-  const int64_t chunks = (n + chunk - 1) / chunk;
-  const int64_t blocks = (hc + 7) / 8;
+  // The pointwise sections walk the half spectrum tile by tile (16 rows × 8 columns, in memory
+  // order): a unit is one contiguous run of 2 KiB per array. Each element is written by one unit
+  // only; `worker` only picks a per-thread flag.
+  const int64_t tile_rows = std::min<int64_t>(16, n);
+  const int64_t tile_cols = 8;
+  const int64_t blocks = (hc + tile_cols - 1) / tile_cols;
   auto for_elements = [&](auto&& element) {
     const auto units = [&](size_t ub, size_t ue, int worker) {
       for (int64_t u = static_cast<int64_t>(ub); u < static_cast<int64_t>(ue); ++u) {
-        const int64_t bu = tiled ? u % blocks : u / chunks, cu = tiled ? u / blocks : u % chunks;
-        const int64_t j0 = bu * 8, j1 = std::min<int64_t>(hc, j0 + 8);
-        const int64_t i0 = cu * chunk, i1 = std::min<int64_t>(n, i0 + chunk);
+        const int64_t j0 = (u % blocks) * tile_cols, j1 = std::min<int64_t>(hc, j0 + tile_cols);
+        const int64_t i0 = (u / blocks) * tile_rows, i1 = i0 + tile_rows;
         for (int64_t i = i0; i < i1; ++i) {
           const double ky = static_cast<double>(g.Ky(i));
           // The index of (i, j) is at + j.
           const int64_t at = static_cast<int64_t>(fft_.HalfIndex(
-                                 static_cast<size_t>(i), static_cast<size_t>(j0),
-                                 layout_)) - j0;
+                                 static_cast<size_t>(i), static_cast<size_t>(j0), kLayout)) -
+                             j0;
           for (int64_t j = j0; j < j1; ++j) {
             element(i, j, at + j, static_cast<double>(g.Kx(j)), ky, worker);
           }
         }
       }
     };
-    ParallelForBalanced(pool, static_cast<size_t>(blocks * chunks), 1, units);
+    ParallelForBalanced(pool, static_cast<size_t>(blocks * (n / tile_rows)), 1, units);
   };
   auto rhs = [&](int64_t i, int64_t j, int64_t idx, double kx, double ky) {
     return FinishRhs(g, i, j, idx, kx, ky, smagorinsky, dt, adv_hat, fx_hat, fy_hat);
@@ -436,7 +430,7 @@ Status LesSolver::Step() {
 
 std::vector<Complex> LesSolver::spectrum() const {
   std::vector<Complex> out(fft_.HalfSize(HalfLayout::kRowMajor));
-  fft_.ConvertHalf(w_hat_, layout_, out, HalfLayout::kRowMajor);
+  fft_.ConvertHalf(w_hat_, kLayout, out, HalfLayout::kRowMajor);
   return out;
 }
 

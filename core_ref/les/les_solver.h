@@ -78,7 +78,7 @@ class LesSolver {
   double time() const { return static_cast<double>(step_) * params_.dt; }
 
   // The state: ω̂ in Fft2d::Rfft layout (N × (N/2+1), row-major), unnormalised forward transform
-  // (a copy: the solver keeps it column-blocked, see Work).
+  // (a copy: the solver keeps it tiled, see Work).
   std::vector<Complex> spectrum() const;
   std::vector<double> Vorticity() const;  // N×N, row i ↔ y, column j ↔ x
 
@@ -98,19 +98,19 @@ class LesSolver {
   SpectralGrid grid_;
   std::unique_ptr<ThreadPool> pool_;  // null for one thread; on the heap: fft_ points at it
   Fft2d fft_;
-  AlignedVector<Complex> w_hat_;       // column-blocked (HalfLayout::kColumnBlocked)
+  AlignedVector<Complex> w_hat_;       // tiled (HalfLayout::kTiled)
   AlignedVector<double> decay_half_;   // exp(−ν0 k² dt/2) per half-spectrum cell, same layout
   AlignedVector<double> decay_full_;   // exp(−ν0 k² dt)
   int64_t step_ = 0;
   bool fused_rows_ = false;  // LesRowSections::kFused, after kAuto's choice
-  HalfLayout layout_ = HalfLayout::kColumnBlocked;  // of every half spectrum kept
   // The step's working arrays, allocated once (about 24 N² doubles with the state), on cache
-  // lines (AlignedVector). Every half spectrum the solver keeps is column-blocked (fft.h,
-  // HalfLayout): blocks of 8 columns, each a contiguous N×8 array, so the column passes read
-  // their block front to back and the row passes and the pointwise loops read 128-byte runs
-  // that start on a line (row-major rows of (N/2 + 1)·16 bytes mostly do not, and a column of
-  // them walks one page per row). The padding (bins past N/2, spare rows) stays zero. The same bits as the
-  // row-major layout: only where values live changes.
+  // lines (AlignedVector). Every half spectrum the solver keeps is tiled (fft.h, HalfLayout:
+  // tiles of 16 rows × 8 columns, 2 KiB, one row of tiles after the other): the row passes read
+  // one contiguous run per 16 rows, the column passes 2 KiB runs instead of one 128-byte piece
+  // per row (row-major rows of (N/2 + 1)·16 bytes mostly start inside a line, and a column of
+  // them walks one page per row at N ≥ 512), and the pointwise sections one tile per unit. The
+  // padding (bins past N/2) stays zero. The same bits as the row-major layout: only where values
+  // live changes.
   struct Work {
     AlignedVector<Complex> spec[6];         // û, v̂, ω̂_x, ω̂_y, û_x, (u_y + v_x)^ (destroyed)
     AlignedVector<double> real[6];          // their inverse transforms (separate rows only)

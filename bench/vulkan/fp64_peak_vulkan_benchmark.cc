@@ -1,0 +1,145 @@
+// The fp64 throughput a shader reaches on this device when every multiply and add is a separate
+// instruction (the rollout contract: `precise`, no FMA) — the measured counterpart of the
+// batched rollout's floor (docs/PERF.md: 2·B·D² flops at 16.7 TFLOP/s on an H100 at 1980 MHz).
+// Four loops (fp64_peak.comp): register chains (mode 0), the tiled kernel's term-row loop with
+// its operands in shared memory (mode 1: 4×4 outputs an invocation), the same with a barrier per
+// 32 term rows (mode 2) and with 4×8 outputs (mode 3), each at 1, 2, 4 and 8 workgroups of 256
+// invocations per SM. Flops count one per multiply and one per add.
+//
+//   bazel build -c opt //bench/vulkan:fp64_peak_vulkan_benchmark
+//   fp64_peak_vulkan_benchmark [--reps 5] [--seconds 0.2] [--warmup-seconds 1]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "accel_vulkan/command_batch.h"
+#include "accel_vulkan/compute_pipeline.h"
+#include "accel_vulkan/context.h"
+#include "accel_vulkan/device_buffer.h"
+#include "accel_vulkan/device_caps/device_caps.h"
+#include "bench/vulkan/fp64_peak.h"
+
+namespace {
+
+using dashi::Status;
+using dashi::StatusOr;
+
+struct PushConstants {
+  double x;
+  double y;
+  uint32_t iters;
+  uint32_t unused;
+};
+
+int Fail(const char* what, const Status& s) {
+  std::fprintf(stderr, "fp64_peak_vulkan_benchmark: %s: %s\n", what, s.ToString().c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 5;
+  double seconds = 0.2, warmup_seconds = 1.0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) {
+      reps = std::atoi(argv[++i]);
+    } else if (a == "--seconds" && i + 1 < argc) {
+      seconds = std::atof(argv[++i]);
+    } else if (a == "--warmup-seconds" && i + 1 < argc) {
+      warmup_seconds = std::atof(argv[++i]);
+    } else {
+      std::fprintf(stderr,
+                   "usage: fp64_peak_vulkan_benchmark [--reps N] [--seconds S] "
+                   "[--warmup-seconds W]\n  --reps: timed runs per row (median reported)\n"
+                   "  --seconds: device time per timed run (dispatches back to back)\n"
+                   "  --warmup-seconds: back-to-back dispatches before each row\n");
+      return 2;
+    }
+  }
+  if (reps < 1 || !(seconds > 0) || !(warmup_seconds >= 0)) {
+    std::fprintf(stderr, "fp64_peak_vulkan_benchmark: --reps >= 1, --seconds > 0\n");
+    return 2;
+  }
+  dashi::vk::ContextOptions copts;
+  StatusOr<std::unique_ptr<dashi::vk::VulkanContext>> ctx = dashi::vk::VulkanContext::Create(copts);
+  if (!ctx.ok()) return Fail("Vulkan context", ctx.status());
+  const dashi::vk::DeviceInfo& d = (*ctx)->info();
+  uint32_t sms = 132;
+  if (const std::optional<dashi::vk::SmInfo> sm = dashi::vk::QuerySmInfo(**ctx)) sms = sm->sm_count;
+  std::printf("device: %s | driver %s (%s) | Vulkan %s | SMs %u\n", d.name.c_str(),
+              d.driver_name.c_str(), d.driver_info.c_str(), d.api_version.c_str(), sms);
+  std::printf("%-28s %10s %12s %12s %12s\n", "loop", "WG/SM", "ms/dispatch", "TFLOP/s",
+              "min-max");
+
+  constexpr uint32_t kWg = 256;
+  StatusOr<std::unique_ptr<dashi::vk::CommandBatch>> batch = dashi::vk::CommandBatch::Create(**ctx);
+  if (!batch.ok()) return Fail("command batch", batch.status());
+  for (uint32_t mode : {0u, 1u, 2u, 3u}) {
+    StatusOr<std::unique_ptr<dashi::vk::ComputePipeline>> pipe =
+        dashi::vk::ComputePipeline::Create(
+            **ctx, {dashi::spirv::kFp64Peak, 1, sizeof(PushConstants), {kWg, mode, 1}, 4});
+    if (!pipe.ok()) return Fail("pipeline", pipe.status());
+    for (uint32_t per_sm : {1u, 2u, 4u, 8u}) {
+      const uint32_t groups = sms * per_sm;
+      StatusOr<dashi::vk::DeviceBuffer> out =
+          dashi::vk::DeviceBuffer::Create(**ctx, static_cast<VkDeviceSize>(groups) * kWg * 8);
+      if (!out.ok()) return Fail("buffer", out.status());
+      const VkBuffer bufs[] = {out->buffer()};
+      StatusOr<VkDescriptorSet> set = (*pipe)->Bindings(bufs);
+      if (!set.ok()) return Fail("bindings", set.status());
+      // Flops per invocation and iteration: 16 chains × 2 (mode 0); 32 term rows × 16 × 2
+      // (modes 1, 2); 32 term rows × 32 × 2 (mode 3).
+      const double flops_per_iter = mode == 0 ? 32.0 : mode == 3 ? 2048.0 : 1024.0;
+      PushConstants pc{0.9999999, 1e-7, 8, 0};
+      auto run = [&](int dispatches, double* ms) -> Status {
+        DASHI_RETURN_IF_ERROR((*batch)->Begin());
+        (*batch)->Timestamp("start");
+        for (int k = 0; k < dispatches; ++k) {
+          (*batch)->Dispatch(**pipe, *set, &pc, sizeof(pc), groups);
+        }
+        (*batch)->Timestamp("loop");
+        DASHI_RETURN_IF_ERROR((*batch)->SubmitAndWait());
+        *ms = (*batch)->StageMilliseconds().at(0).second;
+        return dashi::OkStatus();
+      };
+      // Size one dispatch to about 5 ms, then run for `seconds` per timed run.
+      double ms = 0;
+      Status st = run(1, &ms);
+      if (!st.ok()) return Fail("dispatch", st);
+      for (int grow = 0; grow < 20 && ms < 5.0; ++grow) {
+        pc.iters = static_cast<uint32_t>(std::min(1e8, pc.iters * std::max(2.0, 5.0 / std::max(ms, 1e-3))));
+        st = run(1, &ms);
+        if (!st.ok()) return Fail("dispatch", st);
+      }
+      const int per_run = std::max(1, static_cast<int>(seconds * 1e3 / ms));
+      for (double spent = 0; spent < warmup_seconds * 1e3;) {
+        st = run(per_run, &ms);
+        if (!st.ok()) return Fail("warm-up", st);
+        spent += ms;
+      }
+      std::vector<double> t;
+      for (int r = 0; r < reps; ++r) {
+        st = run(per_run, &ms);
+        if (!st.ok()) return Fail("timed run", st);
+        t.push_back(ms / per_run);
+      }
+      std::sort(t.begin(), t.end());
+      const double flops = flops_per_iter * pc.iters * static_cast<double>(groups) * kWg;
+      auto tflops = [&](double m) { return flops / (m * 1e-3) / 1e12; };
+      const char* names[] = {"registers (16 chains)", "shared operands (4x4, TK 32)",
+                             "4x4 + barrier per 32 rows", "shared operands (4x8, TK 32)"};
+      const char* name = names[mode];
+      std::printf("%-28s %10u %12.3f %12.3f %5.3f-%5.3f\n", name, per_sm, t[t.size() / 2],
+                  tflops(t[t.size() / 2]), tflops(t.back()), tflops(t.front()));
+      StatusOr<std::vector<double>> got = out->DownloadValues<double>(**ctx, 1);
+      if (!got.ok()) return Fail("download", got.status());
+    }
+  }
+  return 0;
+}

@@ -1,6 +1,6 @@
 // The fp64 multiply + add throughput a shader reaches on this device, under the contract (every
 // multiply and add `precise`: separate instructions, no FMA) — the floor the batched rollout's
-// GFLOP/s are compared with (docs/PERF.md). Two loops, chosen by specialization constant 1:
+// GFLOP/s are compared with (docs/PERF.md). Four loops, chosen by specialization constant 1:
 //   mode 0: 16 independent chains per invocation in registers, acc ← acc·x + y;
 //   mode 1: the batched rollout's inner loop without its global loads, barriers or tree: each
 //           invocation a 4×4 block of a 64×64 tile, the operands of each of TK = 32 term rows

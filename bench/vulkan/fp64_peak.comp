@@ -9,13 +9,11 @@
 //   mode 2: mode 1 with a workgroup barrier after every 32 term rows (the tiled kernel has one
 //           per slice);
 //   mode 3: mode 1 with 4 rows × 8 columns per invocation (32 chains; 64×128 operands).
-// Specialization constant 2 pads the shared memory (doubles) to limit the workgroups per SM.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kMode = 0;
-layout(constant_id = 2) const uint kPadDoubles = 1;
 
 layout(std430, set = 0, binding = 0) writeonly buffer Output { double result[]; };
 layout(push_constant) uniform Params {
@@ -27,7 +25,6 @@ layout(push_constant) uniform Params {
 const uint kTk = 32;
 shared dvec2 a_tile[kTk][32];  // term row kk: 64 columns as 32 pairs
 shared dvec2 z_tile[kTk][32];  // term row kk: 64 rows as 32 pairs
-shared double pad[kPadDoubles];
 
 void main() {
   const uint t = gl_LocalInvocationID.x;
@@ -51,7 +48,6 @@ void main() {
     a_tile[kk][c] = dvec2(params.x + double(i) * 1e-9, params.x - double(i) * 1e-9);
     z_tile[kk][c] = dvec2(params.y + double(c) * 1e-9, params.y - double(kk) * 1e-9);
   }
-  if (t == 0) pad[0] = 0.0;
   barrier();
   const uint tx = t % 16, ty = t / 16;  // 16×16 invocations, each 4 columns × 4 rows
   if (kMode == 3) {
@@ -73,7 +69,7 @@ void main() {
         }
       }
     }
-    precise double sum8 = pad[0] * 0.0;
+    precise double sum8 = 0.0;
     for (uint r = 0; r < 4; ++r)
       for (uint c = 0; c < 8; ++c) sum8 = sum8 + acc8[r][c];
     result[gl_GlobalInvocationID.x] = sum8;
@@ -97,7 +93,7 @@ void main() {
     }
     if (kMode == 2) barrier();
   }
-  precise double sum = pad[0] * 0.0;
+  precise double sum = 0.0;
   for (uint r = 0; r < 4; ++r)
     for (uint c = 0; c < 4; ++c) sum = sum + acc[r][c];
   result[gl_GlobalInvocationID.x] = sum;

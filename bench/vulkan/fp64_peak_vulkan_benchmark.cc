@@ -9,6 +9,7 @@
 //   bazel build -c opt //bench/vulkan:fp64_peak_vulkan_benchmark
 //   fp64_peak_vulkan_benchmark [--reps 5] [--seconds 0.2] [--warmup-seconds 1]
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,12 +29,15 @@ namespace {
 using dashi::Status;
 using dashi::StatusOr;
 
+// fp64_peak.comp's push-constant block (std430 layout: x at 0, y at 8, iters at 16).
 struct PushConstants {
   double x;
   double y;
   uint32_t iters;
   uint32_t unused;
 };
+static_assert(offsetof(PushConstants, x) == 0 && offsetof(PushConstants, y) == 8 &&
+              offsetof(PushConstants, iters) == 16 && sizeof(PushConstants) == 24);
 
 int Fail(const char* what, const Status& s) {
   std::fprintf(stderr, "fp64_peak_vulkan_benchmark: %s: %s\n", what, s.ToString().c_str());
@@ -83,7 +87,7 @@ int main(int argc, char** argv) {
   for (uint32_t mode : {0u, 1u, 2u, 3u}) {
     StatusOr<std::unique_ptr<dashi::vk::ComputePipeline>> pipe =
         dashi::vk::ComputePipeline::Create(
-            **ctx, {dashi::spirv::kFp64Peak, 1, sizeof(PushConstants), {kWg, mode, 1}, 4});
+            **ctx, {dashi::spirv::kFp64Peak, 1, sizeof(PushConstants), {kWg, mode}, 4});
     if (!pipe.ok()) return Fail("pipeline", pipe.status());
     for (uint32_t per_sm : {1u, 2u, 4u, 8u}) {
       const uint32_t groups = sms * per_sm;

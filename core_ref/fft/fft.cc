@@ -879,8 +879,10 @@ DASHI_FFT_INLINE void FusedColumnBlock(double* col, size_t n, RowStep rs, const 
                                        const double* tw, bool inverse, bool scaled, double scale,
                                        double* re, double* im) {
   // Measured (AMD EPYC, AVX-512): fusing the last two stages pays for the complex transforms'
-  // power-of-two row strides (n ≥ 128) and costs a few per cent at the real transforms' half
-  // spectra (stride cols/2 + 1) and at n = 64. Either way the same bits.
+  // power-of-two row strides (n ≥ 128) and costs a few per cent at the row-major half spectra
+  // (stride cols/2 + 1) and at n = 64. Tiled half spectra (row stride 8) take it too; the tiled
+  // layout's figures in docs/PERF.md were measured so, the other choice was not. Either way the
+  // same bits.
   const bool pair_allowed = n >= 128 && (rs.row & (rs.row - 1)) == 0;
   constexpr size_t B = kBlock;
   const bool radix2 = Log2(n) % 2 == 1;
@@ -1383,10 +1385,11 @@ bool Fft2d::ConvertHalf(std::span<const Complex> from, HalfLayout from_layout,
   if (from.size() != HalfSize(from_layout) || to.size() != HalfSize(to_layout)) return false;
   if (from.data() == to.data()) return false;
   std::fill(to.begin(), to.end(), Complex(0, 0));
+  const HalfStrides f = StridesOf(from_layout, rows_, half_cols());
+  const HalfStrides t = StridesOf(to_layout, rows_, half_cols());
   for (size_t r = 0; r < rows_; ++r) {
-    for (size_t k = 0; k < half_cols(); ++k) {
-      to[HalfIndex(r, k, to_layout)] = from[HalfIndex(r, k, from_layout)];
-    }
+    const size_t fr = f.rows.At(r), tr = t.rows.At(r);
+    for (size_t k = 0; k < half_cols(); ++k) to[tr + t.Bin(k)] = from[fr + f.Bin(k)];
   }
   return true;
 }

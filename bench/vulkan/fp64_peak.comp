@@ -1,14 +1,19 @@
 // The fp64 multiply + add throughput a shader reaches on this device, under the contract (every
 // multiply and add `precise`: separate instructions, no FMA) — the floor the batched rollout's
-// GFLOP/s are compared with (docs/PERF.md). Four loops, chosen by specialization constant 1:
+// GFLOP/s are compared with (docs/PERF.md). Six loops, chosen by specialization constant 1:
 //   mode 0: 16 independent chains per invocation in registers, acc ← acc·x + y;
 //   mode 1: the batched rollout's inner loop without its global loads, barriers or tree: each
-//           invocation a 4×4 block of a 64×64 tile, the operands of each of TK = 32 term rows
-//           loaded from shared memory as dvec2 pairs (as the tiled kernel's vector loads), 16
-//           multiplies and 16 adds per term row;
+//           invocation 4×4 outputs of a 64×64 tile, the operands of each of TK = 32 term rows
+//           loaded from shared memory as dvec2 pairs as the tiled kernel's vector loads do (pairs
+//           tx and tx + 16 of the columns, ty and ty + 16 of the rows: a warp's loads are
+//           contiguous), 16 multiplies and 16 adds per term row;
 //   mode 2: mode 1 with a workgroup barrier after every 32 term rows (the tiled kernel has one
 //           per slice);
-//   mode 3: mode 1 with 4 rows × 8 columns per invocation (32 chains; 64×128 operands).
+//   mode 3: mode 1 with 4 rows × 8 columns per invocation (32 chains; column pairs tx, tx + 16
+//           and, again, (tx + 8) mod 16 and 16 + (tx + 8) mod 16);
+//   mode 4: mode 1 with each invocation's column pairs adjacent (2tx, 2tx + 1) and row pairs
+//           (2ty, 2ty + 1): a warp's column loads 32 bytes apart (more shared-memory wavefronts);
+//   mode 5: mode 1 with a workgroup barrier after every 16 term rows (the tiled kernel's slice).
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 
@@ -56,9 +61,10 @@ void main() {
       for (uint c = 0; c < 8; ++c) acc8[r][c] = 0.0;
     for (uint it = 0; it < params.iters; ++it) {
       for (uint kk = 0; kk < kTk; ++kk) {
-        const dvec2 a01 = a_tile[kk][(4 * tx) % 32], a23 = a_tile[kk][(4 * tx + 1) % 32];
-        const dvec2 a45 = a_tile[kk][(4 * tx + 2) % 32], a67 = a_tile[kk][(4 * tx + 3) % 32];
-        const dvec2 z01 = z_tile[kk][2 * ty], z23 = z_tile[kk][2 * ty + 1];
+        const uint tx2 = (tx + 8u) % 16u;
+        const dvec2 a01 = a_tile[kk][tx], a23 = a_tile[kk][16u + tx];
+        const dvec2 a45 = a_tile[kk][tx2], a67 = a_tile[kk][16u + tx2];
+        const dvec2 z01 = z_tile[kk][ty], z23 = z_tile[kk][16u + ty];
         const double a[8] = double[8](a01.x, a01.y, a23.x, a23.y, a45.x, a45.y, a67.x, a67.y);
         const double z[4] = double[4](z01.x, z01.y, z23.x, z23.y);
         for (uint r = 0; r < 4; ++r) {
@@ -80,8 +86,10 @@ void main() {
     for (uint c = 0; c < 4; ++c) acc[r][c] = 0.0;
   for (uint it = 0; it < params.iters; ++it) {
     for (uint kk = 0; kk < kTk; ++kk) {
-      const dvec2 a01 = a_tile[kk][2 * tx], a23 = a_tile[kk][2 * tx + 1];
-      const dvec2 z01 = z_tile[kk][2 * ty], z23 = z_tile[kk][2 * ty + 1];
+      const uint ca = kMode == 4 ? 2u * tx : tx, cb = kMode == 4 ? 2u * tx + 1u : 16u + tx;
+      const uint ra = kMode == 4 ? 2u * ty : ty, rb = kMode == 4 ? 2u * ty + 1u : 16u + ty;
+      const dvec2 a01 = a_tile[kk][ca], a23 = a_tile[kk][cb];
+      const dvec2 z01 = z_tile[kk][ra], z23 = z_tile[kk][rb];
       const double a[4] = double[4](a01.x, a01.y, a23.x, a23.y);
       const double z[4] = double[4](z01.x, z01.y, z23.x, z23.y);
       for (uint r = 0; r < 4; ++r) {
@@ -90,6 +98,7 @@ void main() {
           acc[r][c] = acc[r][c] + prod;
         }
       }
+      if (kMode == 5 && kk % 16u == 15u) barrier();
     }
     if (kMode == 2) barrier();
   }

@@ -1,10 +1,11 @@
 // The fp64 throughput a shader reaches on this device when every multiply and add is a separate
 // instruction (the rollout contract: `precise`, no FMA) — the measured counterpart of the
 // batched rollout's floor (docs/PERF.md: 2·B·D² flops at 16.7 TFLOP/s on an H100 at 1980 MHz).
-// Four loops (fp64_peak.comp): register chains (mode 0), the tiled kernel's term-row loop with
+// Six loops (fp64_peak.comp): register chains (mode 0), the tiled kernel's term-row loop with
 // its operands in shared memory (mode 1: 4×4 outputs an invocation), the same with a barrier per
-// 32 term rows (mode 2) and with 4×8 outputs (mode 3), each at 1, 2, 4 and 8 workgroups of 256
-// invocations per SM. Flops count one per multiply and one per add.
+// 32 term rows (mode 2) or per 16 (mode 5), with 4×8 outputs (mode 3) and with adjacent operand
+// pairs (mode 4), each
+// at 1, 2, 4 and 8 workgroups of 256 invocations dispatched per SM. Flops count one per multiply and one per add.
 //
 //   bazel build -c opt //bench/vulkan:fp64_peak_vulkan_benchmark
 //   fp64_peak_vulkan_benchmark [--reps 5] [--seconds 0.2] [--warmup-seconds 1]
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
   constexpr uint32_t kWg = 256;
   StatusOr<std::unique_ptr<dashi::vk::CommandBatch>> batch = dashi::vk::CommandBatch::Create(**ctx);
   if (!batch.ok()) return Fail("command batch", batch.status());
-  for (uint32_t mode : {0u, 1u, 2u, 3u}) {
+  for (uint32_t mode : {0u, 1u, 2u, 5u, 3u, 4u}) {
     StatusOr<std::unique_ptr<dashi::vk::ComputePipeline>> pipe =
         dashi::vk::ComputePipeline::Create(
             **ctx, {dashi::spirv::kFp64Peak, 1, sizeof(PushConstants), {kWg, mode}, 4});
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
       if (!set.ok()) return Fail("bindings", set.status());
       // Flops per invocation and iteration: 16 chains × 2 (mode 0); 32 term rows × 16 × 2
       // (modes 1, 2); 32 term rows × 32 × 2 (mode 3).
-      const double flops_per_iter = mode == 0 ? 32.0 : mode == 3 ? 2048.0 : 1024.0;
+      const double flops_per_iter = mode == 0 ? 32.0 : mode == 3 ? 2048.0 : 1024.0;  // 1, 2, 4, 5
       PushConstants pc{0.9999999, 1e-7, 8, 0};
       auto run = [&](int dispatches, double* ms) -> Status {
         DASHI_RETURN_IF_ERROR((*batch)->Begin());
@@ -137,7 +138,8 @@ int main(int argc, char** argv) {
       const double flops = flops_per_iter * pc.iters * static_cast<double>(groups) * kWg;
       auto tflops = [&](double m) { return flops / (m * 1e-3) / 1e12; };
       const char* names[] = {"registers (16 chains)", "shared operands (4x4, TK 32)",
-                             "4x4 + barrier per 32 rows", "shared operands (4x8, TK 32)"};
+                             "4x4 + barrier per 32 rows", "shared operands (4x8, TK 32)",
+                             "4x4, adjacent pairs", "4x4 + barrier per 16 rows"};
       const char* name = names[mode];
       std::printf("%-28s %10u %12.3f %12.3f %5.3f-%5.3f\n", name, per_sm, t[t.size() / 2],
                   tflops(t[t.size() / 2]), tflops(t.back()), tflops(t.front()));

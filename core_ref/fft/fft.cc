@@ -68,6 +68,28 @@ constexpr size_t kMaxElements2d = size_t{1} << 30;
 // Lanes per block in the 2D passes: kBlock columns (or rows) are transformed together.
 constexpr size_t kBlock = 8;
 
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(DASHI_FFT_PORTABLE)
+#define DASHI_FFT_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
+#define DASHI_FFT_CLONES 1
+#else
+#define DASHI_FFT_MULTIVERSION
+#define DASHI_FFT_CLONES 0
+#endif
+#if defined(__GNUC__)
+#define DASHI_FFT_INLINE inline __attribute__((always_inline))
+#else
+#define DASHI_FFT_INLINE inline
+#endif
+
+int Log2(size_t n) {
+  int k = 0;
+  while ((size_t{1} << k) < n) ++k;
+  return k;
+}
+
+// -0.0 → +0.0, so that the tables hold no negative zeros.
+double CleanZero(double x) { return x == 0.0 ? 0.0 : x; }
+
 // Where row r of a 2D array starts, in complex values: rows come in tiles of 2^shift rows,
 // `row` apart inside a tile and `tile` apart from one tile to the next. A plain array of row
 // stride s is {s, kNoTiles, 0}.
@@ -96,32 +118,9 @@ HalfStrides StridesOf(HalfLayout layout, size_t rows, size_t half) {
   const size_t blocks = (half + kBlock - 1) / kBlock;
   if (layout == HalfLayout::kRowMajor) return {{half, kNoTiles, 0}, kBlock};
   const size_t tile_rows = std::min<size_t>(2 * kBlock, rows);
-  unsigned shift = 0;
-  while ((size_t{1} << shift) < tile_rows) ++shift;
-  return {{kBlock, shift, blocks * kBlock * tile_rows}, kBlock * tile_rows};
+  return {{kBlock, static_cast<unsigned>(Log2(tile_rows)), blocks * kBlock * tile_rows},
+          kBlock * tile_rows};
 }
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(DASHI_FFT_PORTABLE)
-#define DASHI_FFT_MULTIVERSION __attribute__((target_clones("avx512f", "avx2", "default")))
-#define DASHI_FFT_CLONES 1
-#else
-#define DASHI_FFT_MULTIVERSION
-#define DASHI_FFT_CLONES 0
-#endif
-#if defined(__GNUC__)
-#define DASHI_FFT_INLINE inline __attribute__((always_inline))
-#else
-#define DASHI_FFT_INLINE inline
-#endif
-
-int Log2(size_t n) {
-  int k = 0;
-  while ((size_t{1} << k) < n) ++k;
-  return k;
-}
-
-// -0.0 → +0.0, so that the tables hold no negative zeros.
-double CleanZero(double x) { return x == 0.0 ? 0.0 : x; }
 
 // Twiddles W_n^k = e^{-2πi k/n} for a power of two n, 0 ≤ k < n.
 //

@@ -459,9 +459,12 @@ Status SimulateFrames(const LesParams& params, int64_t steps, int64_t save_every
   try {
     DASHI_ASSIGN_OR_RETURN(LesSolver les, LesSolver::Create(params, threads));
     int64_t index = 0;
+    const SpectralGrid grid(params.n);
     auto save = [&]() -> Status {
       const std::vector<double> omega = les.Vorticity();
-      LesFrame f{index++, les.step(), les.time(), &omega, les.Energy(), les.Enstrophy()};
+      const std::vector<Complex> spectrum = les.spectrum();  // E and Z from one row-major copy
+      LesFrame f{index++, les.step(), les.time(), &omega, SpectralEnergy(grid, spectrum),
+                 SpectralEnstrophy(grid, spectrum)};
       DASHI_RETURN_IF_ERROR(consume(f));
       if (progress) progress(les.step(), steps);
       return OkStatus();

@@ -15,7 +15,8 @@ std::string BatchedTile::ToString() const {
          (split > 1 ? ", split " + std::to_string(split) : std::string()) +
          (tree_in_memory != 0 ? ", tree in memory" : "") +
          (vector_loads != 0 ? ", vector loads" : "") + (pipeline_rows != 0 ? ", pipelined" : "") +
-         (spread_combine != 0 ? ", spread combine" : "");
+         (spread_combine != 0 ? ", spread combine" : "") +
+         (single_stage != 0 ? ", one stage" : "") + (local_slots != 0 ? ", local slots" : "");
 }
 
 uint32_t BatchedBlockChunks(int64_t chunks, const BatchedTile& tile) {
@@ -56,7 +57,8 @@ uint64_t BatchedSharedBytes(const BatchedTile& tile) {
   // element each (statically used under a specialization constant, so they count): two doubles
   // with vector loads, two dvec2 without.
   const uint64_t unused_pair = tile.vector_loads != 0 ? 2 * sizeof(double) : 4 * sizeof(double);
-  return 2ull * tile.slice_k *
+  const uint64_t stages = tile.single_stage != 0 ? 1 : 2;
+  return stages * tile.slice_k *
              (uint64_t{tile.rows()} + 1 + (tile.vector_loads != 0 ? 1 : 0) + tile.cols()) *
              sizeof(double) +
          unused_pair;
@@ -106,6 +108,12 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
   if (tile.spread_combine > 1) {
     return InvalidArgumentError(where + "spread_combine must be 0 or 1");
   }
+  if (tile.single_stage > 1) {
+    return InvalidArgumentError(where + "single_stage must be 0 or 1");
+  }
+  if (tile.local_slots > 1) {
+    return InvalidArgumentError(where + "local_slots must be 0 or 1");
+  }
   if (tile.spread_combine != 0 &&
       uint64_t{tile.rows_per_thread} * tile.cols_per_thread > limits.maxComputeWorkGroupCount[2]) {
     return InvalidArgumentError(where + "spread_combine needs rows_per_thread x cols_per_thread "
@@ -118,7 +126,7 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
   }
   BatchedTile out = tile;
   if (out.slice_k == 0) {
-    out.slice_k = 16;
+    out.slice_k = tile.single_stage != 0 ? 64 : 16;
     while (out.slice_k > 1 && BatchedSharedBytes(out) > limits.maxComputeSharedMemorySize) {
       out.slice_k /= 2;
     }
@@ -180,7 +188,9 @@ std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chu
           BatchedTreeSlots(BatchedBlockChunks(chunks, tile)),
           tile.tree_in_memory,
           tile.vector_loads,
-          tile.pipeline_rows};
+          tile.pipeline_rows,
+          tile.single_stage,
+          tile.local_slots};
 }
 
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
@@ -193,7 +203,11 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // were as fast or faster in every measured row). The spread combine everywhere (only K
   // blocks use it: 0.7–14 % faster in every measured automatic K-block tile, B = 16 … 256,
   // docs/PERF.md "Large batches, part 3"); never pipeline_rows (as fast where the registers
-  // allow it, up to 3.4× slower where it spills).
+  // allow it, up to 3.4× slower where it spills). One shared stage of twice the rows on the
+  // 64 × 64 tiles and on 32 × 32 in one block (3–14 % faster at B ≥ 256, docs/PERF.md "Large
+  // batches, part 5"), the tree slots in local memory where there are five or more (D = 2048 in
+  // one block: 4 % faster; at four slots the registers win).
+  // 32 × 32 in one block comes before 32 × 32 in two (D = 512, B = 256: 24.6 against 29.8 µs).
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
@@ -204,11 +218,13 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   auto split = [&](uint32_t f) { return std::min(s0 * f, kMaxBatchedBlocks); };
   const BatchedTile candidates[] = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = first_split(32), .vector_loads = 1, .spread_combine = 1},
+       .split = first_split(32), .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = split(1), .vector_loads = 1, .spread_combine = 1},
+       .split = split(1), .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
-       .split = split(2), .vector_loads = 1, .spread_combine = 1},
+       .split = split(2), .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
        .split = split(2), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
@@ -225,13 +241,19 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   if (sm_count == 0) return {};
   // "Fills": within 1/16 of the SM count (128 workgroups on 132 SMs).
   const int64_t target = static_cast<int64_t>(sm_count - sm_count / 16);
+  auto with_slots = [&](BatchedTile t) {
+    if (t.single_stage != 0 && BatchedTreeSlots(BatchedBlockChunks(chunks, t)) >= 5) {
+      t.local_slots = 1;
+    }
+    return t;
+  };
   for (const BatchedTile& t : candidates) {
     if (t.rows() > batch) continue;  // idle rows in every workgroup
     const int64_t groups = ((batch + t.rows() - 1) / t.rows()) *
                            ((dim + t.cols() - 1) / t.cols()) * BatchedBlocks(chunks, t);
-    if (groups >= target) return t;
+    if (groups >= target) return with_slots(t);
   }
-  return candidates[std::size(candidates) - 1];
+  return with_slots(candidates[std::size(candidates) - 1]);
 }
 
 }  // namespace dashi::vk

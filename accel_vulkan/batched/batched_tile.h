@@ -29,9 +29,9 @@ struct BatchedTile {
   uint32_t rows_per_thread = 4;  // specialization constant 2
   uint32_t cols_per_thread = 4;  // specialization constant 3
   // Specialization constant 4: rows of A (and columns of Z) staged per slice; a divisor of 64 so
-  // no slice straddles two chunks. 0 = automatic: the largest of 16, 8, 4, 2, 1 whose two shared
-  // stages fit maxComputeSharedMemorySize (16 on NVIDIA's 48 KiB, 8 on lavapipe's 32 KiB with the
-  // default tile).
+  // no slice straddles two chunks. 0 = automatic: the largest of 16, 8, 4, 2, 1 (64, 32, … with
+  // single_stage) whose shared stages fit maxComputeSharedMemorySize (16 on NVIDIA's 48 KiB, 8
+  // on lavapipe's 32 KiB with the default tile).
   uint32_t slice_k = 0;
   // K blocks: the m chunks are cut into about `split` aligned blocks of a power of two of chunks
   // (BatchedBlockChunks), one workgroup per (tile, block), the block sums folded by a second
@@ -54,20 +54,32 @@ struct BatchedTile {
   // instead of all of its outputs one after the other (phase 1): the combine's loads are not
   // serialized over the outputs. Bit-exact either way; no effect without K blocks.
   uint32_t spread_combine = 0;
+  // Specialization constant 9: 1 = one shared stage instead of two: the next slice is stored
+  // between two barriers (all reads of the stage done; the stores visible), so a slice of twice
+  // the rows fits the same shared memory (automatic slice_k from 64 down: 32 for the 64 × 64
+  // tile in NVIDIA's 48 KiB, 64 for 32 × 32). pipeline_rows is ignored. Bit-exact either way; measured in
+  // docs/PERF.md ("Large batches, part 5").
+  uint32_t single_stage = 0;
+  // Specialization constant 10: 1 = the tree slots in the invocation's local memory (the level
+  // loops not unrolled, so the slot index is a run-time value) instead of registers: fewer
+  // registers where the slots are many (D = 2048: five). Ignored with tree_in_memory. Bit-exact
+  // either way.
+  uint32_t local_slots = 0;
 
   uint32_t threads() const { return threads_x * threads_y; }
   uint32_t rows() const { return threads_y * rows_per_thread; }
   uint32_t cols() const { return threads_x * cols_per_thread; }
   // "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16", then ", split 4" when split > 1
-  // ", tree in memory", ", vector loads", ", pipelined" and ", spread combine" when set: every
-  // pair rows (B) first.
+  // ", tree in memory", ", vector loads", ", pipelined", ", spread combine", ", one stage" and
+  // ", local slots" when set: every pair rows (B) first.
   std::string ToString() const;
 };
 
 // Largest rows_per_thread · cols_per_thread accepted: register arrays beyond this only spill.
 inline constexpr uint32_t kMaxOutputsPerThread = 64;
 
-// Shared memory of the kernel: two stages of slice_k · (rows() + 1 + cols()) doubles
+// Shared memory of the kernel: two stages (one with single_stage) of
+// slice_k · (rows() + 1 + cols()) doubles
 // (rows() + 2 with vector_loads), plus the unused stage pair's one-element arrays (32 bytes, or
 // 16 with vector_loads).
 uint64_t BatchedSharedBytes(const BatchedTile& tile);
@@ -99,7 +111,8 @@ uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& ti
 
 // Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the
 // field and the limit: a zero field, slice_k not a divisor of 64, split beyond
-// kMaxBatchedBlocks, tree_in_memory, vector_loads, pipeline_rows or spread_combine not 0 or 1,
+// kMaxBatchedBlocks, tree_in_memory, vector_loads, pipeline_rows, spread_combine, single_stage or
+// local_slots not 0 or 1,
 // vector_loads with an odd rows_per_thread or cols_per_thread, more than kMaxOutputsPerThread
 // accumulators, spread_combine with rows_per_thread·cols_per_thread beyond
 // maxComputeWorkGroupCount[2], a workgroup beyond maxComputeWorkGroupSize /
@@ -119,16 +132,18 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // first of 64×64 (16×16 threads, 4×4 outputs) in K blocks of at most 32 chunks
 // (bit_ceil(ceil(m / 32)) blocks: five tree slots; D = 2048 is one block), then, with
 // s0 = bit_ceil(ceil(m / 16)) (four tree slots), 64×64 with split s0, 64×64 with 2·s0,
-// 32×32 (2×2 outputs) with 2·s0, 32×32 with 4·s0 (these with vector_loads), 16×32, 16×16 (1×1
-// outputs) and 8×8 (8×8 threads) with 4·s0 of at most B rows whose workgroup count
-// ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last, every one with
-// spread_combine; the 64×64 default without K blocks when sm_count is 0. K blocks need blocks·B·D doubles of scratch
+// 32×32 (2×2 outputs) in one block, 32×32 with 2·s0, 32×32 with 4·s0 (these with vector_loads),
+// 16×32, 16×16 (1×1 outputs) and 8×8 (8×8 threads) with 4·s0 of at most B rows whose workgroup
+// count ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last, every
+// one with spread_combine; the 64×64 tiles and 32×32 in one block with single_stage, and those
+// with local_slots where their blocks need five or more tree slots. The 64×64 default without
+// K blocks when sm_count is 0. K blocks need blocks·B·D doubles of scratch
 // (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain of dependent
 // adds): K blocks and smaller tiles spread them over more SMs (measured on an H200:
 // docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);
 
-// The specialization constants 0..8 of the kernel for a resolved tile and m chunks.
+// The specialization constants 0..10 of the kernel for a resolved tile and m chunks.
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks);
 
 }  // namespace dashi::vk

@@ -48,6 +48,32 @@ TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
   EXPECT_EQ(t->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16");
 }
 
+// One shared stage: half the memory of two, so the automatic slice doubles (from 64 down).
+TEST(BatchedTileTest, OneStageHoldsTwiceTheRows) {
+  VkPhysicalDeviceLimits l = LavapipeLimits();
+  l.maxComputeSharedMemorySize = 49152;  // NVIDIA
+  // 64 × 64 with vector loads: one stage of k · (64 + 2 + 64) doubles; k 64 needs 66560 bytes.
+  StatusOr<BatchedTile> t = ResolveBatchedTile({.vector_loads = 1, .single_stage = 1}, l);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->slice_k, 32u);
+  EXPECT_EQ(BatchedSharedBytes(*t), 33280u + 16u);
+  EXPECT_EQ(t->ToString(),
+            "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 32, vector loads, one stage");
+  // 32 × 32 (2 × 2 outputs): k 64 fits (64 · 66 · 8 = 33792 bytes).
+  t = ResolveBatchedTile(
+      {.rows_per_thread = 2, .cols_per_thread = 2, .vector_loads = 1, .single_stage = 1}, l);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->slice_k, 64u);
+  // Lavapipe's 32 KiB: k 16 for 64 × 64 (k 32 needs 33280 bytes), as two stages of k 8.
+  l = LavapipeLimits();
+  t = ResolveBatchedTile({.vector_loads = 1, .single_stage = 1}, l);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->slice_k, 16u);
+  EXPECT_EQ(BatchedSharedBytes(*t), BatchedSharedBytes({.slice_k = 8, .vector_loads = 1}));
+  EXPECT_EQ(BatchedTile({.slice_k = 32, .local_slots = 1}).ToString(),
+            "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 32, local slots");
+}
+
 // The host's count is what the shader declares: a limit one byte short of it rejects the tile,
 // the exact count passes (the unused stage pair included: 16 / 32 bytes beyond the stages).
 TEST(BatchedTileTest, SharedMemoryCountIncludesTheUnusedStagePair) {
@@ -81,6 +107,10 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
   EXPECT_EQ(code({.pipeline_rows = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.spread_combine = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 8, .split = 2, .spread_combine = 1}), StatusCode::kOk);
+  EXPECT_EQ(code({.single_stage = 2}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.local_slots = 2}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.slice_k = 8, .single_stage = 1, .local_slots = 1}), StatusCode::kOk);
+  EXPECT_EQ(code({.slice_k = 32, .single_stage = 1}), StatusCode::kInvalidArgument);  // 33 KiB
   {
     // The spread combine's workgroups along z: rows_per_thread × cols_per_thread = 16.
     VkPhysicalDeviceLimits z = l;
@@ -118,16 +148,19 @@ TEST(BatchedTileTest, TreeSlotsAreTheBitWidthOfTheChunkCountMinusOne) {
   EXPECT_EQ(BatchedTreeSlots(9), 4u);
   EXPECT_EQ(BatchedTreeSlots(16), 4u);  // D = 1024
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8}, 5),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0, 0, 0, 0}));
   // K blocks: the slots of one block (16 of 32 chunks: 4), the slots-in-memory flag, the vector
   // loads flag.
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .split = 2, .tree_in_memory = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1, 0, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1, 0, 0, 0, 0}));
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .vector_loads = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 0, 0, 0}));
   // Pipelined term rows: constant 8.
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .vector_loads = 1, .pipeline_rows = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 1}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 1, 0, 0}));
+  // One stage and local slots: constants 9 and 10.
+  EXPECT_EQ(BatchedSpecialization({.slice_k = 32, .single_stage = 1, .local_slots = 1}, 32),
+            (std::vector<uint32_t>{16, 16, 4, 4, 32, 5, 0, 0, 0, 1, 1}));
 }
 
 TEST(BatchedTileTest, KBlocksArePowerOfTwoChunkRuns) {
@@ -203,6 +236,8 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).vector_loads, 0u);
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).spread_combine, 0u);
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).pipeline_rows, 0u);
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).single_stage, 0u);
+  EXPECT_EQ(SuggestBatchedTile(64, 2048, 0).local_slots, 0u);
   // Known SM count, enough workgroups: K blocks of at most 32 chunks, vector loads.
   EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).split, 1u);
   EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).vector_loads, 1u);
@@ -215,17 +250,28 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.cols(), 64u);
   EXPECT_EQ(t.split, 1u);
+  // One stage on 64 × 64; the slots in registers at four (D = 1024) and three (D = 512).
+  EXPECT_EQ(t.single_stage, 1u);
+  EXPECT_EQ(t.local_slots, 0u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 512, 132).local_slots, 0u);
   // B = 256, D = 1024: 64 × 64 gives 64 workgroups, in two K blocks 128.
   t = SuggestBatchedTile(256, 1024, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.cols(), 64u);
   EXPECT_EQ(t.split, 2u);
-  // B = 256, D = 512: 64 × 64 gives 32 and 64; 32 × 32 in two blocks 256.
+  EXPECT_EQ(t.single_stage, 1u);
+  // B = 256, D = 512: 64 × 64 gives 32 and 64; 32 × 32 in one block 128 (one stage).
   t = SuggestBatchedTile(256, 512, 132);
   EXPECT_EQ(t.rows(), 32u);
   EXPECT_EQ(t.cols(), 32u);
-  EXPECT_EQ(t.split, 2u);
+  EXPECT_EQ(t.split, 1u);
+  EXPECT_EQ(t.single_stage, 1u);
   EXPECT_EQ(t.vector_loads, 1u);
+  // B = 128, D = 512: 32 × 32 in one block gives 64; in two blocks 128 (two stages).
+  t = SuggestBatchedTile(128, 512, 132);
+  EXPECT_EQ(t.rows(), 32u);
+  EXPECT_EQ(t.split, 2u);
+  EXPECT_EQ(t.single_stage, 0u);
   // The spread combine with every known SM count (it acts only with K blocks), never the
   // pipelined rows (slower: docs/PERF.md, "Large batches, part 3").
   EXPECT_EQ(t.spread_combine, 1u);
@@ -236,9 +282,12 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   t = SuggestBatchedTile(256, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 1u);
+  EXPECT_EQ(t.local_slots, 1u);  // five slots: in local memory
+  EXPECT_EQ(SuggestBatchedTile(4096, 2048, 132).local_slots, 1u);
   t = SuggestBatchedTile(128, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 2u);
+  EXPECT_EQ(t.local_slots, 0u);  // blocks of 16 chunks: four slots
   t = SuggestBatchedTile(64, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 4u);

@@ -14,6 +14,9 @@
 //                                      output an invocation (BatchedTile::spread_combine), D = 420
 //   batched_rollout.pipelined_rows     the same over four tiles with the kk loop pipelined
 //                                      (BatchedTile::pipeline_rows)
+//   batched_rollout.one_stage_local_slots  the same over five tiles with one shared stage
+//                                      (BatchedTile::single_stage) and the tree slots in local
+//                                      memory (local_slots), B = 9, D = 1100 (five slots), 4 steps
 //   batched_rollout.vector_loads       the same over four tiles with dvec2 shared-memory loads
 //                                      (BatchedTile::vector_loads: pairs of rows and columns;
 //                                      partial pairs, K blocks, slots in memory), B = 9, D = 193
@@ -475,6 +478,32 @@ CaseResult PipelinedRows(VulkanContext& ctx) {
 DASHI_CONFORMANCE_CASE("batched_rollout.pipelined_rows", "batched_rollout",
                        "trajectories differing from core_ref, summed over 4 pipelined tiles",
                        0.0, PipelinedRows);
+
+// One shared stage and the tree slots in local memory (BatchedTile::single_stage, local_slots):
+// B = 9, D = 1100 (18 chunks: five slots, the fold of 16 + 2; a partial last chunk of 12 rows)
+// with the automatic slice (32 on NVIDIA's 48 KiB), k 8 with local slots, 32 × 32 with k 64 in
+// two K blocks, k 1 with an odd workgroup; the slots in scratch (local_slots then ignored).
+CaseResult OneStageLocalSlots(VulkanContext& ctx) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .vector_loads = 1, .single_stage = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .slice_k = 8, .vector_loads = 1, .single_stage = 1, .local_slots = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
+       .slice_k = 64, .split = 2, .vector_loads = 1, .spread_combine = 1, .single_stage = 1,
+       .local_slots = 1},
+      {.threads_x = 3, .threads_y = 5, .rows_per_thread = 1, .cols_per_thread = 3, .slice_k = 1,
+       .single_stage = 1, .local_slots = 1},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 4,
+       .split = 3, .tree_in_memory = 1, .single_stage = 1, .local_slots = 1},
+  };
+  return TileSweep(ctx, /*batch=*/9, /*dim=*/1100, {.steps = 4, .hash_every = 2}, tiles);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.one_stage_local_slots", "batched_rollout",
+                       "trajectories differing from core_ref, summed over 5 one-stage / "
+                       "local-slot tiles",
+                       0.0, OneStageLocalSlots);
 
 // K blocks and the tree slots in memory (BatchedTile::split, tree_in_memory): D = 420, m = 7
 // chunks (the last of 36 rows); split 8, 4, 3 give 7, 4 and 2 blocks of 1, 2 and 4 chunks (the

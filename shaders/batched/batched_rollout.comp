@@ -64,11 +64,22 @@
 //   stages, one barrier a slice) is the same with or without it. Only when the shared loads are
 //   issued changes: every accumulator still takes its terms in increasing i, the last row of a
 //   chunk before its PushChunk (bit-exact either way).
+//   One stage (constant 9 = 1; pipelined rows ignored): a single shared stage instead of two, so
+//   a slice of twice the rows fits the same memory (32 rows of a 64 × 64 tile in NVIDIA's
+//   48 KiB). The next slice still waits in registers during the products and is stored between
+//   two barriers (every invocation done with the stage; the stores visible): two barriers a
+//   slice, close together, instead of one. A workgroup barrier drains the SM (one workgroup of
+//   this kernel fills it), so fewer, deeper slices pay (docs/PERF.md, "Large batches, part 5").
+//   Local slots (constant 10 = 1; constant 6 = 0): the tree's level loops are not unrolled, so
+//   the slot index is a run-time value and the slots live in the invocation's local memory
+//   (cached in L1, touched once or twice per chunk) instead of RM·RN·kTreeSlots registers.
+//   Both change only where operands wait and when the barriers fall: every output's terms,
+//   chunks and tree are those above (bit-exact either way).
 // Rows b ≥ B and columns j ≥ D of a partial tile are staged as zeros and never written.
 // Every barrier() is reached in uniform control flow (the loops depend only on push and
-// specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles, TM + 2 with vector
-// loads (the padding spreads the transposing stores of a warp over the banks); the host checks
-// it against maxComputeSharedMemorySize.
+// specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles (one stage: half), TM + 2
+// with vector loads (the padding spreads the transposing stores of a warp over the banks); the
+// host checks it against maxComputeSharedMemorySize.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -84,6 +95,8 @@ layout(constant_id = 5) const uint kTreeSlots = 1u;      // max(1, bit_width(blo
 layout(constant_id = 6) const uint kTreeInMemory = 0u;   // 1: the tree slots in scratch
 layout(constant_id = 7) const uint kVectorLoads = 0u;    // 1: dvec2 stages and outputs in pairs
 layout(constant_id = 8) const uint kPipelineRows = 0u;   // 1: the kk loop pipelined (header)
+layout(constant_id = 9) const uint kSingleStage = 0u;    // 1: one shared stage (header)
+layout(constant_id = 10) const uint kLocalSlots = 0u;    // 1: tree slots in local memory (header)
 
 #include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
@@ -110,7 +123,7 @@ const uint kZPairLoads = (kTileRows * kSliceK / 2u + kThreads - 1u) / kThreads;
 const uint kAPairLoads = (kSliceK * kTileCols / 2u + kThreads - 1u) / kThreads;
 // Pipelined term rows: only with at least two rows a slice (the fragment of row kk sits in
 // register set kk & 1, a compile-time constant once the slice is unrolled).
-const bool kPipelined = kPipelineRows != 0u && kSliceK >= 2u;
+const bool kPipelined = kPipelineRows != 0u && kSliceK >= 2u && kSingleStage == 0u;
 
 layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   // D×D
 layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z[]; };  // B×D
@@ -120,10 +133,12 @@ layout(std430, set = 0, binding = 3) buffer Scratch { double scratch[]; };  // s
 #include "batched_rollout_params.glsl"  // BatchedRolloutPushConstants
 
 // Scalar stages (kVectorLoads = 0) or dvec2 stages (1); the other pair has one element.
-shared double zs[(1u - kVectorLoads) * 2u * kZStage + kVectorLoads];  // [stage][kk][row]: Zᵀ
-shared double as[(1u - kVectorLoads) * 2u * kAStage + kVectorLoads];  // [stage][kk][column]
-shared dvec2 zs2[kVectorLoads * kZStage + (1u - kVectorLoads)];  // the same in pairs of rows
-shared dvec2 as2[kVectorLoads * kAStage + (1u - kVectorLoads)];  // ... in pairs of columns
+// Two stages, or one (kSingleStage).
+const uint kStages = 2u - kSingleStage;
+shared double zs[(1u - kVectorLoads) * kStages * kZStage + kVectorLoads];  // [stage][kk][row]: Zᵀ
+shared double as[(1u - kVectorLoads) * kStages * kAStage + kVectorLoads];  // [stage][kk][column]
+shared dvec2 zs2[kVectorLoads * kStages * kZStage / 2u + (1u - kVectorLoads)];  // pairs of rows
+shared dvec2 as2[kVectorLoads * kStages * kAStage / 2u + (1u - kVectorLoads)];  // ... of columns
 
 double acc[kOutputs];                  // p_c of the current chunk, [r·RN + n]
 // The tree's binary counter, [k·RM·RN + r·RN + n]; one unused double with the slots in memory.
@@ -358,7 +373,26 @@ void StoreSlot(uint k) {
   }
 }
 
+// Local slots: slot k, a run-time index, + acc into acc; acc into slot k.
+void MergeSlotAt(uint k) {
+  [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
+    CONTRACT_MERGE(acc[e], slot[k * kOutputs + e], acc[e]);
+  }
+}
+void StoreSlotAt(uint k) {
+  [[unroll]] for (uint e = 0u; e < kOutputs; ++e) slot[k * kOutputs + e] = acc[e];
+}
+
 void PushChunk(uint c, bool last) {
+  if (kLocalSlots != 0u && kTreeInMemory == 0u) {  // the same carry, k a run-time value
+    uint k = 0u;
+    [[dont_unroll]] while (k < kTreeSlots && ((c >> k) & 1u) != 0u) {
+      MergeSlotAt(k);
+      ++k;
+    }
+    if (!last && k < kTreeSlots) StoreSlotAt(k);
+    return;
+  }
   bool carrying = true;
   [[unroll]] for (uint k = 0u; k < kTreeSlots; ++k) {
     if (carrying) {
@@ -376,6 +410,12 @@ void PushChunk(uint c, bool last) {
 // set bits right to left: the finished y of the tile.
 void FoldTree(uint chunks) {
   const uint low = uint(findLSB(chunks));
+  if (kLocalSlots != 0u && kTreeInMemory == 0u) {
+    [[dont_unroll]] for (uint k = low + 1u; k < kTreeSlots; ++k) {
+      if (((chunks >> k) & 1u) != 0u) MergeSlotAt(k);
+    }
+    return;
+  }
   [[unroll]] for (uint k = 0u; k < kTreeSlots; ++k) {
     if (k > low && ((chunks >> k) & 1u) != 0u) MergeSlot(k);
   }
@@ -469,7 +509,7 @@ void main() {
   barrier();
   if (kPipelined) LoadFragment(0u, ty, tx);  // row 0 of stage 0
   for (uint t = t_begin; t < t_end; ++t) {
-    const uint stage = (t - t_begin) & 1u;
+    const uint stage = kSingleStage != 0u ? 0u : (t - t_begin) & 1u;
     // Issue the next slice's global loads now; they complete while this slice is computed.
     if (t + 1u < t_end) {
       if (kVectorLoads != 0u) {
@@ -501,10 +541,13 @@ void main() {
       }
     }
     if (t + 1u < t_end) {
+      // One stage: every invocation has read it before it is overwritten.
+      if (kSingleStage != 0u) barrier();
+      const uint next = kSingleStage != 0u ? 0u : stage ^ 1u;
       if (kVectorLoads != 0u) {
-        StoreSlice2(stage ^ 1u, l);
+        StoreSlice2(next, l);
       } else {
-        StoreSlice(stage ^ 1u, l);
+        StoreSlice(next, l);
       }
     }
     memoryBarrierShared();

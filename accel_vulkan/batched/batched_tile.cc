@@ -125,6 +125,9 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
                                 "cols_per_thread (pairs of outputs)");
   }
   BatchedTile out = tile;
+  // Flags the kernel ignores in this combination are cleared, so the tile prints as it runs.
+  if (out.single_stage != 0) out.pipeline_rows = 0;
+  if (out.tree_in_memory != 0) out.local_slots = 0;
   if (out.slice_k == 0) {
     out.slice_k = tile.single_stage != 0 ? 64 : 16;
     while (out.slice_k > 1 && BatchedSharedBytes(out) > limits.maxComputeSharedMemorySize) {
@@ -204,10 +207,11 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // blocks use it: 0.7–14 % faster in every measured automatic K-block tile, B = 16 … 256,
   // docs/PERF.md "Large batches, part 3"); never pipeline_rows (as fast where the registers
   // allow it, up to 3.4× slower where it spills). One shared stage of twice the rows on the
-  // 64 × 64 tiles and on 32 × 32 in one block (3–14 % faster at B ≥ 256, docs/PERF.md "Large
-  // batches, part 5"), the tree slots in local memory where there are five or more (D = 2048 in
-  // one block: 4 % faster; at four slots the registers win).
-  // 32 × 32 in one block comes before 32 × 32 in two (D = 512, B = 256: 24.6 against 29.8 µs).
+  // 64 × 64 tiles (4–14 % faster, docs/PERF.md "Large batches, part 5"), with the tree slots in
+  // local memory where a block has five or more (D = 2048 in one block: 4 % faster; at four
+  // slots the registers win). For at most 8 chunks (D ≤ 512, the measured case) 32 × 32 in one
+  // block with one stage of 64 rows comes before 32 × 32 in two (D = 512, B = 256: 24.5 µs
+  // against 29.8 for the earlier automatic tile, two stages of 16 in two blocks).
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
@@ -224,7 +228,8 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .split = split(2), .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
-       .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
+       .split = chunks <= 8 ? 1u : 0u, .vector_loads = 1, .spread_combine = 1,
+       .single_stage = 1},  // split 0: not a candidate
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
        .split = split(2), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
@@ -241,13 +246,15 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   if (sm_count == 0) return {};
   // "Fills": within 1/16 of the SM count (128 workgroups on 132 SMs).
   const int64_t target = static_cast<int64_t>(sm_count - sm_count / 16);
-  auto with_slots = [&](BatchedTile t) {
-    if (t.single_stage != 0 && BatchedTreeSlots(BatchedBlockChunks(chunks, t)) >= 5) {
+  auto with_slots = [&](BatchedTile t) {  // local slots on the 4 × 4-output tiles only
+    if (t.single_stage != 0 && t.rows_per_thread * t.cols_per_thread == 16 &&
+        BatchedTreeSlots(BatchedBlockChunks(chunks, t)) >= 5) {
       t.local_slots = 1;
     }
     return t;
   };
   for (const BatchedTile& t : candidates) {
+    if (t.split == 0) continue;
     if (t.rows() > batch) continue;  // idle rows in every workgroup
     const int64_t groups = ((batch + t.rows() - 1) / t.rows()) *
                            ((dim + t.cols() - 1) / t.cols()) * BatchedBlocks(chunks, t);

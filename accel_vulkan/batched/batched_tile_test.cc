@@ -111,6 +111,16 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
   EXPECT_EQ(code({.local_slots = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 8, .single_stage = 1, .local_slots = 1}), StatusCode::kOk);
   EXPECT_EQ(code({.slice_k = 32, .single_stage = 1}), StatusCode::kInvalidArgument);  // 33 KiB
+  // Flags the kernel ignores in a combination are cleared: pipelined rows with one stage, local
+  // slots with the slots in scratch.
+  StatusOr<BatchedTile> cleared =
+      ResolveBatchedTile({.slice_k = 8, .pipeline_rows = 1, .single_stage = 1}, l);
+  ASSERT_TRUE(cleared.ok());
+  EXPECT_EQ(cleared->pipeline_rows, 0u);
+  cleared = ResolveBatchedTile({.slice_k = 8, .tree_in_memory = 1, .local_slots = 1}, l);
+  ASSERT_TRUE(cleared.ok());
+  EXPECT_EQ(cleared->local_slots, 0u);
+  EXPECT_EQ(cleared->tree_in_memory, 1u);
   {
     // The spread combine's workgroups along z: rows_per_thread × cols_per_thread = 16.
     VkPhysicalDeviceLimits z = l;
@@ -288,6 +298,18 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 2u);
   EXPECT_EQ(t.local_slots, 0u);  // blocks of 16 chunks: four slots
+  // B = 48, D = 2048: no 64 × 64 (taller than B), no 32 × 32 in one block (m = 32 > 8): 32 × 32
+  // in 2·s0 = 4 blocks, two stages, slots in registers (as before one stage existed).
+  t = SuggestBatchedTile(48, 2048, 132);
+  EXPECT_EQ(t.rows(), 32u);
+  EXPECT_EQ(t.split, 4u);
+  EXPECT_EQ(t.single_stage, 0u);
+  EXPECT_EQ(t.local_slots, 0u);
+  // B = 128, D = 1024 (m = 16): 32 × 32 in two blocks, not in one.
+  t = SuggestBatchedTile(128, 1024, 132);
+  EXPECT_EQ(t.rows(), 32u);
+  EXPECT_EQ(t.split, 2u);
+  EXPECT_EQ(t.single_stage, 0u);
   t = SuggestBatchedTile(64, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 4u);

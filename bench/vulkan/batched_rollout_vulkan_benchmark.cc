@@ -95,7 +95,8 @@ struct Flags {
 constexpr const char* kUsage =
     "usage: batched_rollout_vulkan_benchmark [--device SEL] [--dims 512,1024]\n"
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
-    "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV[xP[xC[xO[xL]]]]]]]],...] [--verify-rows 3]\n"
+    "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV[xP[xC[xO[xL]]]]]]]],...]\n"
+    "         [--verify-rows 3]\n"
     "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]\n"
     "         [--small-configs CxRxG[xP[xQxU[xO[xL[xS[xX]]]]]],...] [--column-configs WcxRxGxP,...]\n"
     "         [--pipeline-stats] [--pipeline-ir FILE]\n";

@@ -14,9 +14,9 @@
 //                                      output an invocation (BatchedTile::spread_combine), D = 420
 //   batched_rollout.pipelined_rows     the same over four tiles with the kk loop pipelined
 //                                      (BatchedTile::pipeline_rows)
-//   batched_rollout.one_stage_local_slots  the same over five tiles with one shared stage
-//                                      (BatchedTile::single_stage) and the tree slots in local
-//                                      memory (local_slots), B = 9, D = 1100 (five slots), 4 steps
+//   batched_rollout.one_stage_local_slots  the same over seven tiles with one shared stage
+//                                      (BatchedTile::single_stage), four with the tree slots in
+//                                      local memory (local_slots), B = 9, D = 1100 (five slots)
 //   batched_rollout.vector_loads       the same over four tiles with dvec2 shared-memory loads
 //                                      (BatchedTile::vector_loads: pairs of rows and columns;
 //                                      partial pairs, K blocks, slots in memory), B = 9, D = 193
@@ -480,16 +480,22 @@ DASHI_CONFORMANCE_CASE("batched_rollout.pipelined_rows", "batched_rollout",
                        0.0, PipelinedRows);
 
 // One shared stage and the tree slots in local memory (BatchedTile::single_stage, local_slots):
-// B = 9, D = 1100 (18 chunks: five slots, the fold of 16 + 2; a partial last chunk of 12 rows)
-// with the automatic slice (32 on NVIDIA's 48 KiB, 16 on lavapipe's 32 KiB), k 8 with local
-// slots, 32 × 32 in two K blocks with the automatic slice (64 on NVIDIA, 32 on lavapipe), k 1
-// with an odd workgroup; the slots in scratch (local_slots then ignored).
+// B = 9, D = 1100 (18 chunks: five slots, the fold of 16 + 2; a partial last chunk of 12 rows),
+// seven one-stage tiles: 64 × 64 with the automatic slice (32 on NVIDIA's 48 KiB, 16 on lavapipe's
+// 32 KiB), with and without local slots (the automatic tile of D = 2048 uses them), and with
+// k 8; 32 × 32 in one block (the automatic tile of D ≤ 512, B ≈ 256: slice 64 on NVIDIA, 32 on
+// lavapipe) and in two K blocks with local slots; k 1 with an odd workgroup; the slots in
+// scratch (local_slots then ignored).
 CaseResult OneStageLocalSlots(VulkanContext& ctx) {
   const BatchedTile tiles[] = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .vector_loads = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .local_slots = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .slice_k = 8, .vector_loads = 1, .single_stage = 1, .local_slots = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
        .split = 2, .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .local_slots = 1},
       {.threads_x = 3, .threads_y = 5, .rows_per_thread = 1, .cols_per_thread = 3, .slice_k = 1,
@@ -501,8 +507,8 @@ CaseResult OneStageLocalSlots(VulkanContext& ctx) {
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.one_stage_local_slots", "batched_rollout",
-                       "trajectories differing from core_ref, summed over 5 one-stage / "
-                       "local-slot tiles",
+                       "trajectories differing from core_ref, summed over 7 one-stage tiles "
+                       "(4 with local slots)",
                        0.0, OneStageLocalSlots);
 
 // K blocks and the tree slots in memory (BatchedTile::split, tree_in_memory): D = 420, m = 7

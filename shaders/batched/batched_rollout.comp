@@ -29,7 +29,8 @@
 //   store lands below bit_width(m − 1), which is the number of slots kept (constant 5, at least
 //   1): 4 for D = 1024 instead of 5, i.e. RM·RN fewer live doubles. The level loops are unrolled
 //   over the slots, so every slot index is a compile-time constant and the slots stay in
-//   registers; the bits tested depend only on c and m, uniform across the workgroup.
+//   registers (unless local slots, below); the bits tested depend only on c and m, uniform
+//   across the workgroup.
 //   Tree slots in memory (constant 6 = 1): the slots live in the scratch buffer (binding 3),
 //   each invocation's own words, written and read back by the same invocation only (program
 //   order, no barrier), instead of RM·RN·kTreeSlots registers: a slot is touched at most twice
@@ -56,11 +57,11 @@
 //   output's terms, chunks and tree are those above (bit-exact either way). On the H200 it saves
 //   8–20 registers an invocation and was 0–7 % faster in the same tile (docs/PERF.md, "Large
 //   batches, part 2").
-//   Pipelined term rows (constant 8 = 1; TK ≥ 2, else ignored): the kk loop is software-
-//   pipelined by hand through two register fragments: row kk + 1's shared loads (zv, av) are
-//   issued before row kk's products, and the last row of a full slice is computed after the
-//   slice's barrier, while the first row of the next stage is being loaded (so the loads after
-//   a barrier overlap arithmetic). The global → shared staging (next slice in registers, two
+//   Pipelined term rows (constant 8 = 1; TK ≥ 2 and two stages, else ignored): the kk loop is
+//   software-pipelined by hand through two register fragments: row kk + 1's shared loads (zv,
+//   av) are issued before row kk's products, and the last row of a full slice is computed after
+//   the slice's barrier, while the first row of the next stage is being loaded (so the loads
+//   after a barrier overlap arithmetic). The global → shared staging (next slice in registers, two
 //   stages, one barrier a slice) is the same with or without it. Only when the shared loads are
 //   issued changes: every accumulator still takes its terms in increasing i, the last row of a
 //   chunk before its PushChunk (bit-exact either way).
@@ -342,8 +343,6 @@ void AccumulateSlice(uint stage, uint tx, uint ty, uint begin, uint count) {
   }
 }
 
-// Adds the finished partial p_c (in acc; c chunks were finished before it) to the tree counter.
-// The last chunk's carry stays in acc (see the file comment).
 // Scratch index of slot k of output e (slots in memory).
 uint SlotIndex(uint k, uint e) {
   const uint r = e / kColsPerThread, n = e - r * kColsPerThread;
@@ -383,6 +382,8 @@ void StoreSlotAt(uint k) {
   [[unroll]] for (uint e = 0u; e < kOutputs; ++e) slot[k * kOutputs + e] = acc[e];
 }
 
+// Adds the finished partial p_c (in acc; c chunks were finished before it) to the tree counter.
+// The last chunk's carry stays in acc (see the file comment).
 void PushChunk(uint c, bool last) {
   if (kLocalSlots != 0u && kTreeInMemory == 0u) {  // the same carry, k a run-time value
     uint k = 0u;

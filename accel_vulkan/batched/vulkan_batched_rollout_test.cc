@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <string>
@@ -68,6 +70,32 @@ class VulkanBatchedRolloutTest : public testing::VulkanTest {
     }
     const Status guards = r.CheckGuardWords();
     EXPECT_TRUE(guards.ok()) << guards.ToString();
+  }
+
+  // Every tile at every D and B (one object per (D, tile)): A = DecayingMatrix(D, a_seed + D),
+  // Z0 = NonZeroUniform(B·D, z_seed + B), 3 steps hashed every 2, through ExpectMatchesReference;
+  // `skip(D, B)` leaves a pair out, `after(r)` adds checks after each run.
+  void ExpectTilesMatchReference(
+      std::span<const BatchedTile> tiles, std::initializer_list<int64_t> dims,
+      std::initializer_list<int64_t> batches, uint64_t a_seed, uint64_t z_seed,
+      const std::function<bool(int64_t, int64_t)>& skip = nullptr,
+      const std::function<void(const VulkanBatchedRollout&)>& after = nullptr) {
+    for (const int64_t dim : dims) {
+      const std::vector<double> a = DecayingMatrix(dim, a_seed + dim);
+      for (const BatchedTile& tile : tiles) {
+        std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
+        ASSERT_NE(r, nullptr);
+        for (const int64_t batch : batches) {
+          if (skip && skip(dim, batch)) continue;
+          SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
+                       " D=" + std::to_string(dim) + " " + Seeds(a_seed + dim, z_seed + batch));
+          const std::vector<double> z0 =
+              NonZeroUniform(static_cast<size_t>(batch * dim), z_seed + batch, 1.0);
+          ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
+          if (after) after(*r);
+        }
+      }
+    }
   }
 };
 
@@ -198,24 +226,12 @@ TEST_F(VulkanBatchedRolloutTest, KBlocksAndTreeInMemoryMatchCoreRef) {
       {.threads_x = 4, .threads_y = 2, .rows_per_thread = 8, .cols_per_thread = 8, .slice_k = 8,
        .split = 4, .tree_in_memory = 1},
   };
-  for (const int64_t dim : {130, 420, 449, 1000}) {
-    const uint64_t a_seed = 500 + dim;
-    const std::vector<double> a = DecayingMatrix(dim, a_seed);
-    for (const BatchedTile& tile : tiles) {
-      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
-      ASSERT_NE(r, nullptr);
-      for (const int64_t batch : {1, 17}) {
-        const uint64_t z_seed = 600 + batch;
-        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
-                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
-        const std::vector<double> z0 =
-            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
-        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
-        EXPECT_EQ(r->last_timings().dispatches,
-                  3 * (BatchedBlocks(r->chunks(), r->tile()) > 1 ? 2 : 1));
-      }
-    }
-  }
+  ExpectTilesMatchReference(tiles, {130, 420, 449, 1000}, {1, 17}, 500, 600,
+                            nullptr,
+                            [](const VulkanBatchedRollout& r) {
+                              EXPECT_EQ(r.last_timings().dispatches,
+                                        3 * (BatchedBlocks(r.chunks(), r.tile()) > 1 ? 2 : 1));
+                            });
   const int64_t dim = 2100, batch = 3;
   const std::vector<double> a = DecayingMatrix(dim, 500 + dim);
   const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 603, 1.0);
@@ -239,22 +255,7 @@ TEST_F(VulkanBatchedRolloutTest, VectorLoadsMatchCoreRef) {
       {.threads_x = 4, .threads_y = 2, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 64,
        .vector_loads = 1},
   };
-  for (const int64_t dim : {2, 193, 449}) {
-    const uint64_t a_seed = 700 + dim;
-    const std::vector<double> a = DecayingMatrix(dim, a_seed);
-    for (const BatchedTile& tile : tiles) {
-      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
-      ASSERT_NE(r, nullptr);
-      for (const int64_t batch : {1, 17, 70}) {
-        const uint64_t z_seed = 800 + batch;
-        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
-                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
-        const std::vector<double> z0 =
-            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
-        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
-      }
-    }
-  }
+  ExpectTilesMatchReference(tiles, {2, 193, 449}, {1, 17, 70}, 700, 800);
 }
 
 // The spread combine (BatchedTile::spread_combine: phase 2, one output an invocation, RM·RN
@@ -274,24 +275,12 @@ TEST_F(VulkanBatchedRolloutTest, SpreadCombineMatchesCoreRef) {
       {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
        .spread_combine = 1},
   };
-  for (const int64_t dim : {130, 420, 449, 1000}) {
-    const uint64_t a_seed = 1100 + dim;
-    const std::vector<double> a = DecayingMatrix(dim, a_seed);
-    for (const BatchedTile& tile : tiles) {
-      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
-      ASSERT_NE(r, nullptr);
-      for (const int64_t batch : {1, 17, 70}) {
-        const uint64_t z_seed = 1200 + batch;
-        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
-                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
-        const std::vector<double> z0 =
-            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
-        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
-        EXPECT_EQ(r->last_timings().dispatches,
-                  3 * (BatchedBlocks(r->chunks(), r->tile()) > 1 ? 2 : 1));
-      }
-    }
-  }
+  ExpectTilesMatchReference(tiles, {130, 420, 449, 1000}, {1, 17, 70}, 1100, 1200,
+                            nullptr,
+                            [](const VulkanBatchedRollout& r) {
+                              EXPECT_EQ(r.last_timings().dispatches,
+                                        3 * (BatchedBlocks(r.chunks(), r.tile()) > 1 ? 2 : 1));
+                            });
 }
 
 // Pipelined term rows (BatchedTile::pipeline_rows): the kk loop's shared loads a row ahead and
@@ -315,22 +304,7 @@ TEST_F(VulkanBatchedRolloutTest, PipelinedRowsMatchCoreRef) {
       {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 1,
        .pipeline_rows = 1},
   };
-  for (const int64_t dim : {2, 193, 449}) {
-    const uint64_t a_seed = 900 + dim;
-    const std::vector<double> a = DecayingMatrix(dim, a_seed);
-    for (const BatchedTile& tile : tiles) {
-      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
-      ASSERT_NE(r, nullptr);
-      for (const int64_t batch : {1, 17, 70}) {
-        const uint64_t z_seed = 1000 + batch;
-        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
-                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
-        const std::vector<double> z0 =
-            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
-        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
-      }
-    }
-  }
+  ExpectTilesMatchReference(tiles, {2, 193, 449}, {1, 17, 70}, 900, 1000);
 }
 
 // One shared stage (BatchedTile::single_stage: the next slice stored between two barriers) and the
@@ -356,23 +330,9 @@ TEST_F(VulkanBatchedRolloutTest, OneStageAndLocalSlotsMatchCoreRef) {
       {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
        .vector_loads = 1, .local_slots = 1},
   };
-  for (const int64_t dim : {2, 193, 449, 1100}) {
-    const uint64_t a_seed = 1300 + dim;
-    const std::vector<double> a = DecayingMatrix(dim, a_seed);
-    for (const BatchedTile& tile : tiles) {
-      std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
-      ASSERT_NE(r, nullptr);
-      for (const int64_t batch : {1, 17, 70}) {
-        if (dim == 1100 && batch == 70) continue;  // lavapipe's time: B = 17 has partial tiles
-        const uint64_t z_seed = 1400 + batch;
-        SCOPED_TRACE("tile " + tile.ToString() + " B=" + std::to_string(batch) +
-                     " D=" + std::to_string(dim) + " " + Seeds(a_seed, z_seed));
-        const std::vector<double> z0 =
-            NonZeroUniform(static_cast<size_t>(batch * dim), z_seed, 1.0);
-        ExpectMatchesReference(*r, z0, batch, a, {.steps = 3, .hash_every = 2});
-      }
-    }
-  }
+  // D = 1100 without B = 70 (lavapipe's time; B = 17 already leaves partial tiles).
+  ExpectTilesMatchReference(tiles, {2, 193, 449, 1100}, {1, 17, 70}, 1300, 1400,
+                            [](int64_t dim, int64_t batch) { return dim == 1100 && batch == 70; });
 }
 
 // docs/MATH.md §9's pairwise-tree examples in every row (z = s at the first row of each chunk, 0

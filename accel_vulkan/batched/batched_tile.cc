@@ -211,7 +211,12 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // local memory where a block has five or more (D = 2048 in one block: 4 % faster; at four
   // slots the registers win). For at most 8 chunks (D ≤ 512, the measured case) 32 × 32 in one
   // block with one stage of 64 rows comes before 32 × 32 in two (D = 512, B = 256: 24.5 µs
-  // against 29.8 for the earlier automatic tile, two stages of 16 in two blocks).
+  // against 29.8 for the earlier automatic tile, two stages of 16 in two blocks), as 128
+  // invocations of 4 × 2 outputs (5.5–8 % faster than 256 of 2 × 2 at D = 256 … 512,
+  // B = 256 … 1024). With local slots, 96 × 64 (24 × 16 invocations: 146 registers against
+  // 170) where it still gives eight workgroups per SM: 4–9 % faster at D = 2048 … 4096,
+  // B ≥ 1024 with that many, 1.6–2.6 % slower where fewer (docs/PERF.md, "Large batches,
+  // part 6").
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
@@ -227,7 +232,7 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
        .split = split(1), .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .split = split(2), .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
-      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
+      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
        .split = chunks <= 8 ? 1u : 0u, .vector_loads = 1, .spread_combine = 1,
        .single_stage = 1},  // split 0: not a candidate
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
@@ -253,12 +258,23 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
     }
     return t;
   };
+  auto groups = [&](const BatchedTile& t) {
+    return ((batch + t.rows() - 1) / t.rows()) * ((dim + t.cols() - 1) / t.cols()) *
+           BatchedBlocks(chunks, t);
+  };
   for (const BatchedTile& t : candidates) {
     if (t.split == 0) continue;
     if (t.rows() > batch) continue;  // idle rows in every workgroup
-    const int64_t groups = ((batch + t.rows() - 1) / t.rows()) *
-                           ((dim + t.cols() - 1) / t.cols()) * BatchedBlocks(chunks, t);
-    if (groups >= target) return with_slots(t);
+    if (groups(t) < target) continue;
+    const BatchedTile chosen = with_slots(t);
+    if (chosen.local_slots != 0) {
+      // 96 × 64 (384 invocations) where the slots sit in local memory anyway and the taller
+      // tiles still give every SM at least eight workgroups.
+      BatchedTile tall = chosen;
+      tall.threads_y = 24;
+      if (groups(tall) >= 8 * static_cast<int64_t>(sm_count)) return tall;
+    }
+    return chosen;
   }
   return with_slots(candidates[std::size(candidates) - 1]);
 }

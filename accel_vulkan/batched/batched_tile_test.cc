@@ -277,6 +277,9 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.split, 1u);
   EXPECT_EQ(t.single_stage, 1u);
   EXPECT_EQ(t.vector_loads, 1u);
+  EXPECT_EQ(t.threads(), 128u);  // 8 × 16 invocations of 4 × 2 outputs
+  EXPECT_EQ(t.rows_per_thread, 4u);
+  EXPECT_EQ(t.cols_per_thread, 2u);
   // B = 128, D = 512: 32 × 32 in one block gives 64; in two blocks 128 (two stages).
   t = SuggestBatchedTile(128, 512, 132);
   EXPECT_EQ(t.rows(), 32u);
@@ -293,7 +296,23 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 1u);
   EXPECT_EQ(t.local_slots, 1u);  // five slots: in local memory
-  EXPECT_EQ(SuggestBatchedTile(4096, 2048, 132).local_slots, 1u);
+  // With local slots, 96 × 64 where that still gives 8 · 132 = 1056 workgroups: B = 4096
+  // (43 × 32 = 1376) and B = 3200 (34 × 32 = 1088) at D = 2048, B = 1024 at D = 4096 (11 × 64 ×
+  // 2 blocks); not B = 2048 at D = 2048 (22 × 32 = 704), nor B = 512 at D = 4096 (768), nor
+  // without local slots (D = 1024: four slots in registers).
+  t = SuggestBatchedTile(4096, 2048, 132);
+  EXPECT_EQ(t.local_slots, 1u);
+  EXPECT_EQ(t.rows(), 96u);
+  EXPECT_EQ(t.cols(), 64u);
+  EXPECT_EQ(t.threads(), 384u);
+  EXPECT_EQ(t.single_stage, 1u);
+  EXPECT_EQ(SuggestBatchedTile(3200, 2048, 132).rows(), 96u);
+  EXPECT_EQ(SuggestBatchedTile(2048, 2048, 132).rows(), 64u);
+  EXPECT_EQ(SuggestBatchedTile(1024, 4096, 132).rows(), 96u);
+  EXPECT_EQ(SuggestBatchedTile(1024, 4096, 132).split, 2u);
+  EXPECT_EQ(SuggestBatchedTile(512, 4096, 132).rows(), 64u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).rows(), 64u);
+  EXPECT_EQ(SuggestBatchedTile(4096, 2048, 0).rows(), 64u);  // unknown SM count: the default
   t = SuggestBatchedTile(128, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 2u);

@@ -17,6 +17,9 @@
 //   batched_rollout.one_stage_local_slots  the same over seven tiles with one shared stage
 //                                      (BatchedTile::single_stage), four with the tree slots in
 //                                      local memory (local_slots), B = 9, D = 1100 (five slots)
+//   batched_rollout.tall_and_narrow_tiles  the same over the automatic tiles of 384 and 128
+//                                      invocations (96 × 64 with local slots; 32 × 32 of 4 × 2
+//                                      outputs) and their K-block forms, B = 200, D = 1100
 //   batched_rollout.vector_loads       the same over four tiles with dvec2 shared-memory loads
 //                                      (BatchedTile::vector_loads: pairs of rows and columns;
 //                                      partial pairs, K blocks, slots in memory), B = 9, D = 193
@@ -510,6 +513,31 @@ DASHI_CONFORMANCE_CASE("batched_rollout.one_stage_local_slots", "batched_rollout
                        "trajectories differing from core_ref, summed over 7 one-stage tiles "
                        "(4 with local slots)",
                        0.0, OneStageLocalSlots);
+
+// The taller and the narrower automatic tiles (SuggestBatchedTile on a GPU): 96 × 64 of 24 × 16
+// invocations with local slots, in one block (five slots) and in two, and 32 × 32 of 8 × 16
+// invocations with 4 × 2 outputs, in one block and in two; B = 200 (two full row tiles of 96
+// and a partial third of 8 rows; 6.25 tiles of 32), D = 1100 (18 chunks, a partial last chunk
+// of 12 rows, a partial last column tile), automatic slices (32 or 64 on NVIDIA's 48 KiB, 16 or
+// 32 on lavapipe's 32 KiB).
+CaseResult TallAndNarrowTiles(VulkanContext& ctx) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 24, .rows_per_thread = 4, .cols_per_thread = 4,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .local_slots = 1},
+      {.threads_x = 16, .threads_y = 24, .rows_per_thread = 4, .cols_per_thread = 4, .split = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .local_slots = 1},
+      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
+      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2, .split = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
+  };
+  return TileSweep(ctx, /*batch=*/200, /*dim=*/1100, {.steps = 4, .hash_every = 2}, tiles);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.tall_and_narrow_tiles", "batched_rollout",
+                       "trajectories differing from core_ref, summed over 4 tiles of 384 and "
+                       "128 invocations",
+                       0.0, TallAndNarrowTiles);
 
 // K blocks and the tree slots in memory (BatchedTile::split, tree_in_memory): D = 420, m = 7
 // chunks (the last of 36 rows); split 8, 4, 3 give 7, 4 and 2 blocks of 1, 2 and 4 chunks (the

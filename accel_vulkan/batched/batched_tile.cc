@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <iterator>
 #include <string>
+#include <vector>
 
 namespace dashi::vk {
 
@@ -225,16 +225,13 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   };
   const uint32_t s0 = first_split(16);
   auto split = [&](uint32_t f) { return std::min(s0 * f, kMaxBatchedBlocks); };
-  const BatchedTile candidates[] = {
+  std::vector<BatchedTile> candidates = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .split = first_split(32), .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .split = split(1), .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
        .split = split(2), .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
-      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
-       .split = chunks <= 8 ? 1u : 0u, .vector_loads = 1, .spread_combine = 1,
-       .single_stage = 1},  // split 0: not a candidate
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
        .split = split(2), .vector_loads = 1, .spread_combine = 1},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 2, .cols_per_thread = 2,
@@ -246,6 +243,12 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1,
        .split = split(4), .spread_combine = 1},
   };
+  if (chunks <= 8) {  // 32 × 32 in one block, one stage of 64 rows, before 32 × 32 in two
+    candidates.insert(candidates.begin() + 3,
+                      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4,
+                       .cols_per_thread = 2, .split = 1, .vector_loads = 1,
+                       .spread_combine = 1, .single_stage = 1});
+  }
   // Unknown SM count (CPU drivers): the 64 × 64 default in one block, as before K blocks (no
   // scratch buffer, so the largest B·D is not halved by block sums).
   if (sm_count == 0) return {};
@@ -263,7 +266,6 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
            BatchedBlocks(chunks, t);
   };
   for (const BatchedTile& t : candidates) {
-    if (t.split == 0) continue;
     if (t.rows() > batch) continue;  // idle rows in every workgroup
     if (groups(t) < target) continue;
     const BatchedTile chosen = with_slots(t);
@@ -276,7 +278,7 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
     }
     return chosen;
   }
-  return with_slots(candidates[std::size(candidates) - 1]);
+  return with_slots(candidates.back());
 }
 
 }  // namespace dashi::vk

@@ -349,7 +349,8 @@ uint SlotIndex(uint k, uint e) {
   return slot_base + k * params.rows * params.dim + OutRow(ty_, r) * params.dim + OutCol(tx_, n);
 }
 
-// slot k + acc into acc (the earlier block on the left).
+// slot k + acc into acc (the earlier block on the left). With local slots k is a run-time value
+// (the register array then lives in local memory); otherwise a constant of an unrolled loop.
 void MergeSlot(uint k) {
   [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
     if (kTreeInMemory != 0u) {
@@ -372,26 +373,16 @@ void StoreSlot(uint k) {
   }
 }
 
-// Local slots: slot k, a run-time index, + acc into acc; acc into slot k.
-void MergeSlotAt(uint k) {
-  [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
-    CONTRACT_MERGE(acc[e], slot[k * kOutputs + e], acc[e]);
-  }
-}
-void StoreSlotAt(uint k) {
-  [[unroll]] for (uint e = 0u; e < kOutputs; ++e) slot[k * kOutputs + e] = acc[e];
-}
-
 // Adds the finished partial p_c (in acc; c chunks were finished before it) to the tree counter.
 // The last chunk's carry stays in acc (see the file comment).
 void PushChunk(uint c, bool last) {
   if (kLocalSlots != 0u && kTreeInMemory == 0u) {  // the same carry, k a run-time value
     uint k = 0u;
     [[dont_unroll]] while (k < kTreeSlots && ((c >> k) & 1u) != 0u) {
-      MergeSlotAt(k);
+      MergeSlot(k);
       ++k;
     }
-    if (!last && k < kTreeSlots) StoreSlotAt(k);
+    if (!last && k < kTreeSlots) StoreSlot(k);
     return;
   }
   bool carrying = true;
@@ -413,7 +404,7 @@ void FoldTree(uint chunks) {
   const uint low = uint(findLSB(chunks));
   if (kLocalSlots != 0u && kTreeInMemory == 0u) {
     [[dont_unroll]] for (uint k = low + 1u; k < kTreeSlots; ++k) {
-      if (((chunks >> k) & 1u) != 0u) MergeSlotAt(k);
+      if (((chunks >> k) & 1u) != 0u) MergeSlot(k);
     }
     return;
   }

@@ -213,7 +213,10 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // block with one stage of 64 rows comes before 32 × 32 in two (D = 512, B = 256: 24.5 µs
   // against 29.8 for the earlier automatic tile, two stages of 16 in two blocks), as 128
   // invocations of 4 × 2 outputs (5.5–8 % faster than 256 of 2 × 2 at D = 256 … 512,
-  // B = 256 … 1024). With local slots, 96 × 64 (24 × 16 invocations: 146 registers against
+  // B = 256 … 1024). For at most 16 chunks 64 × 32 (16 × 16 invocations of 4 × 2 outputs) in one
+  // block before 64 × 64 in two: 8–38 % faster at D = 256 … 1024 where both fill the SMs (the
+  // combine dispatch saved), within 1 % at D = 1024, B = 320; the blocks win beyond m = 16
+  // (docs/PERF.md, "Large batches, part 6"). With local slots, 96 × 64 (24 × 16 invocations: 146 registers against
   // 170) where it still gives eight workgroups per SM: 4–9 % faster at D = 2048 … 4096,
   // B ≥ 1024 with that many, 1.6–2.6 % slower where fewer (docs/PERF.md, "Large batches,
   // part 6").
@@ -243,8 +246,14 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1,
        .split = split(4), .spread_combine = 1},
   };
+  if (chunks <= 16) {  // 64 × 32 in one block before 64 × 64 in 2·s0 blocks
+    candidates.insert(candidates.begin() + 2,
+                      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4,
+                       .cols_per_thread = 2, .split = 1, .vector_loads = 1,
+                       .spread_combine = 1, .single_stage = 1});
+  }
   if (chunks <= 8) {  // 32 × 32 in one block, one stage of 64 rows, before 32 × 32 in two
-    candidates.insert(candidates.begin() + 3,
+    candidates.insert(candidates.begin() + 4,
                       {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4,
                        .cols_per_thread = 2, .split = 1, .vector_loads = 1,
                        .spread_combine = 1, .single_stage = 1});

@@ -132,12 +132,13 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // A tile for B trajectories of dimension D on a device with `sm_count` SMs (0: unknown): the
 // first of 64×64 (16×16 threads, 4×4 outputs) in K blocks of at most 32 chunks
 // (bit_ceil(ceil(m / 32)) blocks: five tree slots; D = 2048 is one block), then, with
-// s0 = bit_ceil(ceil(m / 16)) (four tree slots), 64×64 with split s0, 64×64 with 2·s0,
-// 32×32 in one block (8×16 threads, 4×2 outputs; only for m ≤ 8), 32×32 (2×2 outputs) with
+// s0 = bit_ceil(ceil(m / 16)) (four tree slots), 64×64 with split s0, 64×32 in one block
+// (16×16 threads, 4×2 outputs; only for m ≤ 16), 64×64 with 2·s0, 32×32 in one block (8×16
+// threads, 4×2 outputs; only for m ≤ 8), 32×32 (2×2 outputs) with
 // 2·s0 and with 4·s0 (these with vector_loads), 16×32, 16×16 (1×1 outputs) and 8×8 (8×8
 // threads) with 4·s0 of at most B rows whose workgroup count ceil(B/rows)·ceil(D/cols)·blocks
 // reaches sm_count − sm_count/16, else the last, every one with spread_combine; the 64×64 tiles
-// and 32×32 in one block with single_stage, the 64×64 ones with local_slots where their blocks
+// and 64×32 and 32×32 in one block with single_stage, the 64×64 ones with local_slots where their blocks
 // need five or more tree slots, and those 96×64 (24×16 threads) instead where that still gives
 // at least 8·sm_count workgroups. The 64×64 default without K blocks when sm_count is 0. K blocks need blocks·B·D
 // doubles of scratch (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain of dependent

@@ -264,12 +264,23 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.single_stage, 1u);
   EXPECT_EQ(t.local_slots, 0u);
   EXPECT_EQ(SuggestBatchedTile(4096, 512, 132).local_slots, 0u);
-  // B = 256, D = 1024: 64 × 64 gives 64 workgroups, in two K blocks 128.
+  // B = 256, D = 1024: 64 × 64 gives 64 workgroups; 64 × 32 (4 × 2 outputs) in one block 128,
+  // before 64 × 64 in two K blocks (m ≤ 16).
   t = SuggestBatchedTile(256, 1024, 132);
   EXPECT_EQ(t.rows(), 64u);
+  EXPECT_EQ(t.cols(), 32u);
+  EXPECT_EQ(t.rows_per_thread, 4u);
+  EXPECT_EQ(t.cols_per_thread, 2u);
+  EXPECT_EQ(t.split, 1u);
+  EXPECT_EQ(t.single_stage, 1u);
+  // The same at D = 512, B = 512 and D = 256, B = 1024 (128 workgroups of 64 × 32); not at
+  // D = 2048, B = 192 (m = 32: 64 × 64 in two blocks).
+  EXPECT_EQ(SuggestBatchedTile(512, 512, 132).cols(), 32u);
+  EXPECT_EQ(SuggestBatchedTile(512, 512, 132).rows(), 64u);
+  EXPECT_EQ(SuggestBatchedTile(1024, 256, 132).cols(), 32u);
+  t = SuggestBatchedTile(192, 2048, 132);
   EXPECT_EQ(t.cols(), 64u);
   EXPECT_EQ(t.split, 2u);
-  EXPECT_EQ(t.single_stage, 1u);
   // B = 256, D = 512: 64 × 64 gives 32 and 64; 32 × 32 in one block 128 (one stage).
   t = SuggestBatchedTile(256, 512, 132);
   EXPECT_EQ(t.rows(), 32u);

@@ -337,7 +337,7 @@ TEST_F(VulkanBatchedRolloutTest, OneStageAndLocalSlotsMatchCoreRef) {
 
 // The GPUs' taller and narrower automatic tiles (SuggestBatchedTile): 96 × 64 of 24 × 16
 // invocations with local slots (rows 2·(ty + 24·p) + {0, 1}), in one block and in two, and
-// 32 × 32 of 8 × 16 invocations with 4 × 2 outputs; B = 200 (two full tiles of 96 rows, a partial
+// 32 × 32 of 8 × 16 and 64 × 32 of 16 × 16 invocations with 4 × 2 outputs; B = 200 (two full tiles of 96 rows, a partial
 // third), D = 193 and 1100 (partial last slices, chunks and column tiles; five slots at 1100).
 TEST_F(VulkanBatchedRolloutTest, TallAndNarrowTilesMatchCoreRef) {
   const BatchedTile tiles[] = {
@@ -346,6 +346,8 @@ TEST_F(VulkanBatchedRolloutTest, TallAndNarrowTilesMatchCoreRef) {
       {.threads_x = 16, .threads_y = 24, .rows_per_thread = 4, .cols_per_thread = 4, .split = 2,
        .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .local_slots = 1},
       {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 2,
        .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
   };
   ExpectTilesMatchReference(tiles, {193, 1100}, {17, 200}, 1500, 1600);

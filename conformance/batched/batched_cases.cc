@@ -17,9 +17,9 @@
 //   batched_rollout.one_stage_local_slots  the same over seven tiles with one shared stage
 //                                      (BatchedTile::single_stage), four with the tree slots in
 //                                      local memory (local_slots), B = 9, D = 1100 (five slots)
-//   batched_rollout.tall_and_narrow_tiles  the same over the automatic tiles of 384 and 128
-//                                      invocations (96 × 64 with local slots; 32 × 32 of 4 × 2
-//                                      outputs) and their K-block forms, B = 200, D = 1100
+//   batched_rollout.tall_and_narrow_tiles  the same over the automatic tiles of 384, 256 and 128
+//                                      invocations (96 × 64 with local slots; 64 × 32 and 32 × 32
+//                                      of 4 × 2 outputs) and K-block forms, B = 200, D = 1100
 //   batched_rollout.vector_loads       the same over four tiles with dvec2 shared-memory loads
 //                                      (BatchedTile::vector_loads: pairs of rows and columns;
 //                                      partial pairs, K blocks, slots in memory), B = 9, D = 193
@@ -515,8 +515,9 @@ DASHI_CONFORMANCE_CASE("batched_rollout.one_stage_local_slots", "batched_rollout
                        0.0, OneStageLocalSlots);
 
 // The taller and the narrower automatic tiles (SuggestBatchedTile on a GPU): 96 × 64 of 24 × 16
-// invocations with local slots, in one block (five slots) and in two, and 32 × 32 of 8 × 16
-// invocations with 4 × 2 outputs, in one block and in two; B = 200 (two full row tiles of 96
+// invocations with local slots, in one block (five slots) and in two, 32 × 32 of 8 × 16
+// invocations with 4 × 2 outputs, in one block and in two, and 64 × 32 of 16 × 16 with 4 × 2
+// outputs in one block; B = 200 (two full row tiles of 96
 // and a partial third of 8 rows; 6.25 tiles of 32), D = 1100 (18 chunks, a partial last chunk
 // of 12 rows, a partial last column tile), automatic slices (32 or 64 on NVIDIA's 48 KiB, 16 or
 // 32 on lavapipe's 32 KiB).
@@ -530,13 +531,15 @@ CaseResult TallAndNarrowTiles(VulkanContext& ctx) {
        .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
       {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2, .split = 2,
        .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1},
   };
   return TileSweep(ctx, /*batch=*/200, /*dim=*/1100, {.steps = 4, .hash_every = 2}, tiles);
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.tall_and_narrow_tiles", "batched_rollout",
-                       "trajectories differing from core_ref, summed over 4 tiles of 384 and "
-                       "128 invocations",
+                       "trajectories differing from core_ref, summed over 5 tiles of 384, 256 "
+                       "and 128 invocations",
                        0.0, TallAndNarrowTiles);
 
 // K blocks and the tree slots in memory (BatchedTile::split, tree_in_memory): D = 420, m = 7

@@ -337,8 +337,9 @@ TEST_F(VulkanBatchedRolloutTest, OneStageAndLocalSlotsMatchCoreRef) {
 
 // The GPUs' taller and narrower automatic tiles (SuggestBatchedTile): 96 × 64 of 24 × 16
 // invocations with local slots (rows 2·(ty + 24·p) + {0, 1}), in one block and in two, and
-// 32 × 32 of 8 × 16 and 64 × 32 of 16 × 16 invocations with 4 × 2 outputs; B = 200 (two full tiles of 96 rows, a partial
-// third), D = 193 and 1100 (partial last slices, chunks and column tiles; five slots at 1100).
+// 32 × 32 of 8 × 16 and 64 × 32 of 16 × 16 invocations with 4 × 2 outputs; B = 200 (two full
+// tiles of 96 rows, a partial third), D = 193 and 1100 (partial last slices, chunks and column
+// tiles; five slots at 1100).
 TEST_F(VulkanBatchedRolloutTest, TallAndNarrowTilesMatchCoreRef) {
   const BatchedTile tiles[] = {
       {.threads_x = 16, .threads_y = 24, .rows_per_thread = 4, .cols_per_thread = 4,

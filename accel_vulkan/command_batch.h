@@ -56,6 +56,10 @@ class CommandBatch {
                         VkDeviceSize offset);
   // Compute → compute (and transfer, and indirect-argument) memory dependency between dispatches.
   void Barrier();
+  // Compute → compute only: the shader writes of the dispatches before it visible to (and
+  // ordered before) the shader reads and writes of the dispatches after it; no transfer or
+  // indirect stage (for consecutive dispatches with no copy between them).
+  void ComputeBarrier();
   // Transfer and compute writes → host reads (before reading mapped memory after the wait).
   void HostReadBarrier();
   void CopyBuffer(VkBuffer src, VkBuffer dst, VkDeviceSize bytes, VkDeviceSize src_offset = 0,

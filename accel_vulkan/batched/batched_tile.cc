@@ -16,7 +16,8 @@ std::string BatchedTile::ToString() const {
          (tree_in_memory != 0 ? ", tree in memory" : "") +
          (vector_loads != 0 ? ", vector loads" : "") + (pipeline_rows != 0 ? ", pipelined" : "") +
          (spread_combine != 0 ? ", spread combine" : "") +
-         (single_stage != 0 ? ", one stage" : "") + (local_slots != 0 ? ", local slots" : "");
+         (single_stage != 0 ? ", one stage" : "") + (local_slots != 0 ? ", local slots" : "") +
+         (k_groups > 1 ? ", k groups " + std::to_string(k_groups) : std::string());
 }
 
 uint32_t BatchedBlockChunks(int64_t chunks, const BatchedTile& tile) {
@@ -41,13 +42,21 @@ BatchedStepDispatches BatchedStepDispatchesFor(int64_t chunks, const BatchedTile
   return d;
 }
 
+uint32_t BatchedGroupChunks(int64_t block_chunks, const BatchedTile& tile) {
+  const uint64_t m = static_cast<uint64_t>(std::max<int64_t>(block_chunks, 1));
+  const uint64_t groups = std::max<uint32_t>(tile.k_groups, 1);
+  return static_cast<uint32_t>(std::bit_ceil((m + groups - 1) / groups));
+}
+
 uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& tile) {
   const int64_t chunks = (dim + 63) / 64;
   const uint64_t plane = static_cast<uint64_t>(batch) * static_cast<uint64_t>(dim);
   const uint64_t blocks = BatchedBlocks(chunks, tile);
   uint64_t doubles = blocks > 1 ? blocks * plane : 0;
   if (tile.tree_in_memory != 0) {
-    doubles += blocks * BatchedTreeSlots(BatchedBlockChunks(chunks, tile)) * plane;
+    const uint32_t slots = BatchedTreeSlots(
+        BatchedGroupChunks(std::min<int64_t>(chunks, BatchedBlockChunks(chunks, tile)), tile));
+    doubles += blocks * std::max<uint32_t>(tile.k_groups, 1) * slots * plane;
   }
   return doubles;
 }
@@ -57,11 +66,12 @@ uint64_t BatchedSharedBytes(const BatchedTile& tile) {
   // element each (statically used under a specialization constant, so they count): two doubles
   // with vector loads, two dvec2 without.
   const uint64_t unused_pair = tile.vector_loads != 0 ? 2 * sizeof(double) : 4 * sizeof(double);
-  const uint64_t stages = tile.single_stage != 0 ? 1 : 2;
+  const uint64_t stages = uint64_t{tile.k_groups} * (tile.single_stage != 0 ? 1 : 2);
+  const uint64_t fold = (uint64_t{tile.k_groups} / 2) * tile.rows() * tile.cols() + 1;
   return stages * tile.slice_k *
              (uint64_t{tile.rows()} + 1 + (tile.vector_loads != 0 ? 1 : 0) + tile.cols()) *
              sizeof(double) +
-         unused_pair;
+         unused_pair + fold * sizeof(double);
 }
 
 uint32_t BatchedTreeSlots(int64_t chunks) {
@@ -82,13 +92,20 @@ StatusOr<BatchedTile> ResolveBatchedTile(const BatchedTile& tile,
                                 std::to_string(kMaxOutputsPerThread) +
                                 " accumulators per invocation");
   }
+  if (tile.k_groups == 0 || tile.k_groups > kMaxBatchedKGroups) {
+    return InvalidArgumentError(where + "k_groups must lie in [1, " +
+                                std::to_string(kMaxBatchedKGroups) + "]");
+  }
   if (tile.threads_x > limits.maxComputeWorkGroupSize[0] ||
       tile.threads_y > limits.maxComputeWorkGroupSize[1] ||
-      uint64_t{tile.threads_x} * tile.threads_y > limits.maxComputeWorkGroupInvocations) {
+      tile.k_groups > limits.maxComputeWorkGroupSize[2] ||
+      uint64_t{tile.threads_x} * tile.threads_y * tile.k_groups >
+          limits.maxComputeWorkGroupInvocations) {
     return InvalidArgumentError(
         where + "the workgroup exceeds the device's maxComputeWorkGroupSize (" +
         std::to_string(limits.maxComputeWorkGroupSize[0]) + ", " +
-        std::to_string(limits.maxComputeWorkGroupSize[1]) +
+        std::to_string(limits.maxComputeWorkGroupSize[1]) + ", " +
+        std::to_string(limits.maxComputeWorkGroupSize[2]) +
         ") or maxComputeWorkGroupInvocations = " +
         std::to_string(limits.maxComputeWorkGroupInvocations));
   }
@@ -188,12 +205,14 @@ std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chu
           tile.rows_per_thread,
           tile.cols_per_thread,
           tile.slice_k,
-          BatchedTreeSlots(BatchedBlockChunks(chunks, tile)),
+          BatchedTreeSlots(BatchedGroupChunks(
+              std::min<int64_t>(chunks, BatchedBlockChunks(chunks, tile)), tile)),
           tile.tree_in_memory,
           tile.vector_loads,
           tile.pipeline_rows,
           tile.single_stage,
-          tile.local_slots};
+          tile.local_slots,
+          tile.k_groups};
 }
 
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
@@ -209,17 +228,18 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // allow it, up to 3.4× slower where it spills). One shared stage of twice the rows on the
   // 64 × 64 tiles (4–14 % faster, docs/PERF.md "Large batches, part 5"), with the tree slots in
   // local memory where a block has five or more (D = 2048 in one block: 4 % faster; at four
-  // slots the registers win). For at most 8 chunks (D ≤ 512, the measured case) 32 × 32 in one
-  // block with one stage of 64 rows comes before 32 × 32 in two (D = 512, B = 256: 24.5 µs
-  // against 29.8 for the earlier automatic tile, two stages of 16 in two blocks), as 128
-  // invocations of 4 × 2 outputs (5.5–8 % faster than 256 of 2 × 2 at D = 256 … 512,
-  // B = 256 … 1024). For at most 16 chunks 64 × 32 (16 × 16 invocations of 4 × 2 outputs) in one
+  // slots the registers win). For at most 16 chunks 64 × 32 (16 × 16 invocations of 4 × 2 outputs) in one
   // block before 64 × 64 in two: 8–38 % faster at D = 256 … 1024 where both fill the SMs (the
   // combine dispatch saved), within 1 % at D = 1024, B = 320; the blocks win beyond m = 16
   // (docs/PERF.md, "Large batches, part 6"). With local slots, 96 × 64 (24 × 16 invocations: 146 registers against
   // 170) where it still gives eight workgroups per SM: 4–9 % faster at D = 2048 … 4096,
   // B ≥ 1024 with that many, 1.6–2.6 % slower where fewer (docs/PERF.md, "Large batches,
-  // part 6").
+  // part 6") For at most 16 chunks, after those, the
+  // K-group tiles (docs/PERF.md, "Large batches, part 7"): 32 × 32 in two copies where it fills
+  // the SMs (D = 512, B = 256: 18.63 µs against 18.94 for 32 × 32 in one; D = 1024, B = 128:
+  // 34.12 against 44.39 for 32 × 32 in two K blocks, B = 192: 65.08 against 67.47), then 16 × 16
+  // in eight copies wherever it gives at most two workgroups per SM (D = 512, B = 16 … 128: 8.8
+  // … 16.0 µs against 9.7 … 18.0; D = 1024, B = 16 … 64: 14.1 … 26.4 against 16.0 … 30.2).
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
@@ -246,17 +266,22 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1,
        .split = split(4), .spread_combine = 1},
   };
-  if (chunks <= 16) {  // 64 × 32 in one block before 64 × 64 in 2·s0 blocks
+  // The K-group tiles, where m ≤ 16: 32 × 32 (8 × 16 invocations of 4 × 2 outputs) in two
+  // copies, and 16 × 16 (4 × 8 of 4 × 2) in eight.
+  const BatchedTile k_groups_32{.threads_x = 16, .threads_y = 8, .rows_per_thread = 4,
+                                .cols_per_thread = 2, .split = 1, .vector_loads = 1,
+                                .spread_combine = 1, .single_stage = 1, .k_groups = 2};
+  const BatchedTile k_groups_16{.threads_x = 8, .threads_y = 4, .rows_per_thread = 4,
+                                .cols_per_thread = 2, .split = 1, .vector_loads = 1,
+                                .spread_combine = 1, .single_stage = 1, .k_groups = 8};
+  if (chunks <= 16) {
+    // 64 × 32 in one block before 64 × 64 in 2·s0 blocks; after that, the K-group tiles before
+    // 32 × 32 in two K blocks.
     candidates.insert(candidates.begin() + 2,
                       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4,
                        .cols_per_thread = 2, .split = 1, .vector_loads = 1,
                        .spread_combine = 1, .single_stage = 1});
-  }
-  if (chunks <= 8) {  // 32 × 32 in one block, one stage of 64 rows, before 32 × 32 in two
-    candidates.insert(candidates.begin() + 4,
-                      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4,
-                       .cols_per_thread = 2, .split = 1, .vector_loads = 1,
-                       .spread_combine = 1, .single_stage = 1});
+    candidates.insert(candidates.begin() + 4, {k_groups_32, k_groups_16});
   }
   // Unknown SM count (CPU drivers): the 64 × 64 default in one block, as before K blocks (no
   // scratch buffer, so the largest B·D is not halved by block sums).
@@ -276,6 +301,12 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   };
   for (const BatchedTile& t : candidates) {
     if (t.rows() > batch) continue;  // idle rows in every workgroup
+    if (t.k_groups == 8) {
+      // 16 × 16 in eight K groups: faster than every later tile wherever it was measured with
+      // at most two workgroups per SM, however few (D = 512 and 1024, B = 16 … 128).
+      if (groups(t) <= 2 * static_cast<int64_t>(sm_count)) return t;
+      continue;
+    }
     if (groups(t) < target) continue;
     const BatchedTile chosen = with_slots(t);
     if (chosen.local_slots != 0) {

@@ -65,28 +65,38 @@ struct BatchedTile {
   // registers where the slots are many (D = 2048: five). Ignored with tree_in_memory
   // (ResolveBatchedTile clears it). Bit-exact either way.
   uint32_t local_slots = 0;
+  // Specialization constant 11 (workgroup size z): K groups, copies of the tile in one
+  // workgroup, each over an aligned group of bit_ceil(ceil(chunks / k_groups)) of the
+  // workgroup's chunks with its own shared stages, their sums folded by the contract's tree
+  // through shared memory (more warps a tile without a combine dispatch). Bit-exact either way.
+  uint32_t k_groups = 1;
 
-  uint32_t threads() const { return threads_x * threads_y; }
+  uint32_t threads() const { return threads_x * threads_y * k_groups; }
   uint32_t rows() const { return threads_y * rows_per_thread; }
   uint32_t cols() const { return threads_x * cols_per_thread; }
   // "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 16", then ", split 4" when split > 1
   // ", tree in memory", ", vector loads", ", pipelined", ", spread combine", ", one stage" and
-  // ", local slots" when set: every pair rows (B) first.
+  // ", local slots" when set, ", k groups G" when k_groups > 1: every pair rows (B) first.
   std::string ToString() const;
 };
 
 // Largest rows_per_thread · cols_per_thread accepted: register arrays beyond this only spill.
 inline constexpr uint32_t kMaxOutputsPerThread = 64;
 
-// Shared memory of the kernel: two stages (one with single_stage) of
+// Shared memory of the kernel: k_groups times two stages (one with single_stage) of
 // slice_k · (rows() + 1 + cols()) doubles
 // (rows() + 2 with vector_loads), plus the unused stage pair's one-element arrays (32 bytes, or
-// 16 with vector_loads).
+// 16 with vector_loads), plus the fold of the K groups: ⌊k_groups / 2⌋ · rows() · cols() + 1
+// doubles.
 uint64_t BatchedSharedBytes(const BatchedTile& tile);
 
 // Tree slots of the kernel's binary counter (specialization constant 5) for m ≥ 1 chunks:
 // max(1, bit_width(m − 1)); the last chunk's carry stays in the accumulators.
 uint32_t BatchedTreeSlots(int64_t chunks);
+
+// Chunks of one K group for a workgroup of `block_chunks` chunks:
+// bit_ceil(ceil(block_chunks / k_groups)) (1 for one chunk), as the shader computes it.
+uint32_t BatchedGroupChunks(int64_t block_chunks, const BatchedTile& tile);
 
 // Chunks per K block for m ≥ 1 chunks: bit_ceil(ceil(m / split)) (a power of two, so each block
 // is a subtree of the contract's tree), and the number of blocks ceil(m / that).
@@ -104,15 +114,17 @@ struct BatchedStepDispatches {
 BatchedStepDispatches BatchedStepDispatchesFor(int64_t chunks, const BatchedTile& tile);
 // Most K blocks: the combine keeps log2 of this many slots (batched_rollout.comp).
 inline constexpr uint32_t kMaxBatchedBlocks = 64;
+// Most K groups in one workgroup.
+inline constexpr uint32_t kMaxBatchedKGroups = 16;
 
 // Doubles of the kernel's scratch buffer for B × D: the block sums (blocks·B·D when blocks > 1)
-// and the tree slots in memory (blocks·slots·B·D when tree_in_memory); 0 when neither.
+// and the tree slots in memory (blocks·k_groups·slots·B·D when tree_in_memory); 0 when neither.
 uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& tile);
 
 // Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the
 // field and the limit: a zero field, slice_k not a divisor of 64, split beyond
-// kMaxBatchedBlocks, tree_in_memory, vector_loads, pipeline_rows, spread_combine, single_stage or
-// local_slots not 0 or 1 (pipeline_rows is cleared with single_stage, local_slots with
+// kMaxBatchedBlocks, k_groups outside [1, kMaxBatchedKGroups], tree_in_memory, vector_loads,
+// pipeline_rows, spread_combine, single_stage or local_slots not 0 or 1 (pipeline_rows is cleared with single_stage, local_slots with
 // tree_in_memory: the kernel ignores them there),
 // vector_loads with an odd rows_per_thread or cols_per_thread, more than kMaxOutputsPerThread
 // accumulators, spread_combine with rows_per_thread·cols_per_thread beyond
@@ -133,12 +145,13 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // first of 64×64 (16×16 threads, 4×4 outputs) in K blocks of at most 32 chunks
 // (bit_ceil(ceil(m / 32)) blocks: five tree slots; D = 2048 is one block), then, with
 // s0 = bit_ceil(ceil(m / 16)) (four tree slots), 64×64 with split s0, 64×32 in one block
-// (16×16 threads, 4×2 outputs; only for m ≤ 16), 64×64 with 2·s0, 32×32 in one block (8×16
-// threads, 4×2 outputs; only for m ≤ 8), 32×32 (2×2 outputs) with
-// 2·s0 and with 4·s0 (these with vector_loads), 16×32, 16×16 (1×1 outputs) and 8×8 (8×8
+// (16×16 threads, 4×2 outputs; only for m ≤ 16), 64×64 with 2·s0, 32×32 in two K groups (8×16
+// threads, 4×2 outputs; only for m ≤ 16), 16×16 in eight K groups (4×8 threads, 4×2 outputs;
+// only for m ≤ 16, taken wherever it gives at most 2·sm_count workgroups), 32×32 (2×2 outputs)
+// with 2·s0 and with 4·s0 (these with vector_loads), 16×32, 16×16 (1×1 outputs) and 8×8 (8×8
 // threads) with 4·s0 of at most B rows whose workgroup count ceil(B/rows)·ceil(D/cols)·blocks
-// reaches sm_count − sm_count/16, else the last, every one with spread_combine; the 64×64 tiles
-// and 64×32 and 32×32 in one block with single_stage, the 64×64 ones with local_slots where their blocks
+// reaches sm_count − sm_count/16, else the last, every one with spread_combine; the 64×64 tiles,
+// 64×32 in one block and the K-group tiles with single_stage, the 64×64 ones with local_slots where their blocks
 // need five or more tree slots, and those 96×64 (24×16 threads) instead where that still gives
 // at least 8·sm_count workgroups. The 64×64 default without K blocks when sm_count is 0. K blocks need blocks·B·D
 // doubles of scratch (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain of dependent
@@ -146,7 +159,8 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);
 
-// The specialization constants 0..10 of the kernel for a resolved tile and m chunks.
+// The specialization constants 0..11 of the kernel for a resolved tile and m chunks (constant 5:
+// the tree slots of one K group of a full K block).
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks);
 
 }  // namespace dashi::vk

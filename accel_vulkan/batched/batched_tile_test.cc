@@ -14,7 +14,7 @@ VkPhysicalDeviceLimits LavapipeLimits() {
   VkPhysicalDeviceLimits l{};
   l.maxComputeSharedMemorySize = 32768;
   l.maxComputeWorkGroupInvocations = 1024;
-  l.maxComputeWorkGroupSize[0] = l.maxComputeWorkGroupSize[1] = 1024;
+  l.maxComputeWorkGroupSize[0] = l.maxComputeWorkGroupSize[1] = l.maxComputeWorkGroupSize[2] = 1024;
   l.maxComputeWorkGroupCount[0] = l.maxComputeWorkGroupCount[1] = 65535;
   l.maxComputeWorkGroupCount[2] = 65535;
   l.maxStorageBufferRange = 128u << 20;
@@ -27,13 +27,14 @@ TEST(BatchedTileTest, AutomaticSliceIsTheDeepestThatFitsSharedMemory) {
   StatusOr<BatchedTile> t = ResolveBatchedTile({}, l);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->slice_k, 8u);  // 16 would need 33024 bytes
-  EXPECT_EQ(BatchedSharedBytes(*t), 16512u + 32u);  // + the unused dvec2 stages, one each
+  // + the unused dvec2 stages, one each, + the fold's spare double (no K groups)
+  EXPECT_EQ(BatchedSharedBytes(*t), 16512u + 32u + 8u);
   // Vector loads pad the Z stage's rows by two doubles (an aligned dvec2): 2·8·130·8 bytes, + the
   // unused scalar stages' two doubles.
   StatusOr<BatchedTile> v = ResolveBatchedTile({.vector_loads = 1}, l);
   ASSERT_TRUE(v.ok()) << v.status().ToString();
   EXPECT_EQ(v->slice_k, 8u);
-  EXPECT_EQ(BatchedSharedBytes(*v), 16640u + 16u);
+  EXPECT_EQ(BatchedSharedBytes(*v), 16640u + 16u + 8u);
   EXPECT_EQ(v->ToString(), "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads");
   EXPECT_EQ(BatchedTile({.slice_k = 8, .vector_loads = 1, .pipeline_rows = 1}).ToString(),
             "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, vector loads, pipelined");
@@ -56,7 +57,7 @@ TEST(BatchedTileTest, OneStageHoldsTwiceTheRows) {
   StatusOr<BatchedTile> t = ResolveBatchedTile({.vector_loads = 1, .single_stage = 1}, l);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->slice_k, 32u);
-  EXPECT_EQ(BatchedSharedBytes(*t), 33280u + 16u);
+  EXPECT_EQ(BatchedSharedBytes(*t), 33280u + 16u + 8u);
   EXPECT_EQ(t->ToString(),
             "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 32, vector loads, one stage");
   // 32 × 32 (2 × 2 outputs): k 64 fits (64 · 66 · 8 = 33792 bytes).
@@ -75,18 +76,32 @@ TEST(BatchedTileTest, OneStageHoldsTwiceTheRows) {
 }
 
 // The host's count is what the shader declares: a limit one byte short of it rejects the tile,
-// the exact count passes (the unused stage pair included: 16 / 32 bytes beyond the stages).
+// the exact count passes (the unused stage pair included: 16 / 32 bytes beyond the stages, and
+// the fold of the K groups: its spare double, and ⌊k_groups / 2⌋ tiles of doubles).
 TEST(BatchedTileTest, SharedMemoryCountIncludesTheUnusedStagePair) {
   for (uint32_t vector : {0u, 1u}) {
     const BatchedTile tile{.slice_k = 8, .vector_loads = vector};
     const uint64_t stages = 2ull * 8 * (64 + 1 + vector + 64) * sizeof(double);
     const uint64_t bytes = BatchedSharedBytes(tile);
-    EXPECT_EQ(bytes, stages + (vector != 0 ? 16u : 32u));
+    EXPECT_EQ(bytes, stages + (vector != 0 ? 16u : 32u) + 8u);
     VkPhysicalDeviceLimits l = LavapipeLimits();
     l.maxComputeSharedMemorySize = static_cast<uint32_t>(bytes);
     EXPECT_TRUE(ResolveBatchedTile(tile, l).ok()) << "vector " << vector;
     l.maxComputeSharedMemorySize = static_cast<uint32_t>(bytes - 1);
     EXPECT_FALSE(ResolveBatchedTile(tile, l).ok()) << "vector " << vector;
+  }
+  for (uint32_t groups : {2u, 3u, 4u}) {
+    const BatchedTile tile{.threads_x = 8, .threads_y = 8, .rows_per_thread = 2,
+                           .cols_per_thread = 2, .slice_k = 8, .k_groups = groups};
+    const uint64_t stages = groups * 2ull * 8 * (16 + 1 + 16) * sizeof(double);
+    const uint64_t fold = ((groups / 2) * 16 * 16 + 1) * sizeof(double);
+    const uint64_t bytes = BatchedSharedBytes(tile);
+    EXPECT_EQ(bytes, stages + 32u + fold);
+    VkPhysicalDeviceLimits l = LavapipeLimits();
+    l.maxComputeSharedMemorySize = static_cast<uint32_t>(bytes);
+    EXPECT_TRUE(ResolveBatchedTile(tile, l).ok()) << "k groups " << groups;
+    l.maxComputeSharedMemorySize = static_cast<uint32_t>(bytes - 1);
+    EXPECT_FALSE(ResolveBatchedTile(tile, l).ok()) << "k groups " << groups;
   }
 }
 
@@ -111,6 +126,23 @@ TEST(BatchedTileTest, RejectsShapesTheKernelOrDeviceCannotRun) {
   EXPECT_EQ(code({.local_slots = 2}), StatusCode::kInvalidArgument);
   EXPECT_EQ(code({.slice_k = 8, .single_stage = 1, .local_slots = 1}), StatusCode::kOk);
   EXPECT_EQ(code({.slice_k = 32, .single_stage = 1}), StatusCode::kInvalidArgument);  // 33 KiB
+  // K groups: 1 … 16 copies, within the workgroup's z size and invocation count (lavapipe: 1024).
+  EXPECT_EQ(code({.k_groups = 0}), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.threads_x = 1, .threads_y = 1, .slice_k = 1, .k_groups = 17}),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({.threads_x = 1, .threads_y = 1, .slice_k = 1, .k_groups = 16}),
+            StatusCode::kOk);
+  EXPECT_EQ(code({.threads_x = 16, .threads_y = 16, .rows_per_thread = 1, .cols_per_thread = 1,
+                  .slice_k = 1, .k_groups = 5}),
+            StatusCode::kInvalidArgument);  // 1280 invocations
+  {
+    VkPhysicalDeviceLimits z = l;
+    z.maxComputeWorkGroupSize[2] = 2;
+    EXPECT_EQ(ResolveBatchedTile({.threads_x = 1, .threads_y = 1, .slice_k = 1, .k_groups = 3}, z)
+                  .status()
+                  .code(),
+              StatusCode::kInvalidArgument);
+  }
   // Flags the kernel ignores in a combination are cleared: pipelined rows with one stage, local
   // slots with the slots in scratch.
   StatusOr<BatchedTile> cleared =
@@ -158,19 +190,34 @@ TEST(BatchedTileTest, TreeSlotsAreTheBitWidthOfTheChunkCountMinusOne) {
   EXPECT_EQ(BatchedTreeSlots(9), 4u);
   EXPECT_EQ(BatchedTreeSlots(16), 4u);  // D = 1024
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8}, 5),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0, 0, 0, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0, 0, 0, 0, 1}));
   // K blocks: the slots of one block (16 of 32 chunks: 4), the slots-in-memory flag, the vector
   // loads flag.
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .split = 2, .tree_in_memory = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1, 0, 0, 0, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 4, 1, 0, 0, 0, 0, 1}));
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .vector_loads = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 0, 0, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 0, 0, 0, 1}));
   // Pipelined term rows: constant 8.
   EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .vector_loads = 1, .pipeline_rows = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 1, 0, 0}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 5, 0, 1, 1, 0, 0, 1}));
   // One stage and local slots: constants 9 and 10.
   EXPECT_EQ(BatchedSpecialization({.slice_k = 32, .single_stage = 1, .local_slots = 1}, 32),
-            (std::vector<uint32_t>{16, 16, 4, 4, 32, 5, 0, 0, 0, 1, 1}));
+            (std::vector<uint32_t>{16, 16, 4, 4, 32, 5, 0, 0, 0, 1, 1, 1}));
+  // K groups: constant 11, and the slots of one group (32 chunks in 4 groups of 8: 3; a block of
+  // 16 of 32 chunks in 3 groups of bit_ceil(6) = 8: 3; 5 chunks in 2 groups of 4: 2).
+  EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .k_groups = 4}, 32),
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0, 0, 0, 0, 4}));
+  EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .split = 2, .k_groups = 3}, 32),
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 3, 0, 0, 0, 0, 0, 3}));
+  EXPECT_EQ(BatchedSpecialization({.slice_k = 8, .k_groups = 2}, 5),
+            (std::vector<uint32_t>{16, 16, 4, 4, 8, 2, 0, 0, 0, 0, 0, 2}));
+  EXPECT_EQ(BatchedGroupChunks(1, {.k_groups = 4}), 1u);
+  EXPECT_EQ(BatchedGroupChunks(3, {.k_groups = 4}), 1u);
+  EXPECT_EQ(BatchedGroupChunks(18, {.k_groups = 2}), 16u);
+  EXPECT_EQ(BatchedGroupChunks(18, {}), 32u);
+  EXPECT_EQ(BatchedTile({.slice_k = 8, .k_groups = 2}).ToString(),
+            "64x64 (16x16 threads x 4x4 outputs; rows x cols), k 8, k groups 2");
+  EXPECT_EQ(BatchedTile({.slice_k = 8, .k_groups = 2}).threads(), 512u);
 }
 
 TEST(BatchedTileTest, KBlocksArePowerOfTwoChunkRuns) {
@@ -186,6 +233,9 @@ TEST(BatchedTileTest, KBlocksArePowerOfTwoChunkRuns) {
   EXPECT_EQ(BatchedScratchDoubles(3, 1024, {.split = 4, .tree_in_memory = 1}),
             4u * 3 * 1024 + 4u * 2 * 3 * 1024);
   EXPECT_EQ(BatchedScratchDoubles(3, 1024, {.tree_in_memory = 1}), 4u * 3 * 1024);
+  // K groups: each copy its own slots (16 chunks in 4 groups of 4: two slots).
+  EXPECT_EQ(BatchedScratchDoubles(3, 1024, {.tree_in_memory = 1, .k_groups = 4}),
+            4u * 2 * 3 * 1024);
 }
 
 TEST(BatchedTileTest, StepDispatchesRunTheSpreadCombineOnlyWithKBlocks) {
@@ -281,20 +331,31 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   t = SuggestBatchedTile(192, 2048, 132);
   EXPECT_EQ(t.cols(), 64u);
   EXPECT_EQ(t.split, 2u);
-  // B = 256, D = 512: 64 × 64 gives 32 and 64; 32 × 32 in one block 128 (one stage).
+  // B = 256, D = 512: 64 × 64 gives 32 and 64; 32 × 32 in two K groups 128 (one stage).
   t = SuggestBatchedTile(256, 512, 132);
   EXPECT_EQ(t.rows(), 32u);
   EXPECT_EQ(t.cols(), 32u);
   EXPECT_EQ(t.split, 1u);
+  EXPECT_EQ(t.k_groups, 2u);
   EXPECT_EQ(t.single_stage, 1u);
   EXPECT_EQ(t.vector_loads, 1u);
-  EXPECT_EQ(t.threads(), 128u);  // 8 × 16 invocations of 4 × 2 outputs
+  EXPECT_EQ(t.threads(), 256u);  // two copies of 8 × 16 invocations of 4 × 2 outputs
   EXPECT_EQ(t.rows_per_thread, 4u);
   EXPECT_EQ(t.cols_per_thread, 2u);
-  // B = 128, D = 512: 32 × 32 in one block gives 64; in two blocks 128 (two stages).
+  // B = 128, D = 512: 32 × 32 in two K groups gives 64; 16 × 16 in eight 256 (at most 2 · 132).
   t = SuggestBatchedTile(128, 512, 132);
+  EXPECT_EQ(t.rows(), 16u);
+  EXPECT_EQ(t.cols(), 16u);
+  EXPECT_EQ(t.k_groups, 8u);
+  EXPECT_EQ(t.split, 1u);
+  EXPECT_EQ(t.threads(), 256u);  // eight copies of 4 × 8 invocations of 4 × 2 outputs
+  EXPECT_EQ(t.single_stage, 1u);
+  // B = 192, D = 512: 32 × 32 in two K groups gives 96, 16 × 16 in eight 384 (beyond 2 · 132):
+  // 32 × 32 in two K blocks (two stages).
+  t = SuggestBatchedTile(192, 512, 132);
   EXPECT_EQ(t.rows(), 32u);
   EXPECT_EQ(t.split, 2u);
+  EXPECT_EQ(t.k_groups, 1u);
   EXPECT_EQ(t.single_stage, 0u);
   // The spread combine with every known SM count (it acts only with K blocks), never the
   // pipelined rows (slower: docs/PERF.md, "Large batches, part 3").
@@ -335,21 +396,39 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.split, 4u);
   EXPECT_EQ(t.single_stage, 0u);
   EXPECT_EQ(t.local_slots, 0u);
-  // B = 128, D = 1024 (m = 16): 32 × 32 in two blocks, not in one.
+  // B = 128, D = 1024 (m = 16): 32 × 32 in two K groups (one block, 128 workgroups); B = 192
+  // the same (192); B = 256: 64 × 32 in one block comes first (128); B = 16 … 64: 16 × 16 in
+  // eight K groups (64 … 256 workgroups).
   t = SuggestBatchedTile(128, 1024, 132);
   EXPECT_EQ(t.rows(), 32u);
-  EXPECT_EQ(t.split, 2u);
-  EXPECT_EQ(t.single_stage, 0u);
+  EXPECT_EQ(t.split, 1u);
+  EXPECT_EQ(t.k_groups, 2u);
+  EXPECT_EQ(t.single_stage, 1u);
+  EXPECT_EQ(SuggestBatchedTile(192, 1024, 132).k_groups, 2u);
+  EXPECT_EQ(SuggestBatchedTile(256, 1024, 132).k_groups, 1u);
+  for (int64_t batch : {16, 24, 32, 48, 64}) {
+    t = SuggestBatchedTile(batch, 1024, 132);
+    EXPECT_EQ(t.rows(), 16u) << batch;
+    EXPECT_EQ(t.k_groups, 8u) << batch;
+    EXPECT_EQ(SuggestBatchedTile(batch, 512, 132).k_groups, 8u) << batch;
+  }
+  // Not beyond two workgroups per SM (B = 96 at D = 1024: 384), nor beyond 16 chunks (D = 2048).
+  EXPECT_EQ(SuggestBatchedTile(96, 1024, 132).k_groups, 1u);
+  EXPECT_EQ(SuggestBatchedTile(64, 2048, 132).k_groups, 1u);
+  EXPECT_EQ(SuggestBatchedTile(128, 2048, 132).k_groups, 1u);
+  // Without an SM count: the default (no K groups).
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 0).k_groups, 1u);
   t = SuggestBatchedTile(64, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 4u);
   EXPECT_EQ(t.vector_loads, 1u);
-  // B = 16, D = 512: no tile taller than B; 16 × 16 in four blocks gives 128.
-  t = SuggestBatchedTile(16, 512, 132);
+  // B = 16, D = 2048: no tile taller than B and no K groups (m = 32); 16 × 32 in 4·s0 = 8
+  // blocks (of 4 chunks) gives 64 · 8 = 512.
+  t = SuggestBatchedTile(16, 2048, 132);
   EXPECT_EQ(t.rows(), 16u);
-  EXPECT_EQ(t.cols(), 16u);
-  EXPECT_EQ(t.split, 4u);
-  EXPECT_EQ(t.vector_loads, 0u);  // 1 × 1 outputs: no pairs
+  EXPECT_EQ(t.cols(), 32u);
+  EXPECT_EQ(t.k_groups, 1u);
+  EXPECT_EQ(t.vector_loads, 0u);  // 1 × 2 outputs: no row pairs
   EXPECT_EQ(t.spread_combine, 1u);
   // B = 3: no candidate is as short; the last, 8 × 8.
   t = SuggestBatchedTile(3, 512, 132);

@@ -795,7 +795,8 @@ TEST_F(SmallBatchRolloutTest, KernelChoice) {
   ASSERT_TRUE(forced.ok());
   EXPECT_EQ(*(*forced)->KernelFor(200), BatchedKernel::kSmallBatch);  // any B when forced
 
-  // The rebuild-once band: B ∈ [16, 64] at D ∈ [512, 1024] (GPU only), tiled beyond 64 rows.
+  // The rebuild-once band: B ∈ [16, 64] at D ∈ [513, 1024] and [16, 32] at D = 512 (GPU only);
+  // tiled beyond, and at D = 512 from 33 rows (the table's row there is not automatic).
   {
     const std::vector<double> a512 = DecayingMatrix(512, 16);
     StatusOr<std::unique_ptr<VulkanBatchedRollout>> mid =
@@ -803,9 +804,25 @@ TEST_F(SmallBatchRolloutTest, KernelChoice) {
     ASSERT_TRUE(mid.ok()) << mid.status().ToString();
     EXPECT_EQ(*(*mid)->KernelFor(32),
               has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
-    EXPECT_EQ(*(*mid)->KernelFor(64),
-              has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
+    EXPECT_EQ(*(*mid)->KernelFor(33), BatchedKernel::kTiled);
+    EXPECT_EQ(*(*mid)->KernelFor(64), BatchedKernel::kTiled);
     EXPECT_EQ(*(*mid)->KernelFor(65), BatchedKernel::kTiled);
+    const std::vector<double> a1024 = DecayingMatrix(1024, 17);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> wide =
+        VulkanBatchedRollout::Create(ctx(), 1024, a1024);
+    ASSERT_TRUE(wide.ok()) << wide.status().ToString();
+    EXPECT_EQ(*(*wide)->KernelFor(64),
+              has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
+  }
+  // A row with automatic = false sets the forced kernel's settings only: kAuto takes the tiled
+  // kernel (on any device; the options' table is used without an SM count too).
+  {
+    const std::vector<SmallBatchRule> rules = {
+        {.min_dim = 1, .max_dim = 2048, .min_rows = 1, .max_rows = 16, .automatic = false}};
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> manual =
+        VulkanBatchedRollout::Create(ctx(), dim, a, {.small_batch_rules = rules});
+    ASSERT_TRUE(manual.ok()) << manual.status().ToString();
+    EXPECT_EQ(*(*manual)->KernelFor(3), BatchedKernel::kTiled);
   }
 
   const int64_t big = 2049;

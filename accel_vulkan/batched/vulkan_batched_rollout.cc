@@ -113,10 +113,16 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // halves"): 7.41 against 7.62 µs at B = 8, 9.77 against 10.16 at 16, 12.80 against 13.30–13.36
 // at 24, 14.86 against 14.98–15.33 at 32; not at 48 (20.21 against 19.88–20.12), 64 (24.88
 // against 24.02–24.12) or D = 512 (8.28 against 7.82 at B = 32, 11.20 against 10.01 at 64).
+// kAuto takes the tiled kernel at D = 512 from 33 rows (docs/PERF.md, "Large batches, part 7":
+// 16 × 16 in eight K groups, 9.07 against 9.74 µs at B = 48, 9.21 against 10.13 at 64; the
+// small-batch kernel stays at 32: 7.80 against 8.86); the row keeps the forced kernel's settings.
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
-    {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 64, .columns = 32,
+    {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 32, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
      .pair_state_loads = true},
+    {.min_dim = 512, .max_dim = 512, .min_rows = 33, .max_rows = 64, .columns = 32,
+     .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
+     .pair_state_loads = true, .automatic = false},
     {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 31, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
@@ -692,9 +698,10 @@ StatusOr<BatchedKernel> VulkanBatchedRollout::KernelFor(int64_t batch) const {
   }
   // kAuto never takes the column-slice kernel: it was slower than the small-batch or the tiled
   // kernel at every measured (D, B) (docs/PERF.md, "Mid batches: the column-slice kernel").
-  // The small-batch kernel where a row of the measured table holds (D, B) and A stays in
+  // The small-batch kernel where an automatic row of the measured table holds (D, B) and A stays in
   // registers with its settings (SmallBatchRuleFor, SmallBatchShapeFor).
-  if (!SmallBatchFits(batch).ok() || SmallBatchRuleFor(batch) == nullptr) {
+  const SmallBatchRule* rule = SmallBatchRuleFor(batch);
+  if (!SmallBatchFits(batch).ok() || rule == nullptr || !rule->automatic) {
     return BatchedKernel::kTiled;
   }
   return SmallBatchShapeFor(batch).resident ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled;
@@ -831,22 +838,26 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
   const uint32_t groups_x = CeilDiv(dim_, tile_.cols());
   const uint32_t groups_y = CeilDiv(batch_, tile_.rows());
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
-  return SubmitSteps(
-      *batch_cmd_, first_step, last_step, snapshot_steps,
-      [&](int src) {
-        batch_cmd_->Dispatch(*pipe_, sets_[src], &push, sizeof(push), groups_x, groups_y,
-                             step.blocks);
-        if (step.combine_phase != 0) {
-          batch_cmd_->Barrier();
-          batch_cmd_->Dispatch(*pipe_, sets_[src], &combine, sizeof(combine), groups_x, groups_y,
-                               step.combine_z);
-        }
-      },
-      [&](int state, size_t slot) {
-        batch_cmd_->CopyBuffer(z_[state]->buffer(), staging_->buffer(), state_bytes, 0,
-                               static_cast<VkDeviceSize>(slot) * state_bytes);
-      },
-      parity, &tally_);
+  StepRecorder recorder;
+  recorder.record_steps = [&](int src, int64_t step_index, int64_t) {
+    batch_cmd_->Dispatch(*pipe_, sets_[src], &push, sizeof(push), groups_x, groups_y,
+                         step.blocks);
+    if (step.combine_phase != 0) {
+      batch_cmd_->ComputeBarrier();  // the block sums, written by the products
+      batch_cmd_->Dispatch(*pipe_, sets_[src], &combine, sizeof(combine), groups_x, groups_y,
+                           step.combine_z);
+    }
+    return step_index + 1;
+  };
+  recorder.record_copy = [&](int state, size_t slot) {
+    batch_cmd_->CopyBuffer(z_[state]->buffer(), staging_->buffer(), state_bytes, 0,
+                           static_cast<VkDeviceSize>(slot) * state_bytes);
+  };
+  // Plain dispatches: compute → compute barriers between steps with no copy around them
+  // (2.1–4.6 µs a step less on an H200: docs/PERF.md, "Large batches, part 7").
+  recorder.compute_barriers = true;
+  return SubmitSteps(*batch_cmd_, first_step, last_step, snapshot_steps, recorder, parity,
+                     &tally_);
 }
 
 Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_step,

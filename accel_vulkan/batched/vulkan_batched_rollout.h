@@ -28,8 +28,8 @@
 //    end at every observed step. Its settings (columns per unit C, row groups R, rebuild once)
 //    are chosen per (D, B) from a measured table (SmallBatchRule, DefaultSmallBatchRules), so
 //    the tiles, workgroups and pipeline follow B from one Run() to the next. kAuto picks it
-//    where a table row holds (D, B) (B ≤ kSmallBatchAutoMaxRows = 16 at any D; up to 64 rows at
-//    D ∈ [512, 1024] with small_batch_rebuild_once: each state entry rebuilt once per step, a
+//    where an automatic table row holds (D, B) (B ≤ kSmallBatchAutoMaxRows = 16 at any D; up to
+//    64 rows at D ∈ [513, 1024] and 32 at D = 512 with small_batch_rebuild_once: each state entry rebuilt once per step, a
 //    second device-wide barrier; C = 32 from 17 rows at D = 512; per-chunk counters instead of
 //    the device-wide waits at D = 1024, B 8..32) on a device that reports its
 //    SM count (VK_NV_shader_sm_builtins: the workgroups must be resident together), when A
@@ -130,6 +130,9 @@ struct SmallBatchRule {
   // With rebuild_once: per-chunk counters instead of the device-wide barriers
   // (small_batch_rebuild_once = 4).
   bool chunk_counters = false;
+  // kAuto takes the small-batch kernel where this row holds (D, B); false: the row only sets the
+  // forced kernel's settings (kAuto takes the tiled kernel, faster there).
+  bool automatic = true;
   bool operator==(const SmallBatchRule&) const = default;
 };
 // The built-in table (an H200 with 132 SMs, docs/PERF.md), used on devices that report their SM

@@ -354,6 +354,28 @@ TEST_F(VulkanBatchedRolloutTest, TallAndNarrowTilesMatchCoreRef) {
   ExpectTilesMatchReference(tiles, {193, 1100}, {17, 200}, 1500, 1600);
 }
 
+// K groups (BatchedTile::k_groups: copies of the tile in one workgroup over aligned groups of
+// chunks, folded through shared memory): 2, 3 (an odd copy carried in the fold) and 4 copies, and
+// 4 where the last copies are idle (D = 193: three chunks); with one and two stages, scalar and
+// vector loads, pipelined rows, K blocks (spread and not), the slots in scratch and in local
+// memory, an odd workgroup; D = 2 … 1100 (18 chunks: groups of 8, 16 + 2 with two copies).
+TEST_F(VulkanBatchedRolloutTest, KGroupsMatchCoreRef) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .k_groups = 2},
+      {.threads_x = 8, .threads_y = 8, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 8,
+       .k_groups = 4},
+      {.threads_x = 5, .threads_y = 3, .rows_per_thread = 1, .cols_per_thread = 3, .slice_k = 4,
+       .split = 2, .tree_in_memory = 1, .k_groups = 3},
+      {.threads_x = 4, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 2, .slice_k = 16,
+       .split = 3, .vector_loads = 1, .pipeline_rows = 1, .spread_combine = 1, .k_groups = 2},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 4, .slice_k = 16,
+       .vector_loads = 1, .single_stage = 1, .local_slots = 1, .k_groups = 3},
+  };
+  ExpectTilesMatchReference(tiles, {2, 193, 449, 1100}, {1, 17, 70}, 1700, 1800,
+                            [](int64_t dim, int64_t batch) { return dim == 1100 && batch == 70; });
+}
+
 // docs/MATH.md §9's pairwise-tree examples in every row (z = s at the first row of each chunk, 0
 // elsewhere; s differs per row): D = 256 with partials (1e16, 1, −1e16, 1)·s gives 0 (a flat sum
 // gives s), D = 192 with (1, 1e16, −1e16)·s gives 0 (left to right gives s).
@@ -374,8 +396,14 @@ TEST_F(VulkanBatchedRolloutTest, PairwiseTreeExamples) {
     }
     // The default tile, then K blocks of 2 and of 1 chunk (the combine forms the tree's upper
     // levels) with the slots in memory.
+    // Then K groups of one and two chunks (the fold through shared memory forms them).
     for (const BatchedTile tile :
-         {BatchedTile{}, BatchedTile{.split = 2}, BatchedTile{.split = 4, .tree_in_memory = 1}}) {
+         {BatchedTile{}, BatchedTile{.split = 2}, BatchedTile{.split = 4, .tree_in_memory = 1},
+          BatchedTile{.threads_x = 8, .threads_y = 8, .rows_per_thread = 2, .cols_per_thread = 2,
+                      .k_groups = 4},
+          BatchedTile{.threads_x = 8, .threads_y = 8, .rows_per_thread = 2, .cols_per_thread = 2,
+                      .k_groups = 3},
+          BatchedTile{.threads_x = 8, .threads_y = 8, .k_groups = 2}}) {
       std::unique_ptr<VulkanBatchedRollout> r = Make(dim, a, {.tile = tile});
       ASSERT_NE(r, nullptr);
       StatusOr<BatchedRolloutResult> got = r->Run(z0, batch, {.steps = 1, .hash_every = 1});

@@ -74,6 +74,7 @@ Status SubmitSteps(CommandBatch& batch, int64_t first_step, int64_t last_step,
   if (recorder.record_prologue) recorder.record_prologue();
   size_t next_snapshot = 0;
   int p = *parity;
+  bool copied = false;  // a copy recorded since the last barrier
   for (int64_t step = first_step; step < last_step;) {
     const int64_t limit = next_snapshot < snapshot_steps.size()
                               ? std::min(last_step, snapshot_steps[next_snapshot])
@@ -85,12 +86,23 @@ Status SubmitSteps(CommandBatch& batch, int64_t first_step, int64_t last_step,
                            " (limit " + std::to_string(limit) + ")");
     }
     step = end;
-    batch.Barrier();  // orders the next step and the copy below after this step
+    // Orders the next step and the copy below after this step. With compute_barriers, compute →
+    // compute only where no copy follows this step and none was recorded since the last barrier
+    // (a copy of the state before this step reads the buffer the next step writes).
+    const bool copy_next =
+        next_snapshot < snapshot_steps.size() && snapshot_steps[next_snapshot] == step;
+    if (!recorder.compute_barriers || copy_next || copied) {
+      batch.Barrier();
+    } else {
+      batch.ComputeBarrier();
+    }
+    copied = false;
     p = 1 - p;
     // A copy at the last step falls after this timestamp, so steps_ms can exclude it.
     if (step == last_step) batch.Timestamp("steps");
     if (next_snapshot < snapshot_steps.size() && snapshot_steps[next_snapshot] == step) {
       recorder.record_copy(p, next_snapshot);
+      copied = true;
       ++next_snapshot;
     }
   }

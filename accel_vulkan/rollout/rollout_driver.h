@@ -78,6 +78,9 @@ struct StepRecorder {
   // host barrier, which is then always recorded: e.g. a status word copied for the host).
   std::function<void()> record_prologue;
   std::function<void()> record_epilogue;
+  // The steps are plain dispatches (no indirect arguments, no transfers): between two steps with
+  // no copy around them the barrier is compute → compute only (CommandBatch::ComputeBarrier).
+  bool compute_barriers = false;
 };
 
 // Records steps first_step+1 .. last_step (> first_step) into `batch` and submits them: the

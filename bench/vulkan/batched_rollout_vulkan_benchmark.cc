@@ -46,11 +46,12 @@
 // Before timing, the first run is checked bit for bit against core_ref's Rollout for sample
 // trajectories (the first, the last and evenly spaced ones between: --verify-rows): the hash chain
 // and the final state. A mismatch is printed in the row and makes the exit status 1.
-// A tile is TYxTXxRMxRN[xK[xS[xM[xV[xP[xC[xO[xL]]]]]]]], rows (trajectories) before columns as
+// A tile is TYxTXxRMxRN[xK[xS[xM[xV[xP[xC[xO[xL[xG]]]]]]]]], rows (trajectories) before columns as
 // BatchedTile::ToString prints it: threads_y, threads_x, rows_per_thread, cols_per_thread,
 // slice_k (omitted or 0 = automatic), split (K blocks; omitted = 1), tree_in_memory (0 or 1;
 // omitted = 0) and vector_loads (0 or 1; omitted = 0), then pipeline_rows, spread_combine,
-// single_stage and local_slots (0 or 1; omitted = 0). Without --tiles each (D, B) row uses
+// single_stage and local_slots (0 or 1; omitted = 0), then k_groups (1 … 16; omitted = 1).
+// Without --tiles each (D, B) row uses
 // SuggestBatchedTile (batched_tile.h): the largest tile that still gives every SM a workgroup.
 #include <algorithm>
 #include <chrono>
@@ -95,7 +96,7 @@ struct Flags {
 constexpr const char* kUsage =
     "usage: batched_rollout_vulkan_benchmark [--device SEL] [--dims 512,1024]\n"
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
-    "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV[xP[xC[xO[xL]]]]]]]],...]\n"
+    "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV[xP[xC[xO[xL[xG]]]]]]]]],...]\n"
     "         [--verify-rows 3]\n"
     "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]\n"
     "         [--small-configs CxRxG[xP[xQxU[xO[xL[xS[xX]]]]]],...] [--column-configs WcxRxGxP,...]\n"
@@ -122,7 +123,7 @@ bool ParseTiles(const std::string& text, std::vector<BatchedTile>* out) {
   std::string item;
   while (std::getline(in, item, ',')) {
     std::vector<int64_t> v;
-    if (!ParseIntegers(item, 'x', 0, &v) || v.size() < 4 || v.size() > 12) return false;
+    if (!ParseIntegers(item, 'x', 0, &v) || v.size() < 4 || v.size() > 13) return false;
     out->push_back({.threads_x = static_cast<uint32_t>(v[1]),
                     .threads_y = static_cast<uint32_t>(v[0]),
                     .rows_per_thread = static_cast<uint32_t>(v[2]),
@@ -134,7 +135,8 @@ bool ParseTiles(const std::string& text, std::vector<BatchedTile>* out) {
                     .pipeline_rows = v.size() >= 9 ? static_cast<uint32_t>(v[8]) : 0u,
                     .spread_combine = v.size() >= 10 ? static_cast<uint32_t>(v[9]) : 0u,
                     .single_stage = v.size() >= 11 ? static_cast<uint32_t>(v[10]) : 0u,
-                    .local_slots = v.size() >= 12 ? static_cast<uint32_t>(v[11]) : 0u});
+                    .local_slots = v.size() >= 12 ? static_cast<uint32_t>(v[11]) : 0u,
+                    .k_groups = v.size() >= 13 ? static_cast<uint32_t>(v[12]) : 1u});
   }
   return !out->empty();
 }

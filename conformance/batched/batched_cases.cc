@@ -20,6 +20,10 @@
 //   batched_rollout.tall_and_narrow_tiles  the same over the automatic tiles of 384, 256 and 128
 //                                      invocations (96 × 64 with local slots; 64 × 32 and 32 × 32
 //                                      of 4 × 2 outputs) and K-block forms, B = 200, D = 1100
+//   batched_rollout.k_groups           the same over five tiles of 2, 3 and 4 K groups (copies
+//                                      of the tile in a workgroup, folded in shared memory), with
+//                                      idle copies, K blocks, slots in scratch and in local
+//                                      memory, pipelined rows; B = 70, D = 1100
 //   batched_rollout.vector_loads       the same over four tiles with dvec2 shared-memory loads
 //                                      (BatchedTile::vector_loads: pairs of rows and columns;
 //                                      partial pairs, K blocks, slots in memory), B = 9, D = 193
@@ -541,6 +545,34 @@ DASHI_CONFORMANCE_CASE("batched_rollout.tall_and_narrow_tiles", "batched_rollout
                        "trajectories differing from core_ref, summed over 5 tiles of 384, 256 "
                        "and 128 invocations",
                        0.0, TallAndNarrowTiles);
+
+// K groups (BatchedTile::k_groups: copies of the tile in one workgroup over aligned groups of
+// chunks, their sums folded by the contract's tree through shared memory): D = 1100 (18 chunks)
+// over 2 copies of 32 × 32 (groups of 16 + 2 chunks) and 4 (groups of 8, 8, 2 and an idle copy),
+// 3 copies of 16 × 16 (groups of 8, 8, 2: the third carried in the fold) with the slots in
+// scratch, 4 copies in K blocks of 4 chunks (the last block of 2: two idle copies) with the
+// combine dispatch and pipelined rows, and 2 copies of 64 × 32 with local slots; B = 70 (two
+// full row tiles of 32 and a partial third), automatic slices.
+CaseResult KGroups(VulkanContext& ctx) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .k_groups = 2},
+      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
+       .vector_loads = 1, .single_stage = 1, .k_groups = 4},
+      {.threads_x = 8, .threads_y = 8, .rows_per_thread = 2, .cols_per_thread = 2,
+       .tree_in_memory = 1, .k_groups = 3},
+      {.threads_x = 8, .threads_y = 8, .rows_per_thread = 2, .cols_per_thread = 2, .split = 5,
+       .vector_loads = 1, .pipeline_rows = 1, .k_groups = 4},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 2,
+       .vector_loads = 1, .single_stage = 1, .local_slots = 1, .k_groups = 2},
+  };
+  return TileSweep(ctx, /*batch=*/70, /*dim=*/1100, {.steps = 4, .hash_every = 2}, tiles);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.k_groups", "batched_rollout",
+                       "trajectories differing from core_ref, summed over 5 tiles of 2 to 4 "
+                       "K groups",
+                       0.0, KGroups);
 
 // K blocks and the tree slots in memory (BatchedTile::split, tree_in_memory): D = 420, m = 7
 // chunks (the last of 36 rows); split 8, 4, 3 give 7, 4 and 2 blocks of 1, 2 and 4 chunks (the

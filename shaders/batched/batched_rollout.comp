@@ -76,17 +76,29 @@
 //   (cached in L1, touched once or twice per chunk) instead of RM·RN·kTreeSlots registers.
 //   Both change only where operands wait and when the barriers fall: every output's terms,
 //   chunks and tree are those above (bit-exact either way).
+//   K groups (constant 11 = KG, the workgroup size along z): the workgroup's chunks (its K block,
+//   or all m) are cut into aligned groups of gc = bit_ceil(ceil(chunks / KG)) chunks, and the
+//   KG × TX × TY invocations form KG copies of the tile, copy g (gl_LocalInvocationID.z) running
+//   the counter above over group g with its own shared stages (nothing past the last chunk: a
+//   copy may be idle). The copies then fold their group sums by the contract's tree level by
+//   level through shared memory (position g + s added into g for g ≡ 0 mod 2s, an odd last one
+//   carried; the K-block argument: an aligned group of 2^q chunks is a subtree), and copy 0
+//   writes the result. More warps a tile without the combine dispatch of K blocks: only which
+//   invocation forms a subtree changes (bit-exact either way). Every copy walks the same number
+//   of slices (group 0's) so that the barriers stay uniform; an idle slice skips its loads and
+//   products.
 // Rows b ≥ B and columns j ≥ D of a partial tile are staged as zeros and never written.
 // Every barrier() is reached in uniform control flow (the loops depend only on push and
-// specialization constants). Shared memory: 2·TK·(TM + 1 + TN) doubles (one stage: half), TM + 2
-// with vector loads (the padding spreads the transposing stores of a warp over the banks); the
-// host checks it against maxComputeSharedMemorySize.
+// specialization constants). Shared memory: KG·2·TK·(TM + 1 + TN) doubles (one stage: half),
+// TM + 2 with vector loads (the padding spreads the transposing stores of a warp over the banks),
+// plus ⌊KG/2⌋·TM·TN doubles for the fold of the K groups (one without); the host checks it
+// against maxComputeSharedMemorySize.
 #version 450
 #extension GL_ARB_gpu_shader_fp64 : require
 #extension GL_EXT_control_flow_attributes : require
 #include "float_controls.glsl"  // the execution modes of the variant built (shaders/defs.bzl)
 
-layout(local_size_x_id = 0, local_size_y_id = 1) in;
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 11) in;
 layout(constant_id = 0) const uint kThreadsX = 16u;      // TX
 layout(constant_id = 1) const uint kThreadsY = 16u;      // TY
 layout(constant_id = 2) const uint kRowsPerThread = 4u;  // RM
@@ -98,6 +110,7 @@ layout(constant_id = 7) const uint kVectorLoads = 0u;    // 1: dvec2 stages and 
 layout(constant_id = 8) const uint kPipelineRows = 0u;   // 1: the kk loop pipelined (header)
 layout(constant_id = 9) const uint kSingleStage = 0u;    // 1: one shared stage (header)
 layout(constant_id = 10) const uint kLocalSlots = 0u;    // 1: tree slots in local memory (header)
+layout(constant_id = 11) const uint kKGroups = 1u;       // KG: copies of the tile along z (header)
 
 #include "rollout_contract.glsl"  // kChunk, the chunk partial and the pairwise tree
 
@@ -134,17 +147,23 @@ layout(std430, set = 0, binding = 3) buffer Scratch { double scratch[]; };  // s
 #include "batched_rollout_params.glsl"  // BatchedRolloutPushConstants
 
 // Scalar stages (kVectorLoads = 0) or dvec2 stages (1); the other pair has one element.
-// Two stages, or one (kSingleStage).
+// Two stages, or one (kSingleStage), for each of the KG copies: copy g's stages are g·kStages
+// and g·kStages + 1.
 const uint kStages = 2u - kSingleStage;
-shared double zs[(1u - kVectorLoads) * kStages * kZStage + kVectorLoads];  // [stage][kk][row]: Zᵀ
-shared double as[(1u - kVectorLoads) * kStages * kAStage + kVectorLoads];  // [stage][kk][column]
-shared dvec2 zs2[kVectorLoads * kStages * kZStage / 2u + (1u - kVectorLoads)];  // pairs of rows
-shared dvec2 as2[kVectorLoads * kStages * kAStage / 2u + (1u - kVectorLoads)];  // ... of columns
+const uint kAllStages = kKGroups * kStages;
+shared double zs[(1u - kVectorLoads) * kAllStages * kZStage + kVectorLoads];  // [stage][kk][row]
+shared double as[(1u - kVectorLoads) * kAllStages * kAStage + kVectorLoads];  // [stage][kk][col]
+shared dvec2 zs2[kVectorLoads * kAllStages * kZStage / 2u + (1u - kVectorLoads)];  // row pairs
+shared dvec2 as2[kVectorLoads * kAllStages * kAStage / 2u + (1u - kVectorLoads)];  // col pairs
+// The fold of the K groups: the sums of at most ⌊KG/2⌋ copies at a level, [g / 2s][e][l] (one
+// spare double, so that the array is not empty with one group).
+shared double fold[(kKGroups / 2u) * kTileRows * kTileCols + 1u];
 
 double acc[kOutputs];                  // p_c of the current chunk, [r·RN + n]
 // The tree's binary counter, [k·RM·RN + r·RN + n]; one unused double with the slots in memory.
 double slot[kTreeSlots * kOutputs * (1u - kTreeInMemory) + kTreeInMemory];
 uint slot_base;                        // slots in memory: scratch index of slot 0 of (b0, j0)
+uint group_;                           // gl_LocalInvocationID.z: the K group of this copy
 uint tx_, ty_;                         // gl_LocalInvocationID.xy
 bool valid[kOutputs];                  // output (r, n) lies inside B × D
 double z_next[kZLoads];                // this invocation's share of the next slice
@@ -451,10 +470,13 @@ void main() {
   const uint tx = gl_LocalInvocationID.x;
   const uint ty = gl_LocalInvocationID.y;
   const uint l = ty * kThreadsX + tx;
+  const uint g = gl_LocalInvocationID.z;
   tx_ = tx;
   ty_ = ty;
+  group_ = g;
   const uint j0 = gl_WorkGroupID.x * kTileCols;
   const uint b0 = gl_WorkGroupID.y * kTileRows;
+  if (params.phase != 0u && g != 0u) return;  // the combines: copy 0 only, no barrier()
   if (params.phase == 2u) {  // uniform: a push constant; no barrier() on this path
     const uint e = gl_WorkGroupID.z;
     const uint r = e / kColsPerThread, n = e - r * kColsPerThread;
@@ -473,35 +495,48 @@ void main() {
     }
     return;
   }
-  // This workgroup's K block: chunks [c_begin, c_end), slices [t_begin, t_end).
+  // This workgroup's K block: chunks [w_begin, w_end); this copy's group within it: chunks
+  // [c_begin, c_end) (empty past the last chunk), slices [t_begin, t_end).
   const uint block = gl_WorkGroupID.z;
-  const uint c_begin = block * params.block_chunks;
-  const uint c_end = min(params.chunks, c_begin + params.block_chunks);
+  const uint w_begin = block * params.block_chunks;
+  const uint w_end = min(params.chunks, w_begin + params.block_chunks);
+  const uint per_group = (w_end - w_begin + kKGroups - 1u) / kKGroups;
+  const uint group_chunks = per_group <= 1u ? 1u : 1u << uint(findMSB(per_group - 1u) + 1);
+  const uint c_begin = min(w_end, w_begin + g * group_chunks);
+  const uint c_end = min(w_end, c_begin + group_chunks);
   const uint chunks = c_end - c_begin;
   const uint slices = (dim + kSliceK - 1u) / kSliceK;
   const uint slices_per_chunk = kChunk / kSliceK;
   const uint t_begin = c_begin * slices_per_chunk;
   const uint t_end = min(slices, c_end * slices_per_chunk);
+  // Slices every copy walks (group 0's, the most): uniform across the workgroup.
+  const uint walk = min(slices, min(w_end, w_begin + group_chunks) * slices_per_chunk) -
+                    w_begin * slices_per_chunk;
   const uint plane = params.rows * dim;
   [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
     const uint r = e / kColsPerThread, n = e - r * kColsPerThread;
     valid[e] = b0 + OutRow(ty, r) < params.rows && j0 + OutCol(tx, n) < dim;
   }
   slot_base = (params.blocks > 1u ? params.blocks * plane : 0u) +
-              block * kTreeSlots * plane + b0 * dim + j0;
+              (block * kKGroups + g) * kTreeSlots * plane + b0 * dim + j0;
 
-  if (kVectorLoads != 0u) {
-    LoadSlice2(t_begin, l, b0, j0);
-    StoreSlice2(0u, l);
-  } else {
-    LoadSlice(t_begin, l, b0, j0);
-    StoreSlice(0u, l);
+  const uint stage0 = g * kStages;  // this copy's first stage
+  if (chunks > 0u) {
+    if (kVectorLoads != 0u) {
+      LoadSlice2(t_begin, l, b0, j0);
+      StoreSlice2(stage0, l);
+    } else {
+      LoadSlice(t_begin, l, b0, j0);
+      StoreSlice(stage0, l);
+    }
   }
   memoryBarrierShared();
   barrier();
-  if (kPipelined) LoadFragment(0u, ty, tx);  // row 0 of stage 0
-  for (uint t = t_begin; t < t_end; ++t) {
-    const uint stage = kSingleStage != 0u ? 0u : (t - t_begin) & 1u;
+  if (kPipelined) LoadFragment(0u, stage0 * kZStageE + ty, stage0 * kAStageE + tx);  // row 0
+  for (uint u = 0u; u < walk; ++u) {
+    const uint t = t_begin + u;
+    const bool has_slice = t < t_end;  // this copy has slice t
+    const uint stage = stage0 + (kSingleStage != 0u ? 0u : u & 1u);
     // Issue the next slice's global loads now; they complete while this slice is computed.
     if (t + 1u < t_end) {
       if (kVectorLoads != 0u) {
@@ -510,13 +545,15 @@ void main() {
         LoadSlice(t + 1u, l, b0, j0);
       }
     }
-    const uint count = min(kSliceK, dim - t * kSliceK);
-    const uint c = t / slices_per_chunk;  // global chunk; c − c_begin within the block
+    const uint count = has_slice ? min(kSliceK, dim - t * kSliceK) : 0u;
+    const uint c = t / slices_per_chunk;  // global chunk; c − c_begin within the group
     const bool chunk_start = t == c * slices_per_chunk;
     // Pipelined, full slice: rows 0 .. TK − 2 now, row TK − 1 (fragment 1) after the barrier.
     // A partial slice (the last of D) runs row 0 from fragment 0 and the rest unpipelined.
-    const bool defer_last = kPipelined && count == kSliceK;  // uniform
-    if (defer_last) {
+    const bool defer_last = kPipelined && count == kSliceK;
+    if (!has_slice) {
+      // an idle copy: only the barriers
+    } else if (defer_last) {
       PipelinedSlice(stage, tx, ty, chunk_start);
     } else if (kPipelined) {
       FragmentProducts(0u, chunk_start);
@@ -525,21 +562,23 @@ void main() {
       if (chunk_start) Products(stage * kZStageE + ty, stage * kAStageE + tx, true);
       AccumulateSlice(stage, tx, ty, chunk_start ? 1u : 0u, count);
     }
-    if (!defer_last) {
+    if (has_slice && !defer_last) {
       if (t + 1u == t_end) {
         PushChunk(c - c_begin, true);
       } else if (t + 1u == (c + 1u) * slices_per_chunk) {
         PushChunk(c - c_begin, false);
       }
     }
-    if (t + 1u < t_end) {
+    if (u + 1u < walk) {
       // One stage: every invocation has read it before it is overwritten.
       if (kSingleStage != 0u) barrier();
-      const uint next = kSingleStage != 0u ? 0u : stage ^ 1u;
-      if (kVectorLoads != 0u) {
-        StoreSlice2(next, l);
-      } else {
-        StoreSlice(next, l);
+      const uint next = kSingleStage != 0u ? stage0 : stage ^ 1u;
+      if (t + 1u < t_end) {
+        if (kVectorLoads != 0u) {
+          StoreSlice2(next, l);
+        } else {
+          StoreSlice(next, l);
+        }
       }
     }
     memoryBarrierShared();
@@ -558,7 +597,29 @@ void main() {
       }
     }
   }
-  FoldTree(chunks);
+  if (chunks > 0u) FoldTree(chunks);
+
+  // K groups: the group sums folded by the contract's tree, level by level through `fold`
+  // (copy g + s into copy g for g ≡ 0 mod 2s while g + s holds a group; an odd last carried).
+  if (kKGroups > 1u) {
+    const uint groups = (w_end - w_begin + group_chunks - 1u) / group_chunks;
+    for (uint s = 1u; s < kKGroups; s *= 2u) {  // uniform: a constant trip count
+      barrier();  // the previous level's loads (and the stages' last reads) are done
+      if (g % (2u * s) == s && g < groups) {
+        [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
+          fold[((g / (2u * s)) * kOutputs + e) * kThreads + l] = acc[e];
+        }
+      }
+      memoryBarrierShared();
+      barrier();
+      if (g % (2u * s) == 0u && g + s < groups) {
+        [[unroll]] for (uint e = 0u; e < kOutputs; ++e) {
+          CONTRACT_MERGE(acc[e], acc[e], fold[((g / (2u * s)) * kOutputs + e) * kThreads + l]);
+        }
+      }
+    }
+  }
+  if (g != 0u) return;
 
   // The finished y of the tile, or this block's sum for phase 1.
   const bool to_scratch = params.blocks > 1u;

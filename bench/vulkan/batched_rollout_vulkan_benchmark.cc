@@ -33,7 +33,8 @@
 // times one after the other is not measured; its row gives the time of ONE trajectory's step at
 // that D (the baseline of issue 13's "within 3x of the single-trajectory step"), B ignored.
 // --warmup-seconds: untimed runs go on until this much wall time has passed (after --warmup
-// runs), so the GPU clock is up when timing starts.
+// runs), so the GPU clock is up when timing starts. The wall time counts from the end of the
+// first run's check against core_ref (the GPU idles during it and its clock drops).
 //
 // Inputs: A = DecayingMatrix(D, seed 1) and Z0 = NonZeroUniform(B·D, seed 2, 1.0)
 // (core_ref/testing/random_inputs.h: never zero; states shrink by about 0.69 per step and stay
@@ -311,7 +312,7 @@ Row MeasureSingle(dashi::vk::VulkanContext& ctx, int64_t dim, std::span<const do
   row.kernel = std::string("single trajectory, ") + dashi::vk::RolloutKernelName((*r)->kernel());
   const std::span<const double> z = z0.subspan(0, static_cast<size_t>(dim));
   std::vector<double> per_step_us, host_ms;
-  const auto start = std::chrono::steady_clock::now();
+  auto start = std::chrono::steady_clock::now();
   int64_t timed_from = -1;
   for (int64_t rep = 0; timed_from < 0 || rep < timed_from + f.reps; ++rep) {
     StatusOr<dashi::RolloutResult> got = (*r)->Run(z, params);
@@ -322,6 +323,7 @@ Row MeasureSingle(dashi::vk::VulkanContext& ctx, int64_t dim, std::span<const do
     if (rep == 0 && f.verify_rows > 0) {
       StatusOr<dashi::RolloutResult> want = dashi::Rollout(z, a, params);
       row.verified = want.ok() && want->chain == got->chain ? "bit-exact (row 0)" : "MISMATCH row 0";
+      start = std::chrono::steady_clock::now();  // the warm-up time starts after the check
     }
     if (!WarmingUp(rep, f, start, &timed_from)) {
       per_step_us.push_back((*r)->last_timings().device_us_per_step);
@@ -387,7 +389,7 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
     }
   }
   std::vector<double> per_step_us, host_ms;
-  const auto start = std::chrono::steady_clock::now();
+  auto start = std::chrono::steady_clock::now();
   int64_t timed_from = -1;
   for (int64_t rep = 0; timed_from < 0 || rep < timed_from + f.reps; ++rep) {
     StatusOr<dashi::vk::BatchedRolloutResult> got = (*r)->Run(z0, batch, params);
@@ -402,7 +404,10 @@ Row Measure(dashi::vk::VulkanContext& ctx, int64_t dim, int64_t batch, const Bat
                         ? std::string()
                         : ", " + std::to_string(t.dispatches) + " dispatch(es)");
     }
-    if (rep == 0 && f.verify_rows > 0) row.verified = Verify(*got, z0, a, params, f.verify_rows);
+    if (rep == 0 && f.verify_rows > 0) {
+      row.verified = Verify(*got, z0, a, params, f.verify_rows);
+      start = std::chrono::steady_clock::now();  // the warm-up time starts after the check
+    }
     if (!WarmingUp(rep, f, start, &timed_from)) {
       per_step_us.push_back((*r)->last_timings().device_us_per_step);
       host_ms.push_back((*r)->last_timings().host_ms);

@@ -228,18 +228,19 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // allow it, up to 3.4× slower where it spills). One shared stage of twice the rows on the
   // 64 × 64 tiles (4–14 % faster, docs/PERF.md "Large batches, part 5"), with the tree slots in
   // local memory where a block has five or more (D = 2048 in one block: 4 % faster; at four
-  // slots the registers win). For at most 16 chunks 64 × 32 (16 × 16 invocations of 4 × 2 outputs) in one
-  // block before 64 × 64 in two: 8–38 % faster at D = 256 … 1024 where both fill the SMs (the
-  // combine dispatch saved), within 1 % at D = 1024, B = 320; the blocks win beyond m = 16
-  // (docs/PERF.md, "Large batches, part 6"). With local slots, 96 × 64 (24 × 16 invocations: 146 registers against
-  // 170) where it still gives eight workgroups per SM: 4–9 % faster at D = 2048 … 4096,
-  // B ≥ 1024 with that many, 1.6–2.6 % slower where fewer (docs/PERF.md, "Large batches,
-  // part 6") For at most 16 chunks, after those, the
-  // K-group tiles (docs/PERF.md, "Large batches, part 7"): 32 × 32 in two copies where it fills
-  // the SMs (D = 512, B = 256: 18.63 µs against 18.94 for 32 × 32 in one; D = 1024, B = 128:
-  // 34.12 against 44.39 for 32 × 32 in two K blocks, B = 192: 65.08 against 67.47), then 16 × 16
-  // in eight copies wherever it gives at most two workgroups per SM (D = 512, B = 16 … 128: 8.8
-  // … 16.0 µs against 9.7 … 18.0; D = 1024, B = 16 … 64: 14.1 … 26.4 against 16.0 … 30.2).
+  // slots the registers win). For at most 16 chunks 64 × 32 (16 × 16 invocations of 4 × 2
+  // outputs) in one block before 64 × 64 in two: 8–38 % faster at D = 256 … 1024 where both
+  // fill the SMs (the combine dispatch saved), within 1 % at D = 1024, B = 320; the blocks win
+  // beyond m = 16 (docs/PERF.md, "Large batches, part 6"). With local slots, 96 × 64 (24 × 16
+  // invocations: 146 registers against 170) where it still gives eight workgroups per SM: 4–9 %
+  // faster at D = 2048 … 4096, B ≥ 1024 with that many, 1.6–2.6 % slower where fewer (part 6).
+  // For at most 16 chunks, after those, the K-group tiles (docs/PERF.md, "Large batches, part
+  // 7"), only where every copy has chunks: 32 × 32 in two copies where it fills the SMs
+  // (D = 512, B = 256: 18.63 µs against 18.94 for 32 × 32 in one; D = 1024, B = 128: 34.12
+  // against 44.39 for 32 × 32 in two K blocks, B = 192: 65.08 against 67.47), then 16 × 16 in
+  // eight copies wherever it gives at most two workgroups per SM (D = 512, B = 16 … 128: 8.8 …
+  // 16.0 µs against 9.7 … 18.0; D = 1024, B = 16 … 64: 14.1 … 26.4 against 16.0 … 30.2; not
+  // measured where m is not 8 or 16).
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
@@ -299,8 +300,13 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
     return ((batch + t.rows() - 1) / t.rows()) * ((dim + t.cols() - 1) / t.cols()) *
            BatchedBlocks(chunks, t);
   };
+  auto busy_copies = [&](const BatchedTile& t) {  // every K group of a workgroup has chunks
+    const int64_t per_group = BatchedGroupChunks(chunks, t);
+    return (chunks + per_group - 1) / per_group == t.k_groups;
+  };
   for (const BatchedTile& t : candidates) {
     if (t.rows() > batch) continue;  // idle rows in every workgroup
+    if (t.k_groups > 1 && !busy_copies(t)) continue;  // idle copies: not measured
     if (t.k_groups == 8) {
       // 16 × 16 in eight K groups: faster than every later tile wherever it was measured with
       // at most two workgroups per SM, however few (D = 512 and 1024, B = 16 … 128).

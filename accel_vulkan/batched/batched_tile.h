@@ -57,8 +57,9 @@ struct BatchedTile {
   // Specialization constant 9: 1 = one shared stage instead of two: the next slice is stored
   // between two barriers (all reads of the stage done; the stores visible), so a slice of twice
   // the rows fits the same shared memory (automatic slice_k from 64 down: 32 for the 64 × 64
-  // tile in NVIDIA's 48 KiB, 64 for 32 × 32). pipeline_rows is ignored (ResolveBatchedTile
-  // clears it). Bit-exact either way; measured in docs/PERF.md ("Large batches, part 5").
+  // tile in NVIDIA's 48 KiB, 64 for 32 × 32, 32 for 32 × 32 in two K groups). pipeline_rows is
+  // ignored (ResolveBatchedTile clears it). Bit-exact either way; measured in docs/PERF.md
+  // ("Large batches, part 5").
   uint32_t single_stage = 0;
   // Specialization constant 10: 1 = the tree slots in the invocation's local memory (the level
   // loops not unrolled, so the slot index is a run-time value) instead of registers: fewer
@@ -124,8 +125,8 @@ uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& ti
 // Checks `tile` against the device limits and resolves slice_k = 0. INVALID_ARGUMENT naming the
 // field and the limit: a zero field, slice_k not a divisor of 64, split beyond
 // kMaxBatchedBlocks, k_groups outside [1, kMaxBatchedKGroups], tree_in_memory, vector_loads,
-// pipeline_rows, spread_combine, single_stage or local_slots not 0 or 1 (pipeline_rows is cleared with single_stage, local_slots with
-// tree_in_memory: the kernel ignores them there),
+// pipeline_rows, spread_combine, single_stage or local_slots not 0 or 1 (pipeline_rows is
+// cleared with single_stage, local_slots with tree_in_memory: the kernel ignores them there),
 // vector_loads with an odd rows_per_thread or cols_per_thread, more than kMaxOutputsPerThread
 // accumulators, spread_combine with rows_per_thread·cols_per_thread beyond
 // maxComputeWorkGroupCount[2], a workgroup beyond maxComputeWorkGroupSize /
@@ -146,17 +147,18 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // (bit_ceil(ceil(m / 32)) blocks: five tree slots; D = 2048 is one block), then, with
 // s0 = bit_ceil(ceil(m / 16)) (four tree slots), 64×64 with split s0, 64×32 in one block
 // (16×16 threads, 4×2 outputs; only for m ≤ 16), 64×64 with 2·s0, 32×32 in two K groups (8×16
-// threads, 4×2 outputs; only for m ≤ 16), 16×16 in eight K groups (4×8 threads, 4×2 outputs;
-// only for m ≤ 16, taken wherever it gives at most 2·sm_count workgroups), 32×32 (2×2 outputs)
-// with 2·s0 and with 4·s0 (these with vector_loads), 16×32, 16×16 (1×1 outputs) and 8×8 (8×8
-// threads) with 4·s0 of at most B rows whose workgroup count ceil(B/rows)·ceil(D/cols)·blocks
-// reaches sm_count − sm_count/16, else the last, every one with spread_combine; the 64×64 tiles,
-// 64×32 in one block and the K-group tiles with single_stage, the 64×64 ones with local_slots where their blocks
-// need five or more tree slots, and those 96×64 (24×16 threads) instead where that still gives
-// at least 8·sm_count workgroups. The 64×64 default without K blocks when sm_count is 0. K blocks need blocks·B·D
-// doubles of scratch (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain of dependent
-// adds): K blocks and smaller tiles spread them over more SMs (measured on an H200:
-// docs/PERF.md).
+// threads, 4×2 outputs), 16×16 in eight K groups (4×8 threads, 4×2 outputs; taken wherever it
+// gives at most 2·sm_count workgroups) — the K-group tiles only for m ≤ 16 and where every
+// copy has chunks —, 32×32 (2×2 outputs) with 2·s0 and with 4·s0 (these with vector_loads),
+// 16×32, 16×16 (1×1 outputs) and 8×8 (8×8 threads) with 4·s0 of at most B rows whose workgroup
+// count ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last, every
+// one with spread_combine; the 64×64 tiles, 64×32 in one block and the K-group tiles with
+// single_stage, the 64×64 ones with local_slots where their blocks need five or more tree
+// slots, and those 96×64 (24×16 threads) instead where that still gives at least 8·sm_count
+// workgroups. The 64×64 default without K blocks when sm_count is 0. K blocks need blocks·B·D
+// doubles of scratch (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain
+// of dependent adds): K blocks, K groups and smaller tiles spread them over more SMs (measured
+// on an H200: docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);
 
 // The specialization constants 0..11 of the kernel for a resolved tile and m chunks (constant 5:

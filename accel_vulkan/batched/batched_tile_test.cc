@@ -412,6 +412,12 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
     EXPECT_EQ(t.k_groups, 8u) << batch;
     EXPECT_EQ(SuggestBatchedTile(batch, 512, 132).k_groups, 8u) << batch;
   }
+  // Only where every copy has chunks: not 16 × 16 in eight at m = 4 (D = 256: groups of one
+  // chunk, four idle copies) nor m = 10 (groups of 2: five busy); at m = 15 (groups of 2, the
+  // last of one) all eight are busy.
+  EXPECT_EQ(SuggestBatchedTile(32, 256, 132).k_groups, 1u);
+  EXPECT_EQ(SuggestBatchedTile(64, 640, 132).k_groups, 1u);
+  EXPECT_EQ(SuggestBatchedTile(64, 960, 132).k_groups, 8u);
   // Not beyond two workgroups per SM (B = 96 at D = 1024: 384), nor beyond 16 chunks (D = 2048).
   EXPECT_EQ(SuggestBatchedTile(96, 1024, 132).k_groups, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 2048, 132).k_groups, 1u);

@@ -115,7 +115,8 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // against 24.02–24.12) or D = 512 (8.28 against 7.82 at B = 32, 11.20 against 10.01 at 64).
 // kAuto takes the tiled kernel at D = 512 from 33 rows (docs/PERF.md, "Large batches, part 7":
 // 16 × 16 in eight K groups, 9.07 against 9.74 µs at B = 48, 9.21 against 10.13 at 64; the
-// small-batch kernel stays at 32: 7.80 against 8.86); the row keeps the forced kernel's settings.
+// small-batch kernel stays at 32: 7.80 against 8.86); the two rows keep the forced kernel's
+// settings.
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 32, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
@@ -123,6 +124,10 @@ constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 33, .max_rows = 64, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
      .pair_state_loads = true, .automatic = false},
+    // The same rows where C 32 would lose A in registers (fewer resident workgroups): the
+    // settings of the row for D ∈ [512, 1024] below, still not automatic.
+    {.min_dim = 512, .max_dim = 512, .min_rows = 33, .max_rows = 64, .rebuild_once = true,
+     .pair_loads = true, .automatic = false},
     {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 31, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .pair_loads = true, .pair_state_loads = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,

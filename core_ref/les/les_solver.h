@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,9 @@ class LesSolver {
   // The state: ω̂ in Fft2d::Rfft layout (N × (N/2+1), row-major), unnormalised forward transform
   // (a copy: the solver keeps it tiled, see Work).
   std::vector<Complex> spectrum() const;
+  // The state as the solver keeps it: Fft2d::HalfLayout::kTiled, the padding bins past N/2
+  // (where N/2 + 1 is not a multiple of the tile width) all +0.
+  std::span<const Complex> tiled_state() const { return w_hat_; }
   std::vector<double> Vorticity() const;  // N×N, row i ↔ y, column j ↔ x
 
   double Energy() const;     // ½⟨|u|²⟩

@@ -156,6 +156,50 @@ TEST(LesSolverTest, AnyThreadCountGivesTheSameBytes) {
   EXPECT_FALSE(LesSolver::Create(p, 0).ok());
 }
 
+// The tiled state's padding (bins past N/2 up to the tile width of 8) stays +0 through the steps,
+// whichever thread count and row sections ran them: N = 16 … 128 (9 … 65 bins: 7 padding columns
+// each), with and without the Smagorinsky term.
+TEST(LesSolverTest, TiledPaddingStaysPositiveZero) {
+  for (int64_t n : {16, 32, 64, 128}) {
+    for (double cs : {0.0, 0.17}) {
+      for (int threads : {1, 3}) {
+        for (LesRowSections rows : {LesRowSections::kFused, LesRowSections::kSeparate}) {
+          SCOPED_TRACE("N " + std::to_string(n) + " cs " + std::to_string(cs) + " threads " +
+                       std::to_string(threads) +
+                       (rows == LesRowSections::kFused ? " fused" : " separate"));
+          LesParams p = Small(n, 0.01, 1e-3, cs, 5);
+          StatusOr<LesSolver> les = LesSolver::Create(p, threads, rows);
+          ASSERT_TRUE(les.ok()) << les.status().ToString();
+          StatusOr<Fft2d> fft = Fft2d::Create(n, n);
+          ASSERT_TRUE(fft.ok());
+          std::vector<bool> bin(fft->HalfSize(HalfLayout::kTiled), false);
+          for (int64_t r = 0; r < n; ++r) {
+            for (int64_t k = 0; k <= n / 2; ++k) {
+              bin[fft->HalfIndex(r, k, HalfLayout::kTiled)] = true;
+            }
+          }
+          int64_t padding = 0;
+          for (int s = 0; s <= 6; ++s) {
+            if (s > 0) ASSERT_TRUE(les->Step().ok());
+            const std::span<const Complex> state = les->tiled_state();
+            ASSERT_EQ(state.size(), bin.size());
+            padding = 0;
+            for (size_t i = 0; i < state.size(); ++i) {
+              if (bin[i]) continue;
+              ++padding;
+              const double parts[2] = {state[i].real(), state[i].imag()};
+              uint64_t bits[2];
+              std::memcpy(bits, parts, sizeof bits);
+              ASSERT_EQ(bits[0] | bits[1], 0u) << "step " << s << " index " << i;
+            }
+          }
+          EXPECT_EQ(padding, n * 7);
+        }
+      }
+    }
+  }
+}
+
 // The fused row section (inverse row passes, products and forward row passes per block of 16
 // rows) and the three separate sections give the same bytes at every thread count, with and
 // without the Smagorinsky term; kAuto fuses exactly when N/16 >= 4·threads.

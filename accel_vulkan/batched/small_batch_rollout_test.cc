@@ -797,32 +797,39 @@ TEST_F(SmallBatchRolloutTest, KernelChoice) {
 
   // The rebuild-once band: B ∈ [16, 64] at D ∈ [513, 1024] and [16, 32] at D = 512 (GPU only);
   // tiled beyond, and at D = 512 from 33 rows (the table's row there is not automatic).
+  // The small-batch kernel where the GPU condition holds, else the tiled one.
+  const BatchedKernel small_on_gpu =
+      has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled;
+  auto automatic = [&](int64_t d, uint64_t seed, VulkanBatchedRolloutOptions options = {}) {
+    const std::vector<double> m = DecayingMatrix(d, seed);
+    StatusOr<std::unique_ptr<VulkanBatchedRollout>> made =
+        VulkanBatchedRollout::Create(ctx(), d, m, options);
+    EXPECT_TRUE(made.ok()) << made.status().ToString();
+    return made.ok() ? std::move(*made) : nullptr;
+  };
   {
-    const std::vector<double> a512 = DecayingMatrix(512, 16);
-    StatusOr<std::unique_ptr<VulkanBatchedRollout>> mid =
-        VulkanBatchedRollout::Create(ctx(), 512, a512);
-    ASSERT_TRUE(mid.ok()) << mid.status().ToString();
-    EXPECT_EQ(*(*mid)->KernelFor(32),
-              has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
-    EXPECT_EQ(*(*mid)->KernelFor(33), BatchedKernel::kTiled);
-    EXPECT_EQ(*(*mid)->KernelFor(64), BatchedKernel::kTiled);
-    EXPECT_EQ(*(*mid)->KernelFor(65), BatchedKernel::kTiled);
-    const std::vector<double> a1024 = DecayingMatrix(1024, 17);
-    StatusOr<std::unique_ptr<VulkanBatchedRollout>> wide =
-        VulkanBatchedRollout::Create(ctx(), 1024, a1024);
-    ASSERT_TRUE(wide.ok()) << wide.status().ToString();
-    EXPECT_EQ(*(*wide)->KernelFor(64),
-              has_sm_count ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled);
+    std::unique_ptr<VulkanBatchedRollout> mid = automatic(512, 16);
+    ASSERT_NE(mid, nullptr);
+    EXPECT_EQ(*mid->KernelFor(32), small_on_gpu);
+    EXPECT_EQ(*mid->KernelFor(33), BatchedKernel::kTiled);
+    EXPECT_EQ(*mid->KernelFor(64), BatchedKernel::kTiled);
+    EXPECT_EQ(*mid->KernelFor(65), BatchedKernel::kTiled);
+    std::unique_ptr<VulkanBatchedRollout> wide = automatic(1024, 17);
+    ASSERT_NE(wide, nullptr);
+    EXPECT_EQ(*wide->KernelFor(64), small_on_gpu);
   }
   // A row with automatic = false sets the forced kernel's settings only: kAuto takes the tiled
-  // kernel (on any device; the options' table is used without an SM count too).
-  {
-    const std::vector<SmallBatchRule> rules = {
-        {.min_dim = 1, .max_dim = 2048, .min_rows = 1, .max_rows = 16, .automatic = false}};
-    StatusOr<std::unique_ptr<VulkanBatchedRollout>> manual =
-        VulkanBatchedRollout::Create(ctx(), dim, a, {.small_batch_rules = rules});
-    ASSERT_TRUE(manual.ok()) << manual.status().ToString();
-    EXPECT_EQ(*(*manual)->KernelFor(3), BatchedKernel::kTiled);
+  // kernel where the same row with automatic = true takes the small-batch one. Only a device
+  // that reports its SM count tells them apart (without it kAuto never takes the small-batch
+  // kernel: both are tiled on lavapipe).
+  for (const bool automatic_row : {true, false}) {
+    const std::vector<SmallBatchRule> rules = {{.min_dim = 1, .max_dim = 2048, .min_rows = 1,
+                                                .max_rows = 16, .automatic = automatic_row}};
+    std::unique_ptr<VulkanBatchedRollout> manual =
+        automatic(dim, 11, {.small_batch_rules = rules});
+    ASSERT_NE(manual, nullptr);
+    EXPECT_EQ(*manual->KernelFor(3), automatic_row ? small_on_gpu : BatchedKernel::kTiled)
+        << "automatic " << automatic_row;
   }
 
   const int64_t big = 2049;

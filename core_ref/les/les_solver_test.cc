@@ -180,7 +180,9 @@ TEST(LesSolverTest, TiledPaddingStaysPositiveZero) {
           }
           int64_t padding = 0;
           for (int s = 0; s <= 6; ++s) {
-            if (s > 0) ASSERT_TRUE(les->Step().ok());
+            if (s > 0) {
+              ASSERT_TRUE(les->Step().ok());
+            }
             const std::span<const Complex> state = les->tiled_state();
             ASSERT_EQ(state.size(), bin.size());
             padding = 0;

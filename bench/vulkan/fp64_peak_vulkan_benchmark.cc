@@ -1,14 +1,19 @@
 // The fp64 throughput a shader reaches on this device when every multiply and add is a separate
 // instruction (the rollout contract: `precise`, no FMA) — the measured counterpart of the
 // batched rollout's floor (docs/PERF.md: 2·B·D² flops at 16.7 TFLOP/s on an H100 at 1980 MHz).
-// Six loops (fp64_peak.comp): register chains (mode 0), the tiled kernel's term-row loop with
+// Eight loops (fp64_peak.comp): register chains (mode 0), the tiled kernel's term-row loop with
 // its operands in shared memory (mode 1: 4×4 outputs an invocation), the same with a barrier per
-// 32 term rows (mode 2) or per 16 (mode 5), with 4×8 outputs (mode 3) and with adjacent operand
-// pairs (mode 4), each
-// at 1, 2, 4 and 8 workgroups of 256 invocations dispatched per SM. Flops count one per multiply and one per add.
+// 32 term rows (mode 2) or per 16 (mode 5), with 4×8 outputs (mode 3), with adjacent operand
+// pairs (mode 4), and with its operands loaded from a buffer instead, no shared memory and no
+// barrier (mode 6: 512 term rows, more than L1 holds; mode 7: 64), with an execution-only
+// barrier (mode 8) or a subgroup barrier (mode 9) per 16 term rows, and with a barrier per 64
+// (mode 10), with memoryBarrierShared() alone (mode 11) or an acquire-only or release-only
+// barrier (modes 12, 13) per 16 term rows, each at 1, 2, 4 and 8
+// workgroups of 256 invocations dispatched per SM (--wg 64: 4, 8, 16, 32 of 64). Flops count one
+// per multiply and one per add.
 //
 //   bazel build -c opt //bench/vulkan:fp64_peak_vulkan_benchmark
-//   fp64_peak_vulkan_benchmark [--reps 5] [--seconds 0.2] [--warmup-seconds 1]
+//   fp64_peak_vulkan_benchmark [--reps 5] [--seconds 0.2] [--warmup-seconds 1] [--modes 0,1,6,7]
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
@@ -16,6 +21,7 @@
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +57,9 @@ int Fail(const char* what, const Status& s) {
 int main(int argc, char** argv) {
   int reps = 5;
   double seconds = 0.2, warmup_seconds = 1.0;
+  std::string modes;  // empty: every loop
+  uint32_t wg = 256;  // invocations a workgroup (modes 1-13 index a 16-wide grid of them)
+  uint32_t tk = 32;   // term rows of the shared tiles (2 · tk · 32 dvec2: 32 KiB at 32)
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) {
@@ -59,17 +68,33 @@ int main(int argc, char** argv) {
       seconds = std::atof(argv[++i]);
     } else if (a == "--warmup-seconds" && i + 1 < argc) {
       warmup_seconds = std::atof(argv[++i]);
+    } else if (a == "--wg" && i + 1 < argc) {
+      wg = static_cast<uint32_t>(std::atoi(argv[++i]));
+    } else if (a == "--tk" && i + 1 < argc) {
+      tk = static_cast<uint32_t>(std::atoi(argv[++i]));
+    } else if (a == "--modes" && i + 1 < argc) {
+      modes = argv[++i];
     } else {
       std::fprintf(stderr,
                    "usage: fp64_peak_vulkan_benchmark [--reps N] [--seconds S] "
-                   "[--warmup-seconds W]\n  --reps: timed runs per row (median reported)\n"
+                   "[--warmup-seconds W] [--modes M,M,...] [--wg N] [--tk K]\n"
+                   "  --reps: timed runs per row (median reported)\n"
                    "  --seconds: device time per timed run (dispatches back to back)\n"
-                   "  --warmup-seconds: back-to-back dispatches before each row\n");
+                   "  --warmup-seconds: back-to-back dispatches before each row\n"
+                   "  --modes: comma-separated loops to run (fp64_peak.comp's modes 0..13; "
+                   "default all)\n"
+                   "  --wg: invocations per workgroup, a multiple of 32 up to 256 (default 256; "
+                   "the 4x4 loops then cover fewer rows of the tile)\n"
+                   "  --tk: term rows of the shared tiles, 16, 32 or 48 (default 32: 32 KiB a "
+                   "workgroup; the loops' flops scale with it)\n");
       return 2;
     }
   }
-  if (reps < 1 || !(seconds > 0) || !(warmup_seconds >= 0)) {
-    std::fprintf(stderr, "fp64_peak_vulkan_benchmark: --reps >= 1, --seconds > 0\n");
+  if (reps < 1 || !(seconds > 0) || !(warmup_seconds >= 0) || wg < 32 || wg > 256 ||
+      wg % 32 != 0 || (tk != 16 && tk != 32 && tk != 48)) {
+    std::fprintf(stderr,
+                 "fp64_peak_vulkan_benchmark: --reps >= 1, --seconds > 0, --wg a multiple of 32 "
+                 "in [32, 256], --tk 16, 32 or 48\n");
     return 2;
   }
   dashi::vk::ContextOptions copts;
@@ -82,14 +107,16 @@ int main(int argc, char** argv) {
   std::printf("device: %s | driver %s (%s) | Vulkan %s | SMs %u%s\n", d.name.c_str(),
               d.driver_name.c_str(), d.driver_info.c_str(), d.api_version.c_str(), sms,
               sm ? "" : " (not reported: assumed)");
+  std::printf("workgroups of %u invocations, shared tiles of %u term rows (%u KiB)\n", wg, tk,
+              tk * 2 * 32 * 16 / 1024);
   std::printf("%-28s %10s %12s %12s %12s\n", "loop", "WG/SM", "ms/dispatch", "TFLOP/s",
               "min-max");
 
-  constexpr uint32_t kWg = 256;
   StatusOr<std::unique_ptr<dashi::vk::CommandBatch>> batch = dashi::vk::CommandBatch::Create(**ctx);
   if (!batch.ok()) return Fail("command batch", batch.status());
   // fp64_peak.comp's loops (specialization constant 1), with the flops of one invocation and
-  // iteration: 16 chains × 2; 32 term rows × 4×4 outputs × 2; 32 term rows × 4×8 outputs × 2.
+  // iteration: 16 chains × 2; 32 term rows × 4×4 outputs × 2 (scaled by --tk / 32 below);
+  // 32 term rows × 4×8 outputs × 2; 512 or 64 term rows × 4×4 outputs × 2.
   struct Loop {
     uint32_t mode;
     const char* name;
@@ -100,18 +127,44 @@ int main(int argc, char** argv) {
                         {2, "4x4 + barrier per 32 rows", 1024.0},
                         {5, "4x4 + barrier per 16 rows", 1024.0},
                         {3, "shared operands (4x8, TK 32)", 2048.0},
-                        {4, "4x4, adjacent pairs", 1024.0}};
+                        {4, "4x4, adjacent pairs", 1024.0},
+                        {6, "4x4 from a buffer, 512 rows", 512.0 * 32.0},
+                        {7, "4x4 from a buffer, 64 rows", 64.0 * 32.0},
+                        {8, "4x4 + exec-only bar / 16", 1024.0},
+                        {9, "4x4 + subgroup bar / 16", 1024.0},
+                        {10, "4x4 + barrier per 64 rows", 1024.0},
+                        {11, "4x4 + shared fence / 16", 1024.0},
+                        {12, "4x4 + acquire bar / 16", 1024.0},
+                        {13, "4x4 + release bar / 16", 1024.0}};
+  // The operands of modes 6 and 7 (fp64_peak.comp: 512 × 64 doubles of A, then 64 × 512 of Z),
+  // values near 1 so that no product or sum leaves the normal range.
+  constexpr size_t kOperandDoubles = 2 * 512 * 64;
+  std::vector<double> operands(kOperandDoubles);
+  for (size_t i = 0; i < operands.size(); ++i) {
+    operands[i] = 1.0 + 1e-9 * static_cast<double>(i % 977);
+  }
+  StatusOr<dashi::vk::DeviceBuffer> operand_buf =
+      dashi::vk::DeviceBuffer::Create(**ctx, kOperandDoubles * sizeof(double));
+  if (!operand_buf.ok()) return Fail("buffer", operand_buf.status());
+  if (Status st = operand_buf->UploadValues(**ctx, std::span<const double>(operands)); !st.ok()) {
+    return Fail("upload", st);
+  }
   for (const Loop& loop : loops) {
+    if (!modes.empty() &&
+        ("," + modes + ",").find("," + std::to_string(loop.mode) + ",") == std::string::npos) {
+      continue;
+    }
     StatusOr<std::unique_ptr<dashi::vk::ComputePipeline>> pipe =
         dashi::vk::ComputePipeline::Create(
-            **ctx, {dashi::spirv::kFp64Peak, 1, sizeof(PushConstants), {kWg, loop.mode}, 4});
+            **ctx, {dashi::spirv::kFp64Peak, 2, sizeof(PushConstants), {wg, loop.mode, tk}, 4});
     if (!pipe.ok()) return Fail("pipeline", pipe.status());
-    for (uint32_t per_sm : {1u, 2u, 4u, 8u}) {
+    for (uint32_t per_256 : {1u, 2u, 4u, 8u}) {
+      const uint32_t per_sm = per_256 * (256 / wg);
       const uint32_t groups = sms * per_sm;
       StatusOr<dashi::vk::DeviceBuffer> out =
-          dashi::vk::DeviceBuffer::Create(**ctx, static_cast<VkDeviceSize>(groups) * kWg * 8);
+          dashi::vk::DeviceBuffer::Create(**ctx, static_cast<VkDeviceSize>(groups) * wg * 8);
       if (!out.ok()) return Fail("buffer", out.status());
-      const VkBuffer bufs[] = {out->buffer()};
+      const VkBuffer bufs[] = {out->buffer(), operand_buf->buffer()};
       StatusOr<VkDescriptorSet> set = (*pipe)->Bindings(bufs);
       if (!set.ok()) return Fail("bindings", set.status());
       PushConstants pc{0.9999999, 1e-7, 8, 0};
@@ -149,7 +202,10 @@ int main(int argc, char** argv) {
         t.push_back(ms / per_run);
       }
       std::sort(t.begin(), t.end());
-      const double flops = loop.flops_per_iter * pc.iters * static_cast<double>(groups) * kWg;
+      // The shared-tile loops' flops per iteration scale with the tile's term rows.
+      const bool shared_loop = loop.mode != 0 && loop.mode != 6 && loop.mode != 7;
+      const double per_iter = loop.flops_per_iter * (shared_loop ? tk / 32.0 : 1.0);
+      const double flops = per_iter * pc.iters * static_cast<double>(groups) * wg;
       auto tflops = [&](double m) { return flops / (m * 1e-3) / 1e12; };
       std::printf("%-28s %10u %12.3f %12.3f %5.3f-%5.3f\n", loop.name, per_sm, t[t.size() / 2],
                   tflops(t[t.size() / 2]), tflops(t.back()), tflops(t.front()));

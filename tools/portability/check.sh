@@ -61,13 +61,20 @@ flags=(-std=c++20 -O2 -ffp-contract=off -fno-fast-math -iquote "$root" -isystem 
 build() {  # build NAME COMPILER: objects in parallel, an archive, and the link
   local name=$1 cxx=$2 dir=$work/$1
   mkdir -p "$dir/obj"
-  local src
+  # Its own compiles only (the aarch64 runs may be going on in the background): at most nproc
+  # at once, each waited for by pid; a failed compile stops the script.
+  local src pids=() pid running
   for src in "${sources[@]}"; do
     "$cxx" "${flags[@]}" -c "$src" -o "$dir/obj/$(echo "$src" | tr / _).o" &
-    if (($(jobs -rp | wc -l) >= $(nproc))); then wait -n; fi
+    pids+=($!)
+    while :; do
+      running=0
+      for pid in "${pids[@]}"; do kill -0 "$pid" 2> /dev/null && running=$((running + 1)); done
+      ((running >= $(nproc))) || break
+      sleep 0.2
+    done
   done
-  local pid
-  for pid in $(jobs -p); do wait "$pid"; done
+  for pid in "${pids[@]}"; do wait "$pid"; done
   local main="$dir/obj/tools_portability_portable_reference_main.cc.o"
   rm -f "$dir/libref.a"
   find "$dir/obj" -name '*.o' ! -path "$main" -print0 | xargs -0 ar rcs "$dir/libref.a"
@@ -114,6 +121,32 @@ bazel build --noshow_progress "$target" 2> /dev/null
 expected_link=$(bazel-bin/tools/portability/portable_reference chain)
 echo "expected final link: $expected_link"
 
+# The aarch64 build first: its runs under qemu (minutes, mostly the default run's seven LES
+# trajectories) go on in the background while the x86-64 builds and runs of (a) and (b) take the
+# cores, and are compared after them.
+echo "== (c) aarch64: cross-built, run under qemu-aarch64 (in the background during (a), (b)) =="
+build aarch64 aarch64-linux-gnu-g++
+readelf -h "$work/aarch64/portable_reference" | grep -q AArch64 || {
+  echo "the aarch64 build is not an aarch64 executable" >&2
+  exit 1
+}
+qemu="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+(
+  rc=0
+  $qemu "$work/aarch64/portable_reference" golden "$work/aarch64/golden" \
+    > "$work/aarch64/golden.log" 2>&1 || rc=$?
+  echo "$rc" > "$work/aarch64/golden.rc"
+  if ((aarch64_chain)); then
+    rc=0
+    $qemu "$work/aarch64/portable_reference" chain > "$work/aarch64/chain.txt" \
+      2> "$work/aarch64/chain.log" || rc=$?
+    echo "$rc" > "$work/aarch64/chain.rc"
+  fi
+) &
+aarch64_runs=$!
+# A failure below ends the script: the background runs (and their qemu) end with it.
+trap 'pkill -P "$aarch64_runs" 2> /dev/null; kill "$aarch64_runs" 2> /dev/null' EXIT
+
 echo "== (a) x86-64: g++ and clang-14 =="
 build gcc g++
 build clang clang++-14
@@ -130,17 +163,20 @@ compare_golden "x86-64 g++, GLIBC_TUNABLES=$tunables" "$work/gcc/golden_nofma"
 compare_chain "x86-64 g++, GLIBC_TUNABLES=$tunables" \
   "$(GLIBC_TUNABLES=$tunables "$work/gcc/portable_reference" chain)"
 
-echo "== (c) aarch64: cross-built, run under qemu-aarch64 =="
-build aarch64 aarch64-linux-gnu-g++
-readelf -h "$work/aarch64/portable_reference" | grep -q AArch64 || {
-  echo "the aarch64 build is not an aarch64 executable" >&2
-  exit 1
-}
-qemu="qemu-aarch64 -L /usr/aarch64-linux-gnu"
-$qemu "$work/aarch64/portable_reference" golden "$work/aarch64/golden"
-compare_golden "aarch64 g++ (qemu)" "$work/aarch64/golden"
+echo "== (c) aarch64 under qemu: waiting for the background runs =="
+wait "$aarch64_runs" || true
+trap - EXIT
+if [[ $(cat "$work/aarch64/golden.rc" 2> /dev/null) == 0 ]]; then
+  compare_golden "aarch64 g++ (qemu)" "$work/aarch64/golden"
+else
+  verdict FAIL "aarch64 g++ (qemu): the golden run failed: $(tail -3 "$work/aarch64/golden.log")"
+fi
 if ((aarch64_chain)); then
-  compare_chain "aarch64 g++ (qemu)" "$($qemu "$work/aarch64/portable_reference" chain)"
+  if [[ $(cat "$work/aarch64/chain.rc" 2> /dev/null) == 0 ]]; then
+    compare_chain "aarch64 g++ (qemu)" "$(cat "$work/aarch64/chain.txt")"
+  else
+    verdict FAIL "aarch64 g++ (qemu): the default run failed: $(tail -3 "$work/aarch64/chain.log")"
+  fi
 else
   echo "(aarch64 default-run chain skipped: --golden-only-on-aarch64)"
 fi

@@ -438,13 +438,42 @@ std::vector<double> LesSolver::Vorticity() const { return fft_.Irfft(spectrum())
 double LesSolver::Energy() const { return SpectralEnergy(grid_, spectrum()); }
 double LesSolver::Enstrophy() const { return SpectralEnstrophy(grid_, spectrum()); }
 
+int64_t LesSolver::WorkingSetBytes() const {
+  int64_t bytes = 0;
+  auto add = [&bytes](const auto& v) {
+    bytes += static_cast<int64_t>(v.capacity() * sizeof(v[0]));
+  };
+  add(w_hat_);
+  add(decay_half_);
+  add(decay_full_);
+  for (const auto& v : work_.spec) add(v);
+  for (const auto& v : work_.real) add(v);
+  for (const auto& v : work_.products) add(v);
+  for (const auto& v : work_.product_hat) add(v);
+  for (const auto& v : work_.stage) add(v);
+  add(work_.next);
+  return bytes;
+}
+
 StatusOr<int64_t> EstimateSimulateBytes(const LesParams& params, int64_t steps,
                                         int64_t save_every) {
   if (steps < 0 || save_every < 1) return InvalidArgumentError("steps < 0 or save_every < 1");
+  if (params.n < 1) return InvalidArgumentError("LES n < 1");
   DASHI_ASSIGN_OR_RETURN(const int64_t frames, CheckedAdd(steps / save_every, 1, "LES frames"));
   DASHI_ASSIGN_OR_RETURN(const int64_t cells, CheckedMul(params.n, params.n, "LES grid cells"));
-  DASHI_ASSIGN_OR_RETURN(const int64_t doubles, CheckedAdd(frames, 24, "LES doubles per cell"));
-  DASHI_ASSIGN_OR_RETURN(const int64_t values, CheckedMul(doubles, cells, "LES values"));
+  // The solver: 14 complex tiled half spectra (the state, six derivative spectra, three
+  // transformed products, three RK4 stages, the next state) and two real ones (the decay
+  // factors), i.e. 30 doubles per tiled bin (N rows × the half spectrum's N/2 + 1 bins rounded
+  // up to the tiles' 8), and nine real N × N fields with separate rows.
+  DASHI_ASSIGN_OR_RETURN(const int64_t tiled_bins,
+                         CheckedMul(params.n, (params.n / 2 + 1 + 7) / 8 * 8, "LES bins"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t spectra, CheckedMul(tiled_bins, 30, "LES values"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t fields, CheckedAdd(frames, 9, "LES doubles per cell"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t field_values, CheckedMul(fields, cells, "LES values"));
+  // A save: the row-major copy of the spectrum, N·(N/2 + 1) complex values.
+  DASHI_ASSIGN_OR_RETURN(const int64_t copy, CheckedMul(params.n, params.n / 2 + 1, "LES bins"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t solver, CheckedAdd(spectra, 2 * copy, "LES values"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t values, CheckedAdd(field_values, solver, "LES values"));
   return CheckedMul(values, 8, "LES bytes");
 }
 

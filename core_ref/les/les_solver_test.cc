@@ -315,6 +315,40 @@ TEST(LesSolverTest, SimulateFramesHandsOverExactlyWhatSimulateKeeps) {
   EXPECT_EQ(st.code(), StatusCode::kDataLoss);
 }
 
+// EstimateSimulateBytes counts exactly what a solver allocates (its arrays with separate rows,
+// which the fused rows do without), one frame per kept state and a save's spectrum copy: fails
+// with the old "24 N²" (39 N² of arrays at N = 8, 27.75 at 64) or with an array left out.
+TEST(LesSolverTest, EstimateSimulateBytesCountsTheSolversArrays) {
+  auto params = [](int64_t n) {
+    LesParams p = Small(n, 0.005, 1e-3, 0.17, 1);
+    p.k_peak = 2;  // N = 8 allows k_peak ≤ 2
+    return p;
+  };
+  for (int64_t n : {8, 16, 32, 64, 128, 256, 512}) {
+    const int64_t cells = n * n;
+    const int64_t copy = 16 * n * (n / 2 + 1);
+    StatusOr<int64_t> estimate = EstimateSimulateBytes(params(n), 0, 1);
+    ASSERT_TRUE(estimate.ok()) << estimate.status().ToString();
+    for (int threads : {1, 3}) {
+      for (LesRowSections rows : {LesRowSections::kSeparate, LesRowSections::kFused}) {
+        StatusOr<LesSolver> les = LesSolver::Create(params(n), threads, rows);
+        ASSERT_TRUE(les.ok()) << les.status().ToString();
+        const int64_t unused = rows == LesRowSections::kFused ? 9 * cells * 8 : 0;
+        EXPECT_EQ(*estimate, les->WorkingSetBytes() + unused + 8 * cells + copy)
+            << "N = " << n << ", " << threads << " threads, "
+            << (rows == LesRowSections::kFused ? "fused" : "separate") << " rows";
+      }
+    }
+    // Each further kept frame adds N² doubles.
+    StatusOr<int64_t> kept = EstimateSimulateBytes(params(n), 100, 10);
+    ASSERT_TRUE(kept.ok());
+    EXPECT_EQ(*kept - *estimate, 10 * 8 * cells) << "N = " << n;
+  }
+  EXPECT_FALSE(EstimateSimulateBytes(params(64), -1, 1).ok());
+  EXPECT_FALSE(EstimateSimulateBytes(params(64), 10, 0).ok());
+  EXPECT_FALSE(EstimateSimulateBytes(params(64), int64_t{1} << 62, 1).ok());
+}
+
 // Issue 12 #6: out of memory is RESOURCE_EXHAUSTED from core_ref, never an escaping bad_alloc.
 TEST(LesSolverTest, OutOfMemoryInsideTheRunIsResourceExhausted) {
   LesParams p = Small(32, 0.005, 1e-3, 0.17, 3);

@@ -870,7 +870,8 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
                                                 int* parity) {
   const int64_t history = history_slots_;
   // Steps per dispatch: on a device without the SM count, within the barrier budget (per step a
-  // workgroup makes 2 barrier() calls per row pass of each of its units, plus the grid barrier's 2).
+  // workgroup makes 2 barrier() calls per row pass of each of its units, plus the grid
+  // barrier's 2).
   int64_t per_dispatch = small_steps_per_dispatch_;
   if (per_dispatch == 0) {
     // One step per dispatch where the SM count is not reported (lavapipe). There (Mesa 22.3.6)

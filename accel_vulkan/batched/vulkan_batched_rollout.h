@@ -18,25 +18,25 @@
 //    barrier (with K blocks, tile.split > 1: a dispatch of block sums, a barrier, a dispatch
 //    combining them); up to `max_steps_per_submit` steps go into one command buffer.
 //  - kSmallBatch: shaders/batched/batched_persistent.comp, the B-row form of the single-trajectory
-//    persistent kernel: ONE dispatch runs many steps, G resident workgroups (one per SM) share
-//    the (64-row chunk, C-column tile) units, each keeps its unit's column block of A in
-//    registers across the steps (when every workgroup has at most one unit) and computes it for
-//    all B rows, spread over R row groups of C invocations; a device-wide barrier separates the
-//    steps (merged with the state's rebuild when every row fits one pass). The state after every step of a
+//    persistent kernel: ONE dispatch runs many steps, G resident workgroups (one per SM) share the
+//    (64-row chunk, C-column tile) units, each keeps its unit's column block of A in registers
+//    across the steps (when every workgroup has at most one unit) and computes it for all B rows,
+//    spread over R row groups of C invocations; a device-wide barrier separates the steps (merged
+//    with the state's rebuild when every row fits one pass). The state after every step of a
 //    dispatch that contains an observed step also goes into a device-side history ring
 //    (staging_slots() states), from which the observed states are copied, so a dispatch does not
-//    end at every observed step. Its settings (columns per unit C, row groups R, rebuild once)
-//    are chosen per (D, B) from a measured table (SmallBatchRule, DefaultSmallBatchRules), so
-//    the tiles, workgroups and pipeline follow B from one Run() to the next. kAuto picks it
-//    where an automatic table row holds (D, B) (B ≤ kSmallBatchAutoMaxRows = 16 at any D; up to
-//    64 rows at D ∈ [513, 1024] and 32 at D = 512 with small_batch_rebuild_once: each state entry rebuilt once per step, a
-//    second device-wide barrier; C = 32 from 17 rows at D = 512; per-chunk counters instead of
-//    the device-wide waits at D = 1024, B 8..32) on a device that reports its
-//    SM count (VK_NV_shader_sm_builtins: the workgroups must be resident together), when A
-//    stays in registers (every workgroup has at most one unit: D ≤ 1024 on a 132-SM GPU) and
-//    its buffers fit maxStorageBufferRange; kTiled otherwise. Forced
-//    (kSmallBatch) it runs any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident workgroups into
-//    UNAVAILABLE instead of a hang.
+//    end at every observed step. Its settings (columns per unit C, row groups R, rebuild once) are
+//    chosen per (D, B) from a measured table (SmallBatchRule, DefaultSmallBatchRules), so the
+//    tiles, workgroups and pipeline follow B from one Run() to the next. kAuto picks it where an
+//    automatic table row holds (D, B) (B ≤ kSmallBatchAutoMaxRows = 16 at any D; up to 64 rows at
+//    D ∈ [513, 1024] and 32 at D = 512 with small_batch_rebuild_once: each state entry rebuilt once
+//    per step, a second device-wide barrier; C = 32 from 17 rows at D = 512; per-chunk counters
+//    instead of the device-wide waits at D = 1024, B 8..32) on a device that reports its SM count
+//    (VK_NV_shader_sm_builtins: the workgroups must be resident together), when A stays in
+//    registers (every workgroup has at most one unit: D ≤ 1024 on a 132-SM GPU) and its buffers fit
+//    maxStorageBufferRange; kTiled otherwise. Forced (kSmallBatch) it runs any B for D ≤ 2048
+//    (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident
+//    workgroups into UNAVAILABLE instead of a hang.
 //  - kColumnSlice (forced only: slower than the two above wherever measured, docs/PERF.md):
 //    shaders/batched/batched_columns.comp, ONE dispatch of many steps as kSmallBatch (same
 //    buffers, push constants, history ring and bounded spin), but no K split across workgroups:
@@ -102,15 +102,16 @@ enum class BatchedKernel {
 // "auto", "tiled", "small-batch", "column-slice".
 const char* BatchedKernelName(BatchedKernel kernel);
 
-// One row of the table the small-batch kernel's automatic settings come from, per (D, B): for
-// D in [min_dim, max_dim] and B in [min_rows, max_rows], C columns per unit, R row groups and
-// whether each state entry is rebuilt once per step (with its Q and U). The first row that holds (D, B) wins, except
-// that a row with columns ≠ 0 is skipped where its m·ceil(D / C) units would exceed the resident
-// workgroups while the set-up C's units do not (it would lose A in registers). kAuto takes the
-// small-batch kernel exactly where a row wins and A stays in registers; a forced kSmallBatch
-// takes a winning row's settings for those left automatic (0) in the options (its R only with
-// its own C or the set-up one). Rows with rebuild_unroll > 4 are INVALID_ARGUMENT too. DefaultSmallBatchRules() is the measured table (docs/PERF.md,
-// "Mid batches: columns per unit chosen per batch").
+// One row of the table the small-batch kernel's automatic settings come from, per (D, B): for D in
+// [min_dim, max_dim] and B in [min_rows, max_rows], C columns per unit, R row groups and whether
+// each state entry is rebuilt once per step (with its Q and U). The first row that holds (D, B)
+// wins, except that a row with columns ≠ 0 is skipped where its m·ceil(D / C) units would exceed
+// the resident workgroups while the set-up C's units do not (it would lose A in registers). kAuto
+// takes the small-batch kernel exactly where a row wins and A stays in registers; a forced
+// kSmallBatch takes a winning row's settings for those left automatic (0) in the options (its R
+// only with its own C or the set-up one). Rows with rebuild_unroll > 4 are INVALID_ARGUMENT too.
+// DefaultSmallBatchRules() is the measured table (docs/PERF.md, "Mid batches: columns per unit
+// chosen per batch").
 struct SmallBatchRule {
   int64_t min_dim = 1;
   int64_t max_dim = 2048;
@@ -159,10 +160,10 @@ struct VulkanBatchedRolloutOptions {
   // Rows whose dependent chains one invocation interleaves (1, 2 or 4): 0 = automatic per B
   // (ceil(B / R) capped at 4, rounded up to 1, 2 or 4).
   uint32_t small_batch_group_rows = 0;
-  // Rows staged per pass (multiple of 4; shared memory 512·P bytes): 0 = automatic, every row
-  // (B rounded up to 4) where that fits maxComputeSharedMemorySize and 64 rows, else the most
-  // that fit. With A in registers and one pass, the arrival wait and the state's rebuild are
-  // merged (the single-trajectory persistent kernel's step; shaders/batched/batched_persistent.comp).
+  // Rows staged per pass (multiple of 4; shared memory 512·P bytes): 0 = automatic, every row (B
+  // rounded up to 4) where that fits maxComputeSharedMemorySize and 64 rows, else the most that
+  // fit. With A in registers and one pass, the arrival wait and the state's rebuild are merged (the
+  // single-trajectory persistent kernel's step; shaders/batched/batched_persistent.comp).
   uint32_t small_batch_pass_rows = 0;
   // The merged wait only: invocations that poll and rebuild the state (0 = automatic) and the
   // entries each rebuilds at once, 1..4 (0 = automatic: 1); see batched_persistent.comp. With
@@ -172,13 +173,13 @@ struct VulkanBatchedRolloutOptions {
   uint32_t small_batch_rebuilders = 0;
   uint32_t small_batch_rebuild_unroll = 0;
   // The merged wait only: rebuild each state entry once per step (a second device-wide barrier;
-  // batched_persistent.comp, "Rebuild once"): 0 = automatic (the winning small_batch_rules
-  // row's choice: on for 8 <= B <= 64 at the measured D, see DefaultSmallBatchRules), 1 = off, 2 = on, 3 = on with
-  // the plain device-wide barrier (one poller per workgroup), 4 = on with per-chunk counters
-  // instead of device-wide barriers (batched_persistent.comp, "Per-chunk counters"), 5 = on in
-  // two halves of the rows with a counter each, one half's waits overlapping the other half's
-  // work (batched_persistent.comp, "Halves"). Ignored
-  // (off) where the merged wait does not apply (A not in registers, or B > P).
+  // batched_persistent.comp, "Rebuild once"): 0 = automatic (the winning small_batch_rules row's
+  // choice: on for 8 <= B <= 64 at the measured D, see DefaultSmallBatchRules), 1 = off, 2 = on,
+  // 3 = on with the plain device-wide barrier (one poller per workgroup), 4 = on with per-chunk
+  // counters instead of device-wide barriers (batched_persistent.comp, "Per-chunk counters"),
+  // 5 = on in two halves of the rows with a counter each, one half's waits overlapping the other
+  // half's work (batched_persistent.comp, "Halves"). Ignored (off) where the merged wait does not
+  // apply (A not in registers, or B > P).
   uint32_t small_batch_rebuild_once = 0;
   // The inner loop's loads of the staged state from shared memory as dvec2 pairs (two entries a
   // load; the same products and adds in the same order, batched_persistent.comp kPairLoads):

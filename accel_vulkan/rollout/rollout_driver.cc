@@ -74,7 +74,7 @@ Status SubmitSteps(CommandBatch& batch, int64_t first_step, int64_t last_step,
   if (recorder.record_prologue) recorder.record_prologue();
   size_t next_snapshot = 0;
   int p = *parity;
-  bool copied = false;  // a copy recorded since the last barrier
+  bool copied = false;  // a copy recorded after the previous step (so since the last barrier)
   for (int64_t step = first_step; step < last_step;) {
     const int64_t limit = next_snapshot < snapshot_steps.size()
                               ? std::min(last_step, snapshot_steps[next_snapshot])
@@ -96,15 +96,14 @@ Status SubmitSteps(CommandBatch& batch, int64_t first_step, int64_t last_step,
     } else {
       batch.ComputeBarrier();
     }
-    copied = false;
     p = 1 - p;
     // A copy at the last step falls after this timestamp, so steps_ms can exclude it.
     if (step == last_step) batch.Timestamp("steps");
-    if (next_snapshot < snapshot_steps.size() && snapshot_steps[next_snapshot] == step) {
+    if (copy_next) {
       recorder.record_copy(p, next_snapshot);
-      copied = true;
       ++next_snapshot;
     }
+    copied = copy_next;
   }
   if (next_snapshot != snapshot_steps.size()) {
     return InternalError("rollout driver: a snapshot step lies outside the submitted steps");

@@ -163,7 +163,6 @@ double acc[kOutputs];                  // p_c of the current chunk, [r·RN + n]
 // The tree's binary counter, [k·RM·RN + r·RN + n]; one unused double with the slots in memory.
 double slot[kTreeSlots * kOutputs * (1u - kTreeInMemory) + kTreeInMemory];
 uint slot_base;                        // slots in memory: scratch index of slot 0 of (b0, j0)
-uint group_;                           // gl_LocalInvocationID.z: the K group of this copy
 uint tx_, ty_;                         // gl_LocalInvocationID.xy
 bool valid[kOutputs];                  // output (r, n) lies inside B × D
 double z_next[kZLoads];                // this invocation's share of the next slice
@@ -473,7 +472,6 @@ void main() {
   const uint g = gl_LocalInvocationID.z;
   tx_ = tx;
   ty_ = ty;
-  group_ = g;
   const uint j0 = gl_WorkGroupID.x * kTileCols;
   const uint b0 = gl_WorkGroupID.y * kTileRows;
   if (params.phase != 0u && g != 0u) return;  // the combines: copy 0 only, no barrier()

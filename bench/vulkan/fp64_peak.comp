@@ -21,12 +21,14 @@
 //           A (row-major, a tile's 64 columns: column pairs tx and tx + 16 of term row k) and Z
 //           (row-major, rows ty, ty + 16, ty + 32, ty + 48: one dvec2 holds terms k and k + 1 of
 //           a row), 512 term rows per iteration (A's 64 columns and Z's 64 rows: 256 KiB each,
-//           more than an SM's L1: L2 traffic as at D = 512); four dvec2 loads per term row;
+//           more than an SM's L1: L2 traffic as at D = 512; a workgroup of fewer than 256
+//           invocations reads fewer of Z's rows); four dvec2 loads per term row (the module
+//           still declares the shared tiles of the other modes: TK·1 KiB);
 //   mode 7: mode 6 over the first 64 term rows only (64 KiB: the operands stay in L1);
 //   mode 8: mode 5 with an execution-only workgroup barrier (controlBarrier without memory
 //           semantics: not enough to hand shared data over; where the cost of barrier() lies);
 //   mode 9: mode 5 with subgroupBarrier() (a warp's own barrier) instead of barrier();
-//   mode 10: mode 1 with a workgroup barrier after every 64 term rows (two iterations);
+//   mode 10: mode 1 with a workgroup barrier after every second pass (2·TK term rows);
 //   mode 11: mode 5 with memoryBarrierShared() (the fence alone, no execution barrier);
 //   mode 12: mode 5 with an execution barrier of Acquire semantics on shared memory only;
 //   mode 13: mode 5 with an execution barrier of Release semantics on shared memory only.

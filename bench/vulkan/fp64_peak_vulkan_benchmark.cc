@@ -1,16 +1,16 @@
 // The fp64 throughput a shader reaches on this device when every multiply and add is a separate
 // instruction (the rollout contract: `precise`, no FMA) — the measured counterpart of the
 // batched rollout's floor (docs/PERF.md: 2·B·D² flops at 16.7 TFLOP/s on an H100 at 1980 MHz).
-// Eight loops (fp64_peak.comp): register chains (mode 0), the tiled kernel's term-row loop with
-// its operands in shared memory (mode 1: 4×4 outputs an invocation), the same with a barrier per
-// 32 term rows (mode 2) or per 16 (mode 5), with 4×8 outputs (mode 3), with adjacent operand
-// pairs (mode 4), and with its operands loaded from a buffer instead, no shared memory and no
-// barrier (mode 6: 512 term rows, more than L1 holds; mode 7: 64), with an execution-only
-// barrier (mode 8) or a subgroup barrier (mode 9) per 16 term rows, and with a barrier per 64
-// (mode 10), with memoryBarrierShared() alone (mode 11) or an acquire-only or release-only
-// barrier (modes 12, 13) per 16 term rows, each at 1, 2, 4 and 8
-// workgroups of 256 invocations dispatched per SM (--wg 64: 4, 8, 16, 32 of 64). Flops count one
-// per multiply and one per add.
+// Fourteen loops (fp64_peak.comp): register chains (mode 0), the tiled kernel's term-row loop
+// with its operands in shared memory (mode 1: 4×4 outputs an invocation, TK term rows a pass,
+// --tk), the same with a barrier at the end of each pass (mode 2) or per 16 term rows (mode 5),
+// with 4×8 outputs (mode 3), with adjacent operand pairs (mode 4), with its operands loaded from
+// a buffer instead, no shared memory read and no barrier (mode 6: 512 term rows, more than L1
+// holds; mode 7: 64), with an execution-only barrier (mode 8) or a subgroup barrier (mode 9) per
+// 16 term rows, with a barrier every second pass (mode 10), with memoryBarrierShared() alone
+// (mode 11) or an acquire-only or release-only barrier (modes 12, 13) per 16 term rows, each at
+// 1, 2, 4 and 8 workgroups of 256 invocations dispatched per SM (--wg 64: 4, 8, 16, 32 of 64).
+// Flops count one per multiply and one per add.
 //
 //   bazel build -c opt //bench/vulkan:fp64_peak_vulkan_benchmark
 //   fp64_peak_vulkan_benchmark [--reps 5] [--seconds 0.2] [--warmup-seconds 1] [--modes 0,1,6,7]
@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
                    "  --wg: invocations per workgroup, a multiple of 32 up to 256 (default 256; "
                    "the 4x4 loops then cover fewer rows of the tile)\n"
                    "  --tk: term rows of the shared tiles, 16, 32 or 48 (default 32: 32 KiB a "
-                   "workgroup; the loops' flops scale with it)\n");
+                   "workgroup; the shared-operand loops' flops scale with it)\n");
       return 2;
     }
   }
@@ -96,6 +96,19 @@ int main(int argc, char** argv) {
                  "fp64_peak_vulkan_benchmark: --reps >= 1, --seconds > 0, --wg a multiple of 32 "
                  "in [32, 256], --tk 16, 32 or 48\n");
     return 2;
+  }
+  for (size_t at = 0; !modes.empty() && at <= modes.size();) {
+    const size_t comma = std::min(modes.find(',', at), modes.size());
+    const std::string m = modes.substr(at, comma - at);
+    const bool known = m.size() >= 1 && m.size() <= 2 &&
+                       m.find_first_not_of("0123456789") == std::string::npos &&
+                       std::atoi(m.c_str()) <= 13;
+    if (!known) {
+      std::fprintf(stderr, "fp64_peak_vulkan_benchmark: --modes: '%s' is not a mode 0..13\n",
+                   m.c_str());
+      return 2;
+    }
+    at = comma + 1;
   }
   dashi::vk::ContextOptions copts;
   StatusOr<std::unique_ptr<dashi::vk::VulkanContext>> ctx = dashi::vk::VulkanContext::Create(copts);
@@ -122,17 +135,22 @@ int main(int argc, char** argv) {
     const char* name;
     double flops_per_iter;
   };
+  const std::string per_pass = std::to_string(tk), two_passes = std::to_string(2 * tk);
+  const std::string shared_4x4 = "shared operands (4x4, TK " + per_pass + ")";
+  const std::string shared_4x8 = "shared operands (4x8, TK " + per_pass + ")";
+  const std::string barrier_pass = "4x4 + barrier per " + per_pass + " rows";
+  const std::string barrier_two = "4x4 + barrier per " + two_passes + " rows";
   const Loop loops[] = {{0, "registers (16 chains)", 32.0},
-                        {1, "shared operands (4x4, TK 32)", 1024.0},
-                        {2, "4x4 + barrier per 32 rows", 1024.0},
+                        {1, shared_4x4.c_str(), 1024.0},
+                        {2, barrier_pass.c_str(), 1024.0},
                         {5, "4x4 + barrier per 16 rows", 1024.0},
-                        {3, "shared operands (4x8, TK 32)", 2048.0},
+                        {3, shared_4x8.c_str(), 2048.0},
                         {4, "4x4, adjacent pairs", 1024.0},
                         {6, "4x4 from a buffer, 512 rows", 512.0 * 32.0},
                         {7, "4x4 from a buffer, 64 rows", 64.0 * 32.0},
                         {8, "4x4 + exec-only bar / 16", 1024.0},
                         {9, "4x4 + subgroup bar / 16", 1024.0},
-                        {10, "4x4 + barrier per 64 rows", 1024.0},
+                        {10, barrier_two.c_str(), 1024.0},
                         {11, "4x4 + shared fence / 16", 1024.0},
                         {12, "4x4 + acquire bar / 16", 1024.0},
                         {13, "4x4 + release bar / 16", 1024.0}};

@@ -470,9 +470,11 @@ StatusOr<int64_t> EstimateSimulateBytes(const LesParams& params, int64_t steps,
   DASHI_ASSIGN_OR_RETURN(const int64_t spectra, CheckedMul(tiled_bins, 30, "LES values"));
   DASHI_ASSIGN_OR_RETURN(const int64_t fields, CheckedAdd(frames, 9, "LES doubles per cell"));
   DASHI_ASSIGN_OR_RETURN(const int64_t field_values, CheckedMul(fields, cells, "LES values"));
-  // A save: the row-major copy of the spectrum, N·(N/2 + 1) complex values.
-  DASHI_ASSIGN_OR_RETURN(const int64_t copy, CheckedMul(params.n, params.n / 2 + 1, "LES bins"));
-  DASHI_ASSIGN_OR_RETURN(const int64_t solver, CheckedAdd(spectra, 2 * copy, "LES values"));
+  // A save: Vorticity() holds two row-major copies of the spectrum at once (spectrum()'s and
+  // Irfft's work array), N·(N/2 + 1) complex values each, while it makes the frame.
+  DASHI_ASSIGN_OR_RETURN(const int64_t bins, CheckedMul(params.n, params.n / 2 + 1, "LES bins"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t copies, CheckedMul(bins, 4, "LES values"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t solver, CheckedAdd(spectra, copies, "LES values"));
   DASHI_ASSIGN_OR_RETURN(const int64_t values, CheckedAdd(field_values, solver, "LES values"));
   return CheckedMul(values, 8, "LES bytes");
 }

@@ -112,15 +112,15 @@ class LesSolver {
   AlignedVector<double> decay_full_;   // exp(−ν0 k² dt)
   int64_t step_ = 0;
   bool fused_rows_ = false;  // LesRowSections::kFused, after kAuto's choice
-  // The step's working arrays, allocated once (with the state and the decay factors: 14 complex
-  // and 2 real tiled half spectra, 30·N·⌈(N/2 + 1)/8⌉·8 doubles, and 9 N² with separate rows:
-  // 39 N² at N ≤ 16, 25.9 N² at N = 128, 24.5 N² at N = 512), on cache lines (AlignedVector). Every half spectrum the solver keeps is tiled (fft.h, HalfLayout:
-  // tiles of 16 rows × 8 columns, 2 KiB, one row of tiles after the other): the row passes read
-  // one contiguous run per 16 rows, the column passes 2 KiB runs instead of one 128-byte piece
-  // per row (row-major rows of (N/2 + 1)·16 bytes mostly start inside a line, and a column of
-  // them walks one page per row at N ≥ 512), and the pointwise sections one tile per unit. The
-  // padding (bins past N/2) stays zero. The same bits as the row-major layout: only where values
-  // live changes.
+  // The step's working arrays, allocated once (with the state and the decay factors: 14 complex and
+  // 2 real tiled half spectra, 30·N·⌈(N/2 + 1)/8⌉·8 doubles, and 9 N² with separate rows: 39 N² at
+  // N ≤ 16, 25.9 N² at N = 128, 24.5 N² at N = 512), on cache lines (AlignedVector). Every half
+  // spectrum the solver keeps is tiled (fft.h, HalfLayout: tiles of 16 rows × 8 columns, 2 KiB, one
+  // row of tiles after the other): the row passes read one contiguous run per 16 rows, the column
+  // passes 2 KiB runs instead of one 128-byte piece per row (row-major rows of (N/2 + 1)·16 bytes
+  // mostly start inside a line, and a column of them walks one page per row at N ≥ 512), and the
+  // pointwise sections one tile per unit. The padding (bins past N/2) stays zero. The same bits as
+  // the row-major layout: only where values live changes.
   struct Work {
     AlignedVector<Complex> spec[6];         // û, v̂, ω̂_x, ω̂_y, û_x, (u_y + v_x)^ (destroyed)
     AlignedVector<double> real[6];          // their inverse transforms (separate rows only)
@@ -136,10 +136,11 @@ class LesSolver {
 double SpectralEnergy(const SpectralGrid& grid, const std::vector<Complex>& w_hat);
 double SpectralEnstrophy(const SpectralGrid& grid, const std::vector<Complex>& w_hat);
 
-// The bytes Simulate(params, steps, save_every) holds at its peak: the kept frames
-// (steps/save_every + 1 of N² doubles), the solver's arrays (LesSolver::WorkingSetBytes with
-// separate rows, the larger case: 30·N·⌈(N/2 + 1)/8⌉·8 + 9·N² doubles) and a save's copy of the
-// spectrum (N·(N/2 + 1) complex values); not the FFT's tables and scratch (a few rows).
+// The bytes Simulate(params, steps, save_every) holds at its peak, as an upper bound of what its
+// arrays take: the kept frames (steps/save_every + 1 of N² doubles, the one being made
+// included), the solver's arrays (LesSolver::WorkingSetBytes with separate rows, the larger
+// case: 30·N·⌈(N/2 + 1)/8⌉·8 + 9·N² doubles) and a save's two row-major copies of the spectrum
+// (N·(N/2 + 1) complex values each); not the FFT's tables and scratch (a few rows each).
 // INVALID_ARGUMENT when the arithmetic overflows.
 StatusOr<int64_t> EstimateSimulateBytes(const LesParams& params, int64_t steps, int64_t save_every);
 

@@ -316,8 +316,8 @@ TEST(LesSolverTest, SimulateFramesHandsOverExactlyWhatSimulateKeeps) {
 }
 
 // EstimateSimulateBytes counts exactly what a solver allocates (its arrays with separate rows,
-// which the fused rows do without), one frame per kept state and a save's spectrum copy: fails
-// with the old "24 N²" (39 N² of arrays at N = 8, 27.75 at 64) or with an array left out.
+// which the fused rows do without), one frame per kept state and a save's two spectrum copies:
+// fails with the old "24 N²" (39 N² of arrays at N = 8, 27.75 at 64) or with an array left out.
 TEST(LesSolverTest, EstimateSimulateBytesCountsTheSolversArrays) {
   auto params = [](int64_t n) {
     LesParams p = Small(n, 0.005, 1e-3, 0.17, 1);
@@ -326,7 +326,7 @@ TEST(LesSolverTest, EstimateSimulateBytesCountsTheSolversArrays) {
   };
   for (int64_t n : {8, 16, 32, 64, 128, 256, 512}) {
     const int64_t cells = n * n;
-    const int64_t copy = 16 * n * (n / 2 + 1);
+    const int64_t copies = 2 * 16 * n * (n / 2 + 1);  // two of N·(N/2 + 1) complex values
     StatusOr<int64_t> estimate = EstimateSimulateBytes(params(n), 0, 1);
     ASSERT_TRUE(estimate.ok()) << estimate.status().ToString();
     for (int threads : {1, 3}) {
@@ -334,7 +334,7 @@ TEST(LesSolverTest, EstimateSimulateBytesCountsTheSolversArrays) {
         StatusOr<LesSolver> les = LesSolver::Create(params(n), threads, rows);
         ASSERT_TRUE(les.ok()) << les.status().ToString();
         const int64_t unused = rows == LesRowSections::kFused ? 9 * cells * 8 : 0;
-        EXPECT_EQ(*estimate, les->WorkingSetBytes() + unused + 8 * cells + copy)
+        EXPECT_EQ(*estimate, les->WorkingSetBytes() + unused + 8 * cells + copies)
             << "N = " << n << ", " << threads << " threads, "
             << (rows == LesRowSections::kFused ? "fused" : "separate") << " rows";
       }

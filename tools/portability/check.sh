@@ -131,6 +131,12 @@ readelf -h "$work/aarch64/portable_reference" | grep -q AArch64 || {
   exit 1
 }
 qemu="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+# Nothing of an earlier run in WORKDIR may stand in for this one's results.
+rm -rf "$work/aarch64/golden" "$work/aarch64/golden.rc" "$work/aarch64/golden.log" \
+  "$work/aarch64/chain.rc" "$work/aarch64/chain.log" "$work/aarch64/chain.txt"
+# In a process group of its own (set -m), so that the trap below ends the subshell and whichever
+# qemu it is running, or about to start, at once.
+set -m
 (
   rc=0
   $qemu "$work/aarch64/portable_reference" golden "$work/aarch64/golden" \
@@ -142,10 +148,12 @@ qemu="qemu-aarch64 -L /usr/aarch64-linux-gnu"
       2> "$work/aarch64/chain.log" || rc=$?
     echo "$rc" > "$work/aarch64/chain.rc"
   fi
-) &
+) < /dev/null &
 aarch64_runs=$!
-# A failure below ends the script: the background runs (and their qemu) end with it.
-trap 'pkill -P "$aarch64_runs" 2> /dev/null; kill "$aarch64_runs" 2> /dev/null' EXIT
+set +m
+# A failure below ends the script: the background runs end with it (only while they still run:
+# once they have ended, their process group id may belong to someone else).
+trap 'if jobs -rp | grep -qx "$aarch64_runs"; then kill -- -"$aarch64_runs" 2> /dev/null; fi' EXIT
 
 echo "== (a) x86-64: g++ and clang-14 =="
 build gcc g++

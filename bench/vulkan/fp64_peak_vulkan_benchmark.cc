@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <span>
@@ -97,17 +98,17 @@ int main(int argc, char** argv) {
                  "in [32, 256], --tk 16, 32 or 48\n");
     return 2;
   }
+  // --modes as numbers (empty: every loop); each is checked against the loops below.
+  std::vector<uint32_t> requested;
   for (size_t at = 0; !modes.empty() && at <= modes.size();) {
     const size_t comma = std::min(modes.find(',', at), modes.size());
     const std::string m = modes.substr(at, comma - at);
-    const bool known = m.size() >= 1 && m.size() <= 2 &&
-                       m.find_first_not_of("0123456789") == std::string::npos &&
-                       std::atoi(m.c_str()) <= 13;
-    if (!known) {
+    if (m.empty() || m.size() > 2 || m.find_first_not_of("0123456789") != std::string::npos) {
       std::fprintf(stderr, "fp64_peak_vulkan_benchmark: --modes: '%s' is not a mode 0..13\n",
                    m.c_str());
       return 2;
     }
+    requested.push_back(static_cast<uint32_t>(std::atoi(m.c_str())));
     at = comma + 1;
   }
   dashi::vk::ContextOptions copts;
@@ -128,32 +129,41 @@ int main(int argc, char** argv) {
   StatusOr<std::unique_ptr<dashi::vk::CommandBatch>> batch = dashi::vk::CommandBatch::Create(**ctx);
   if (!batch.ok()) return Fail("command batch", batch.status());
   // fp64_peak.comp's loops (specialization constant 1), with the flops of one invocation and
-  // iteration: 16 chains × 2; 32 term rows × 4×4 outputs × 2 (scaled by --tk / 32 below);
-  // 32 term rows × 4×8 outputs × 2; 512 or 64 term rows × 4×4 outputs × 2.
+  // iteration at TK = 32: 16 chains × 2; 32 term rows × 4×4 outputs × 2; 32 term rows × 4×8
+  // outputs × 2; 512 or 64 term rows × 4×4 outputs × 2. The shared-tile loops' flops scale with
+  // TK (tk / 32), the others' do not.
   struct Loop {
     uint32_t mode;
     const char* name;
     double flops_per_iter;
+    bool scales_with_tk = true;
   };
   const std::string per_pass = std::to_string(tk), two_passes = std::to_string(2 * tk);
   const std::string shared_4x4 = "shared operands (4x4, TK " + per_pass + ")";
   const std::string shared_4x8 = "shared operands (4x8, TK " + per_pass + ")";
   const std::string barrier_pass = "4x4 + barrier per " + per_pass + " rows";
   const std::string barrier_two = "4x4 + barrier per " + two_passes + " rows";
-  const Loop loops[] = {{0, "registers (16 chains)", 32.0},
+  const Loop loops[] = {{0, "registers (16 chains)", 32.0, false},
                         {1, shared_4x4.c_str(), 1024.0},
                         {2, barrier_pass.c_str(), 1024.0},
                         {5, "4x4 + barrier per 16 rows", 1024.0},
                         {3, shared_4x8.c_str(), 2048.0},
                         {4, "4x4, adjacent pairs", 1024.0},
-                        {6, "4x4 from a buffer, 512 rows", 512.0 * 32.0},
-                        {7, "4x4 from a buffer, 64 rows", 64.0 * 32.0},
+                        {6, "4x4 from a buffer, 512 rows", 512.0 * 32.0, false},
+                        {7, "4x4 from a buffer, 64 rows", 64.0 * 32.0, false},
                         {8, "4x4 + exec-only bar / 16", 1024.0},
                         {9, "4x4 + subgroup bar / 16", 1024.0},
                         {10, barrier_two.c_str(), 1024.0},
                         {11, "4x4 + shared fence / 16", 1024.0},
                         {12, "4x4 + acquire bar / 16", 1024.0},
                         {13, "4x4 + release bar / 16", 1024.0}};
+  for (uint32_t m : requested) {
+    if (std::none_of(std::begin(loops), std::end(loops),
+                     [m](const Loop& loop) { return loop.mode == m; })) {
+      std::fprintf(stderr, "fp64_peak_vulkan_benchmark: --modes: %u is not a mode 0..13\n", m);
+      return 2;
+    }
+  }
   // The operands of modes 6 and 7 (fp64_peak.comp: 512 × 64 doubles of A, then 64 × 512 of Z),
   // values near 1 so that no product or sum leaves the normal range.
   constexpr size_t kOperandDoubles = 2 * 512 * 64;
@@ -168,8 +178,8 @@ int main(int argc, char** argv) {
     return Fail("upload", st);
   }
   for (const Loop& loop : loops) {
-    if (!modes.empty() &&
-        ("," + modes + ",").find("," + std::to_string(loop.mode) + ",") == std::string::npos) {
+    if (!requested.empty() &&
+        std::find(requested.begin(), requested.end(), loop.mode) == requested.end()) {
       continue;
     }
     StatusOr<std::unique_ptr<dashi::vk::ComputePipeline>> pipe =
@@ -220,9 +230,7 @@ int main(int argc, char** argv) {
         t.push_back(ms / per_run);
       }
       std::sort(t.begin(), t.end());
-      // The shared-tile loops' flops per iteration scale with the tile's term rows.
-      const bool shared_loop = loop.mode != 0 && loop.mode != 6 && loop.mode != 7;
-      const double per_iter = loop.flops_per_iter * (shared_loop ? tk / 32.0 : 1.0);
+      const double per_iter = loop.flops_per_iter * (loop.scales_with_tk ? tk / 32.0 : 1.0);
       const double flops = per_iter * pc.iters * static_cast<double>(groups) * wg;
       auto tflops = [&](double m) { return flops / (m * 1e-3) / 1e12; };
       std::printf("%-28s %10u %12.3f %12.3f %5.3f-%5.3f\n", loop.name, per_sm, t[t.size() / 2],

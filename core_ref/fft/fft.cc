@@ -1369,10 +1369,12 @@ void Fft2d::Inverse(std::span<Complex> data) const {
   });
 }
 
-size_t Fft2d::HalfSize(HalfLayout layout) const {
-  const size_t blocks = (half_cols() + kBlock - 1) / kBlock;
-  return layout == HalfLayout::kRowMajor ? rows_ * half_cols() : blocks * kBlock * rows_;
+size_t Fft2d::HalfRowBins(size_t cols, HalfLayout layout) {
+  const size_t half = cols / 2 + 1;
+  return layout == HalfLayout::kRowMajor ? half : (half + kBlock - 1) / kBlock * kBlock;
 }
+
+size_t Fft2d::HalfSize(HalfLayout layout) const { return rows_ * HalfRowBins(cols_, layout); }
 
 size_t Fft2d::HalfIndex(size_t r, size_t k, HalfLayout layout) const {
   const HalfStrides hs = StridesOf(layout, rows_, half_cols());

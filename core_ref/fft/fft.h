@@ -90,6 +90,9 @@ class Fft2d {
   // Complex values an array of this shape's half spectrum holds in `layout`, and where bin k of
   // row r is.
   size_t HalfSize(HalfLayout layout) const;
+  // Bins per row that HalfSize counts, for `cols` columns without a plan: cols/2 + 1 row-major,
+  // rounded up to whole tile columns when tiled (HalfSize = rows · this).
+  static size_t HalfRowBins(size_t cols, HalfLayout layout);
   size_t HalfIndex(size_t r, size_t k, HalfLayout layout) const;
   // Copies a half spectrum from one layout to another (padding written as zeros); false, with
   // nothing written, when a size does not match HalfSize or both are the same array.

@@ -463,16 +463,19 @@ StatusOr<int64_t> EstimateSimulateBytes(const LesParams& params, int64_t steps,
   DASHI_ASSIGN_OR_RETURN(const int64_t cells, CheckedMul(params.n, params.n, "LES grid cells"));
   // The solver: 14 complex tiled half spectra (the state, six derivative spectra, three
   // transformed products, three RK4 stages, the next state) and two real ones (the decay
-  // factors), i.e. 30 doubles per tiled bin (N rows × the half spectrum's N/2 + 1 bins rounded
-  // up to the tiles' 8), and nine real N × N fields with separate rows.
+  // factors), i.e. 30 doubles per tiled bin, and nine real N × N fields with separate rows.
+  const auto row_bins = [&](HalfLayout layout) {
+    return static_cast<int64_t>(Fft2d::HalfRowBins(static_cast<size_t>(params.n), layout));
+  };
   DASHI_ASSIGN_OR_RETURN(const int64_t tiled_bins,
-                         CheckedMul(params.n, (params.n / 2 + 1 + 7) / 8 * 8, "LES bins"));
+                         CheckedMul(params.n, row_bins(kLayout), "LES bins"));
   DASHI_ASSIGN_OR_RETURN(const int64_t spectra, CheckedMul(tiled_bins, 30, "LES values"));
   DASHI_ASSIGN_OR_RETURN(const int64_t fields, CheckedAdd(frames, 9, "LES doubles per cell"));
   DASHI_ASSIGN_OR_RETURN(const int64_t field_values, CheckedMul(fields, cells, "LES values"));
   // A save: Vorticity() holds two row-major copies of the spectrum at once (spectrum()'s and
   // Irfft's work array), N·(N/2 + 1) complex values each, while it makes the frame.
-  DASHI_ASSIGN_OR_RETURN(const int64_t bins, CheckedMul(params.n, params.n / 2 + 1, "LES bins"));
+  DASHI_ASSIGN_OR_RETURN(const int64_t bins,
+                         CheckedMul(params.n, row_bins(HalfLayout::kRowMajor), "LES bins"));
   DASHI_ASSIGN_OR_RETURN(const int64_t copies, CheckedMul(bins, 4, "LES values"));
   DASHI_ASSIGN_OR_RETURN(const int64_t solver, CheckedAdd(spectra, copies, "LES values"));
   DASHI_ASSIGN_OR_RETURN(const int64_t values, CheckedAdd(field_values, solver, "LES values"));

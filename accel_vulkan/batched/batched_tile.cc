@@ -231,9 +231,17 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // slots the registers win). For at most 16 chunks 64 × 32 (16 × 16 invocations of 4 × 2
   // outputs) in one block before 64 × 64 in two: 8–38 % faster at D = 256 … 1024 where both
   // fill the SMs (the combine dispatch saved), within 1 % at D = 1024, B = 320; the blocks win
-  // beyond m = 16 (docs/PERF.md, "Large batches, part 6"). With local slots, 96 × 64 (24 × 16
-  // invocations: 146 registers against 170) where it still gives eight workgroups per SM: 4–9 %
-  // faster at D = 2048 … 4096, B ≥ 1024 with that many, 1.6–2.6 % slower where fewer (part 6).
+  // beyond m = 16 (docs/PERF.md, "Large batches, part 6"). Two workgroups per SM where the
+  // 64 × 64 tile gives enough of them: one stage of 16 rows with the slots in local memory
+  // (112 registers on NVIDIA's driver, against 139–242 for the slice of 32, so that two
+  // 256-invocation workgroups share an SM and one computes while the other waits at its
+  // barriers), where the slots sit in local memory anyway (five or more) and the tile gives at
+  // least twice `target` workgroups — D = 2048, B = 512 … 4096: 5–9 % faster than 64 × 64 with
+  // the slice of 32 or 96 × 64 (24 × 16 invocations, the choice of before), D = 4096: 5–7 %;
+  // 8 % slower at D = 2048, B = 256 (128 workgroups) — and, with the slots in registers, at
+  // least four times `target`: D = 512 / 1024, B = 4096 / 8192 1–4 % faster, D = 1024,
+  // B = 2048 1 % slower; 1–15 % slower at 256 or fewer workgroups (docs/PERF.md, "Large
+  // batches, part 9").
   // For at most 16 chunks, after those, the K-group tiles (docs/PERF.md, "Large batches, part
   // 7"), only where every copy has chunks: 32 × 32 in two copies where it fills the SMs
   // (D = 512, B = 256: 18.63 µs against 18.94 for 32 × 32 in one; D = 1024, B = 128: 34.12
@@ -315,12 +323,12 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
     }
     if (groups(t) < target) continue;
     const BatchedTile chosen = with_slots(t);
-    if (chosen.local_slots != 0) {
-      // 96 × 64 (384 invocations) where the slots sit in local memory anyway and the taller
-      // tiles still give every SM at least eight workgroups.
-      BatchedTile tall = chosen;
-      tall.threads_y = 24;
-      if (groups(tall) >= 8 * static_cast<int64_t>(sm_count)) return tall;
+    if (chosen.single_stage != 0 && chosen.rows_per_thread * chosen.cols_per_thread == 16 &&
+        groups(chosen) >= (chosen.local_slots != 0 ? 2 : 4) * target) {
+      BatchedTile two_per_sm = chosen;  // one stage of 16 rows, slots in local memory
+      two_per_sm.slice_k = 16;
+      two_per_sm.local_slots = 1;
+      return two_per_sm;
     }
     return chosen;
   }

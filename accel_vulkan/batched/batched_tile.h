@@ -154,8 +154,9 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // count ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last, every
 // one with spread_combine; the 64×64 tiles, 64×32 in one block and the K-group tiles with
 // single_stage, the 64×64 ones with local_slots where their blocks need five or more tree
-// slots, and those 96×64 (24×16 threads) instead where that still gives at least 8·sm_count
-// workgroups. The 64×64 default without K blocks when sm_count is 0. K blocks need blocks·B·D
+// slots; a chosen 64×64 tile takes slice_k 16 and local_slots (two workgroups per SM on NVIDIA)
+// where it gives at least 2·(sm_count − sm_count/16) workgroups with five or more slots, or
+// 4·(sm_count − sm_count/16) with fewer. The 64×64 default without K blocks when sm_count is 0. K blocks need blocks·B·D
 // doubles of scratch (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain
 // of dependent adds): K blocks, K groups and smaller tiles spread them over more SMs (measured
 // on an H200: docs/PERF.md).

@@ -3,6 +3,7 @@
 #include "accel_vulkan/batched/batched_tile.h"
 
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -313,7 +314,8 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   // One stage on 64 × 64; the slots in registers at four (D = 1024) and three (D = 512).
   EXPECT_EQ(t.single_stage, 1u);
   EXPECT_EQ(t.local_slots, 0u);
-  EXPECT_EQ(SuggestBatchedTile(4096, 512, 132).local_slots, 0u);
+  EXPECT_EQ(t.slice_k, 0u);  // automatic: 32 on NVIDIA's 48 KiB
+  EXPECT_EQ(SuggestBatchedTile(2048, 512, 132).local_slots, 0u);  // 256 workgroups
   // B = 256, D = 1024: 64 × 64 gives 64 workgroups; 64 × 32 (4 × 2 outputs) in one block 128,
   // before 64 × 64 in two K blocks (m ≤ 16).
   t = SuggestBatchedTile(256, 1024, 132);
@@ -368,22 +370,30 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 1u);
   EXPECT_EQ(t.local_slots, 1u);  // five slots: in local memory
-  // With local slots, 96 × 64 where that still gives 8 · 132 = 1056 workgroups: B = 4096
-  // (43 × 32 = 1376) and B = 3200 (34 × 32 = 1088) at D = 2048, B = 1024 at D = 4096 (11 × 64 ×
-  // 2 blocks); not B = 2048 at D = 2048 (22 × 32 = 704), nor B = 512 at D = 4096 (768), nor
-  // without local slots (D = 1024: four slots in registers).
-  t = SuggestBatchedTile(4096, 2048, 132);
-  EXPECT_EQ(t.local_slots, 1u);
-  EXPECT_EQ(t.rows(), 96u);
-  EXPECT_EQ(t.cols(), 64u);
-  EXPECT_EQ(t.threads(), 384u);
-  EXPECT_EQ(t.single_stage, 1u);
-  EXPECT_EQ(SuggestBatchedTile(3200, 2048, 132).rows(), 96u);
-  EXPECT_EQ(SuggestBatchedTile(2048, 2048, 132).rows(), 64u);
-  EXPECT_EQ(SuggestBatchedTile(1024, 4096, 132).rows(), 96u);
+  EXPECT_EQ(t.slice_k, 0u);  // 128 workgroups: the slice of 32 (one per SM)
+  // Two workgroups per SM (one stage of 16 rows, slots in local memory) where 64 × 64 gives at
+  // least 2 · 124 = 248 workgroups with five or more slots (B = 512 at D = 2048: 8 × 32 = 256;
+  // B = 512 at D = 4096 in two blocks: 8 × 64 × 2) and 4 · 124 = 496 with fewer (B = 4096 at
+  // D = 512: 64 × 8 = 512 and D = 1024; B = 2048 at D = 1024: 512), not below (B = 2048 at
+  // D = 512: 256; B = 1024 at D = 1024: 256, above). 96 × 64 is no longer chosen.
+  for (const auto [batch, dim] : {std::pair<int64_t, int64_t>{512, 2048}, {4096, 2048},
+                                  {3200, 2048}, {1024, 4096}, {512, 4096}, {4096, 512},
+                                  {4096, 1024}, {2048, 1024}, {8192, 512}}) {
+    SCOPED_TRACE(std::to_string(batch) + " x " + std::to_string(dim));
+    t = SuggestBatchedTile(batch, dim, 132);
+    EXPECT_EQ(t.rows(), 64u);
+    EXPECT_EQ(t.cols(), 64u);
+    EXPECT_EQ(t.threads(), 256u);
+    EXPECT_EQ(t.single_stage, 1u);
+    EXPECT_EQ(t.slice_k, 16u);
+    EXPECT_EQ(t.local_slots, 1u);
+  }
   EXPECT_EQ(SuggestBatchedTile(1024, 4096, 132).split, 2u);
-  EXPECT_EQ(SuggestBatchedTile(512, 4096, 132).rows(), 64u);
-  EXPECT_EQ(SuggestBatchedTile(4096, 1024, 132).rows(), 64u);
+  EXPECT_EQ(SuggestBatchedTile(2048, 512, 132).slice_k, 0u);
+  EXPECT_EQ(SuggestBatchedTile(2048, 512, 132).local_slots, 0u);
+  EXPECT_EQ(SuggestBatchedTile(256, 2048, 132).slice_k, 0u);
+  // Fewer SMs, the same rule: 64 SMs fill at 60, B = 256 at D = 2048 gives 128 ≥ 2 · 60.
+  EXPECT_EQ(SuggestBatchedTile(256, 2048, 64).slice_k, 16u);
   EXPECT_EQ(SuggestBatchedTile(4096, 2048, 0).rows(), 64u);  // unknown SM count: the default
   t = SuggestBatchedTile(128, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);

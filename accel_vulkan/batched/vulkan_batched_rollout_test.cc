@@ -335,13 +335,17 @@ TEST_F(VulkanBatchedRolloutTest, OneStageAndLocalSlotsMatchCoreRef) {
                             [](int64_t dim, int64_t batch) { return dim == 1100 && batch == 70; });
 }
 
-// The GPUs' taller and narrower automatic tiles (SuggestBatchedTile): 96 × 64 of 24 × 16
+// The GPUs' automatic tiles of many workgroups and the narrower ones (SuggestBatchedTile): 64 × 64
+// in one stage of 16 rows with local slots (two workgroups per SM), 96 × 64 of 24 × 16
 // invocations with local slots (rows 2·(ty + 24·p) + {0, 1}), in one block and in two, and
 // 32 × 32 of 8 × 16 and 64 × 32 of 16 × 16 invocations with 4 × 2 outputs; B = 200 (two full
 // tiles of 96 rows, a partial third), D = 193 and 1100 (partial last slices, chunks and column
 // tiles; five slots at 1100).
 TEST_F(VulkanBatchedRolloutTest, TallAndNarrowTilesMatchCoreRef) {
   const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .slice_k = 16, .vector_loads = 1, .spread_combine = 1, .single_stage = 1,
+       .local_slots = 1},
       {.threads_x = 16, .threads_y = 24, .rows_per_thread = 4, .cols_per_thread = 4,
        .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .local_slots = 1},
       {.threads_x = 16, .threads_y = 24, .rows_per_thread = 4, .cols_per_thread = 4, .split = 2,

@@ -17,9 +17,10 @@
 //   batched_rollout.one_stage_local_slots  the same over seven tiles with one shared stage
 //                                      (BatchedTile::single_stage), four with the tree slots in
 //                                      local memory (local_slots), B = 9, D = 1100 (five slots)
-//   batched_rollout.tall_and_narrow_tiles  the same over the automatic tiles of 384, 256 and 128
-//                                      invocations (96 × 64 with local slots; 64 × 32 and 32 × 32
-//                                      of 4 × 2 outputs) and K-block forms, B = 200, D = 1100
+//   batched_rollout.tall_and_narrow_tiles  the same over the automatic tiles of 256 and 128
+//                                      invocations (64 × 64 in one stage of 16 rows with local
+//                                      slots; 64 × 32 and 32 × 32 of 4 × 2 outputs), 96 × 64 of
+//                                      384, and K-block forms, B = 200, D = 1100
 //   batched_rollout.k_groups           the same over five tiles of 2, 3 and 4 K groups (copies
 //                                      of the tile in a workgroup, folded in shared memory), with
 //                                      idle copies, K blocks, slots in scratch and in local
@@ -518,8 +519,10 @@ DASHI_CONFORMANCE_CASE("batched_rollout.one_stage_local_slots", "batched_rollout
                        "(4 with local slots)",
                        0.0, OneStageLocalSlots);
 
-// The taller and the narrower automatic tiles (SuggestBatchedTile on a GPU): 96 × 64 of 24 × 16
-// invocations with local slots, in one block (five slots) and in two, 32 × 32 of 8 × 16
+// The automatic tiles of many workgroups and the narrower ones (SuggestBatchedTile on a GPU):
+// 64 × 64 in one stage of 16 rows with local slots (two workgroups per SM on NVIDIA), in one
+// block (five slots) and in two; 96 × 64 of 24 × 16 invocations with local slots (the automatic
+// tile before those), in one block and in two; 32 × 32 of 8 × 16
 // invocations with 4 × 2 outputs, in one block and in two, and 64 × 32 of 16 × 16 with 4 × 2
 // outputs in one block; B = 200 (two full row tiles of 96
 // and a partial third of 8 rows; 6.25 tiles of 32), D = 1100 (18 chunks, a partial last chunk
@@ -527,6 +530,12 @@ DASHI_CONFORMANCE_CASE("batched_rollout.one_stage_local_slots", "batched_rollout
 // 32 on lavapipe's 32 KiB).
 CaseResult TallAndNarrowTiles(VulkanContext& ctx) {
   const BatchedTile tiles[] = {
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .slice_k = 16, .vector_loads = 1, .spread_combine = 1, .single_stage = 1,
+       .local_slots = 1},
+      {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,
+       .slice_k = 16, .split = 2, .vector_loads = 1, .spread_combine = 1, .single_stage = 1,
+       .local_slots = 1},
       {.threads_x = 16, .threads_y = 24, .rows_per_thread = 4, .cols_per_thread = 4,
        .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .local_slots = 1},
       {.threads_x = 16, .threads_y = 24, .rows_per_thread = 4, .cols_per_thread = 4, .split = 2,
@@ -542,7 +551,7 @@ CaseResult TallAndNarrowTiles(VulkanContext& ctx) {
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.tall_and_narrow_tiles", "batched_rollout",
-                       "trajectories differing from core_ref, summed over 5 tiles of 384, 256 "
+                       "trajectories differing from core_ref, summed over 7 tiles of 256, 384 "
                        "and 128 invocations",
                        0.0, TallAndNarrowTiles);
 

@@ -26,7 +26,7 @@ int64_t MachineMemoryBytes() {
 }
 
 Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what,
-                           int64_t max_memory_bytes) {
+                           int64_t max_memory_bytes, const std::string& hint) {
   const bool flag = max_memory_bytes > 0;
   const int64_t limit = flag ? max_memory_bytes : MachineMemoryBytes();
   if (limit > 0 && estimated_bytes > limit) {
@@ -35,7 +35,7 @@ Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what,
                   static_cast<double>(estimated_bytes) / (1 << 30),
                   flag ? "--max-memory" : "this machine's",
                   static_cast<double>(limit) / (1 << 30));
-    return ResourceExhaustedError(what + ": " + buf + " (reduce N or the number of steps)");
+    return ResourceExhaustedError(what + ": " + buf + (hint.empty() ? "" : " (" + hint + ")"));
   }
   return OkStatus();
 }

@@ -26,10 +26,12 @@ int Fail(std::string_view command, const Status& status);
 int64_t MachineMemoryBytes();
 
 // RESOURCE_EXHAUSTED naming the estimate and the limit when `estimated_bytes` exceeds it, before a
-// command starts work that would die of bad_alloc later (`what`: "dashi run"). The limit is
-// `max_memory_bytes` (from --max-memory) when positive, else the machine's memory.
+// command starts work that would die of bad_alloc later (`what`: "dashi run"), ending with
+// `hint` in parentheses (the flags that scale the estimate: "reduce --n or --threads"; none when
+// empty). The limit is `max_memory_bytes` (from --max-memory) when positive, else the machine's
+// memory.
 Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what,
-                           int64_t max_memory_bytes = 0);
+                           int64_t max_memory_bytes = 0, const std::string& hint = "");
 
 // A byte count from a flag: decimal digits with an optional binary unit (B, K/KiB, M/MiB, G/GiB,
 // T/TiB): "512M", "8GiB", "1000000". Empty text is 0 (no limit). Errors name `flag`.

@@ -279,7 +279,10 @@ int Run(const RunOptions& o) {
   if (!bytes.ok()) return Fail("run", bytes.status());
   StatusOr<int64_t> max_memory = ParseByteSize(o.max_memory, "--max-memory");
   if (!max_memory.ok()) return Fail("run", max_memory.status());
-  if (Status st = CheckMemoryEstimate(*bytes, "dashi run", *max_memory); !st.ok()) {
+  if (Status st = CheckMemoryEstimate(*bytes, "dashi run", *max_memory,
+                                      "reduce --n, --threads, --train-steps, --eval-steps, the "
+                                      "seeds or --snapshots");
+      !st.ok()) {
     return Fail("run", st);
   }
   if (o.backend.name == "ref" && o.backend.vulkan.decode_precision != "fp64") {

@@ -35,7 +35,10 @@ int Run(const SimulateOptions& o) {
   // the number of steps (the frame count itself must still fit the .npy size cap).
   StatusOr<int64_t> held = EstimateSimulateBytes(*params, 0, 1);
   if (!held.ok()) return Fail("simulate", held.status());
-  if (Status st = CheckMemoryEstimate(*held, "dashi simulate", *max_memory); !st.ok()) {
+  if (Status st = CheckMemoryEstimate(*held, "dashi simulate", *max_memory,
+                                      "reduce --n; the frames stream to disk, so --steps does "
+                                      "not count");
+      !st.ok()) {
     return Fail("simulate", st);
   }
   const int64_t n = params->n;

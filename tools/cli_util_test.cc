@@ -28,6 +28,11 @@ TEST(CheckMemoryEstimate, TheFlagIsTheLimitWhenGiven) {
       << st.ToString();
   EXPECT_EQ(CheckMemoryEstimate(int64_t{1} << 62, "dashi x").code(),
             StatusCode::kResourceExhausted) << "more than any machine has";
+  // The caller's hint closes the message; none without one.
+  EXPECT_EQ(st.message(), "dashi x: needs an estimated 3.00 GiB, more than --max-memory 1.00 GiB");
+  st = CheckMemoryEstimate(int64_t{3} << 30, "dashi x", int64_t{1} << 30, "reduce --n");
+  EXPECT_EQ(st.message(),
+            "dashi x: needs an estimated 3.00 GiB, more than --max-memory 1.00 GiB (reduce --n)");
 }
 
 }  // namespace

@@ -110,10 +110,10 @@ TEST(LesSolverTest, DeterministicBytes) {
                            c->frames[0].size() * sizeof(double)));
 }
 
-// Issue 16 #5: the state after several steps is bit-identical for 1, 2, 3, 4, 7 and 8 threads, with and
-// without the Smagorinsky term, at N = 8 (fewer rows than a block pair), 32 and 64; and through
-// SimulateFrames. A thread count that changed a reduction order or split a packed row pair would
-// change bits here.
+// Issue 16 #5: the state after several steps is bit-identical for 1, 2, 3, 4, 7 and 8 threads,
+// with and without the Smagorinsky term, at N = 8 (fewer rows than a block pair), 32 and 64; and
+// through SimulateFrames. A thread count that changed a reduction order or split a packed row pair
+// would change bits here.
 TEST(LesSolverTest, AnyThreadCountGivesTheSameBytes) {
   for (int64_t n : {8, 32, 64}) {
     for (double cs : {0.0, 0.17}) {
@@ -157,8 +157,8 @@ TEST(LesSolverTest, AnyThreadCountGivesTheSameBytes) {
 }
 
 // The tiled state's padding (bins past N/2 up to the tile width of 8) stays +0 through the steps,
-// whichever thread count and row sections ran them: N = 16 … 128 (9 … 65 bins: 7 padding columns
-// each), with and without the Smagorinsky term.
+// whichever thread count and row sections ran them: N = 16 … 128 (9 … 65 bins: 7 padding
+// columns each), with and without the Smagorinsky term.
 TEST(LesSolverTest, TiledPaddingStaysPositiveZero) {
   for (int64_t n : {16, 32, 64, 128}) {
     for (double cs : {0.0, 0.17}) {

@@ -88,7 +88,8 @@ TEST(PipelineTest, EvalRowsAreSingleRollouts) {
   const int64_t dim = r->spec.dim();
   for (const EvalTrajectory& e : r->eval) {
     StatusOr<RolloutResult> one =
-        Rollout(std::span<const double>(e.z_truth).first(dim), r->a, {.steps = 30, .hash_every = 7});
+        Rollout(std::span<const double>(e.z_truth).first(dim), r->a,
+                {.steps = 30, .hash_every = 7});
     ASSERT_TRUE(one.ok());
     EXPECT_EQ(one->chain, e.chain);
     EXPECT_TRUE(std::equal(one->final_state.begin(), one->final_state.end(),

@@ -280,8 +280,8 @@ int Run(const RunOptions& o) {
   StatusOr<int64_t> max_memory = ParseByteSize(o.max_memory, "--max-memory");
   if (!max_memory.ok()) return Fail("run", max_memory.status());
   if (Status st = CheckMemoryEstimate(*bytes, "dashi run", *max_memory,
-                                      "reduce --n, --threads, --train-steps, --eval-steps, the "
-                                      "seeds or --snapshots");
+                                      "reduce --n, --k-mid, --threads, --train-steps, "
+                                      "--eval-steps, the seeds or --snapshots");
       !st.ok()) {
     return Fail("run", st);
   }

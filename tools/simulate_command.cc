@@ -36,8 +36,8 @@ int Run(const SimulateOptions& o) {
   StatusOr<int64_t> held = EstimateSimulateBytes(*params, 0, 1);
   if (!held.ok()) return Fail("simulate", held.status());
   if (Status st = CheckMemoryEstimate(*held, "dashi simulate", *max_memory,
-                                      "reduce --n; the frames stream to disk, so --steps does "
-                                      "not count");
+                                      "reduce --n; the frames stream to disk, so --steps "
+                                      "barely counts");
       !st.ok()) {
     return Fail("simulate", st);
   }

@@ -394,6 +394,15 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(SuggestBatchedTile(256, 2048, 132).slice_k, 0u);
   // Fewer SMs, the same rule: 64 SMs fill at 60, B = 256 at D = 2048 gives 128 ≥ 2 · 60.
   EXPECT_EQ(SuggestBatchedTile(256, 2048, 64).slice_k, 16u);
+  // The thresholds exactly: 136 SMs fill at 128 workgroups, 137 at 129. Five slots (D = 2048,
+  // 32 column tiles): B = 512 gives 256 = 2 · 128 (taken) < 2 · 129 (not); four (D = 1024, 16
+  // column tiles): B = 2048 gives 512 = 4 · 128 (taken) < 4 · 129 (not).
+  EXPECT_EQ(SuggestBatchedTile(512, 2048, 136).slice_k, 16u);
+  EXPECT_EQ(SuggestBatchedTile(512, 2048, 137).slice_k, 0u);
+  EXPECT_EQ(SuggestBatchedTile(512, 2048, 137).local_slots, 1u);  // five slots: local anyway
+  EXPECT_EQ(SuggestBatchedTile(2048, 1024, 136).slice_k, 16u);
+  EXPECT_EQ(SuggestBatchedTile(2048, 1024, 137).slice_k, 0u);
+  EXPECT_EQ(SuggestBatchedTile(2048, 1024, 137).local_slots, 0u);
   EXPECT_EQ(SuggestBatchedTile(4096, 2048, 0).rows(), 64u);  // unknown SM count: the default
   t = SuggestBatchedTile(128, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);

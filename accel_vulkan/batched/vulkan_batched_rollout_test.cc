@@ -336,11 +336,11 @@ TEST_F(VulkanBatchedRolloutTest, OneStageAndLocalSlotsMatchCoreRef) {
 }
 
 // The GPUs' automatic tiles of many workgroups and the narrower ones (SuggestBatchedTile): 64 × 64
-// in one stage of 16 rows with local slots (two workgroups per SM), 96 × 64 of 24 × 16
-// invocations with local slots (rows 2·(ty + 24·p) + {0, 1}), in one block and in two, and
-// 32 × 32 of 8 × 16 and 64 × 32 of 16 × 16 invocations with 4 × 2 outputs; B = 200 (two full
-// tiles of 96 rows, a partial third), D = 193 and 1100 (partial last slices, chunks and column
-// tiles; five slots at 1100).
+// in one stage of 16 rows with local slots (two workgroups per SM), 32 × 32 of 8 × 16 and 64 × 32
+// of 16 × 16 invocations with 4 × 2 outputs; and 96 × 64 of 24 × 16 invocations with local slots
+// (rows 2·(ty + 24·p) + {0, 1}; automatic before the 64 × 64 one), in one block and in two.
+// B = 200 (two full tiles of 96 rows, a partial third), D = 193 and 1100 (partial last slices,
+// chunks and column tiles; five slots at 1100).
 TEST_F(VulkanBatchedRolloutTest, TallAndNarrowTilesMatchCoreRef) {
   const BatchedTile tiles[] = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,

@@ -527,7 +527,7 @@ DASHI_CONFORMANCE_CASE("batched_rollout.one_stage_local_slots", "batched_rollout
 // outputs in one block; B = 200 (two full row tiles of 96
 // and a partial third of 8 rows; 6.25 tiles of 32), D = 1100 (18 chunks, a partial last chunk
 // of 12 rows, a partial last column tile), automatic slices (32 or 64 on NVIDIA's 48 KiB, 16 or
-// 32 on lavapipe's 32 KiB).
+// 32 on lavapipe's 32 KiB) but for the first two tiles (16 given).
 CaseResult TallAndNarrowTiles(VulkanContext& ctx) {
   const BatchedTile tiles[] = {
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 4,

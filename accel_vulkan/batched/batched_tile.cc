@@ -237,7 +237,7 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // 256-invocation workgroups share an SM and one computes while the other waits at its
   // barriers), where the slots sit in local memory anyway (five or more) and the tile gives at
   // least twice `target` workgroups — D = 2048, B = 512 … 4096: 5–9 % faster than 64 × 64 with
-  // the slice of 32 or 96 × 64 (24 × 16 invocations, the choice of before), D = 4096: 5–7 %;
+  // the slice of 32 or 96 × 64 (24 × 16 invocations, the choice of before), D = 4096: 4.5–6 %;
   // 8 % slower at D = 2048, B = 256 (128 workgroups) — and, with the slots in registers, at
   // least four times `target`: D = 512 / 1024, B = 4096 / 8192 1–4 % faster, D = 1024,
   // B = 2048 1 % slower; 1–15 % slower at 256 or fewer workgroups (docs/PERF.md, "Large
@@ -246,9 +246,12 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // 7"), only where every copy has chunks: 32 × 32 in two copies where it fills the SMs
   // (D = 512, B = 256: 18.63 µs against 18.94 for 32 × 32 in one; D = 1024, B = 128: 34.12
   // against 44.39 for 32 × 32 in two K blocks, B = 192: 65.08 against 67.47), then 16 × 16 in
-  // eight copies wherever it gives at most two workgroups per SM (D = 512, B = 16 … 128: 8.8 …
-  // 16.0 µs against 9.7 … 18.0; D = 1024, B = 16 … 64: 14.1 … 26.4 against 16.0 … 30.2; not
-  // measured where m is not 8 or 16).
+  // eight copies wherever it gives at most one workgroup per SM and in four copies (128
+  // invocations) up to two (docs/PERF.md, "Large batches, part 10": D = 512, B = 72 … 128:
+  // 12.3–12.7 µs against 15.0–15.6 in eight; D = 768, B = 64: 20.5 against 24.8; D = 1024,
+  // B = 48 / 64: 21.7 against 25.8 / 26.1; eight copies won at one workgroup per SM: D = 512,
+  // B = 64 8.95 against 9.85), both with scalar loads (2–4 % faster than the vector loads at
+  // D = 512, B = 32 … 128 and D = 1024, B = 16 … 128).
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
@@ -281,8 +284,8 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
                                 .cols_per_thread = 2, .split = 1, .vector_loads = 1,
                                 .spread_combine = 1, .single_stage = 1, .k_groups = 2};
   const BatchedTile k_groups_16{.threads_x = 8, .threads_y = 4, .rows_per_thread = 4,
-                                .cols_per_thread = 2, .split = 1, .vector_loads = 1,
-                                .spread_combine = 1, .single_stage = 1, .k_groups = 8};
+                                .cols_per_thread = 2, .split = 1, .spread_combine = 1,
+                                .single_stage = 1, .k_groups = 8};
   if (chunks <= 16) {
     // 64 × 32 in one block before 64 × 64 in 2·s0 blocks; after that, the K-group tiles before
     // 32 × 32 in two K blocks.
@@ -297,9 +300,13 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   if (sm_count == 0) return {};
   // "Fills": within 1/16 of the SM count (128 workgroups on 132 SMs).
   const int64_t target = static_cast<int64_t>(sm_count - sm_count / 16);
+  // The one-stage tiles of 4 × 4 outputs an invocation: those that take local slots and the
+  // two-per-SM form.
+  auto one_stage_4x4 = [](const BatchedTile& t) {
+    return t.single_stage != 0 && t.rows_per_thread * t.cols_per_thread == 16;
+  };
   auto with_slots = [&](BatchedTile t) {  // local slots on the 4 × 4-output tiles only
-    if (t.single_stage != 0 && t.rows_per_thread * t.cols_per_thread == 16 &&
-        BatchedTreeSlots(BatchedBlockChunks(chunks, t)) >= 5) {
+    if (one_stage_4x4(t) && BatchedTreeSlots(BatchedBlockChunks(chunks, t)) >= 5) {
       t.local_slots = 1;
     }
     return t;
@@ -316,15 +323,22 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
     if (t.rows() > batch) continue;  // idle rows in every workgroup
     if (t.k_groups > 1 && !busy_copies(t)) continue;  // idle copies: not measured
     if (t.k_groups == 8) {
-      // 16 × 16 in eight K groups: faster than every later tile wherever it was measured with
-      // at most two workgroups per SM, however few (D = 512 and 1024, B = 16 … 128).
-      if (groups(t) <= 2 * static_cast<int64_t>(sm_count)) return t;
-      continue;
+      // 16 × 16 in K groups: faster than every later tile wherever it was measured with at most
+      // two workgroups per SM, however few (D = 512 and 1024, B = 16 … 128): eight copies up to
+      // one workgroup per SM, four beyond (where every copy still has chunks).
+      const int64_t sms = static_cast<int64_t>(sm_count);
+      if (groups(t) > 2 * sms) continue;
+      // Four copies take the slice of 16 (the automatic slice would be 32 in half the shared
+      // memory: D = 512, B = 96 15.5 µs against 12.6, D = 1024, B = 64 27.4 against 21.7);
+      // busy wherever eight copies are (m = 8, 15, 16).
+      BatchedTile four = t;
+      four.k_groups = 4;
+      four.slice_k = 16;
+      return groups(t) > sms && busy_copies(four) ? four : t;
     }
     if (groups(t) < target) continue;
     const BatchedTile chosen = with_slots(t);
-    if (chosen.single_stage != 0 && chosen.rows_per_thread * chosen.cols_per_thread == 16 &&
-        groups(chosen) >= (chosen.local_slots != 0 ? 2 : 4) * target) {
+    if (one_stage_4x4(chosen) && groups(chosen) >= (chosen.local_slots != 0 ? 2 : 4) * target) {
       BatchedTile two_per_sm = chosen;  // one stage of 16 rows, slots in local memory
       two_per_sm.slice_k = 16;
       two_per_sm.local_slots = 1;

@@ -147,19 +147,20 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // (bit_ceil(ceil(m / 32)) blocks: five tree slots; D = 2048 is one block), then, with
 // s0 = bit_ceil(ceil(m / 16)) (four tree slots), 64×64 with split s0, 64×32 in one block
 // (16×16 threads, 4×2 outputs; only for m ≤ 16), 64×64 with 2·s0, 32×32 in two K groups (8×16
-// threads, 4×2 outputs), 16×16 in eight K groups (4×8 threads, 4×2 outputs; taken wherever it
-// gives at most 2·sm_count workgroups) — the K-group tiles only for m ≤ 16 and where every
-// copy has chunks —, 32×32 (2×2 outputs) with 2·s0 and with 4·s0 (these with vector_loads),
+// threads, 4×2 outputs), 16×16 in K groups (4×8 threads, 4×2 outputs, scalar loads; taken
+// wherever it gives at most 2·sm_count workgroups: eight copies up to sm_count workgroups, four
+// beyond) — the K-group tiles only for m ≤ 16 and where every copy has chunks —, 32×32 (2×2
+// outputs) with 2·s0 and with 4·s0 (these with vector_loads),
 // 16×32, 16×16 (1×1 outputs) and 8×8 (8×8 threads) with 4·s0 of at most B rows whose workgroup
 // count ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last, every
 // one with spread_combine; the 64×64 tiles, 64×32 in one block and the K-group tiles with
 // single_stage, the 64×64 ones with local_slots where their blocks need five or more tree
 // slots; a chosen 64×64 tile takes slice_k 16 and local_slots (two workgroups per SM on NVIDIA)
 // where it gives at least 2·(sm_count − sm_count/16) workgroups with five or more slots, or
-// 4·(sm_count − sm_count/16) with fewer. The 64×64 default without K blocks when sm_count is 0. K blocks need blocks·B·D
-// doubles of scratch (CheckBatchedLimits). Small B·D are latency-bound (every output is a chain
-// of dependent adds): K blocks, K groups and smaller tiles spread them over more SMs (measured
-// on an H200: docs/PERF.md).
+// 4·(sm_count − sm_count/16) with fewer. The 64×64 default without K blocks when sm_count is
+// 0. K blocks need blocks·B·D doubles of scratch (CheckBatchedLimits). Small B·D are
+// latency-bound (every output is a chain of dependent adds): K blocks, K groups and smaller
+// tiles spread them over more SMs (measured on an H200: docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);
 
 // The specialization constants 0..11 of the kernel for a resolved tile and m chunks (constant 5:

@@ -344,14 +344,30 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.threads(), 256u);  // two copies of 8 × 16 invocations of 4 × 2 outputs
   EXPECT_EQ(t.rows_per_thread, 4u);
   EXPECT_EQ(t.cols_per_thread, 2u);
-  // B = 128, D = 512: 32 × 32 in two K groups gives 64; 16 × 16 in eight 256 (at most 2 · 132).
+  // B = 128, D = 512: 32 × 32 in two K groups gives 64; 16 × 16 256 (at most 2 · 132, more
+  // than 132): in four K groups, scalar loads.
   t = SuggestBatchedTile(128, 512, 132);
   EXPECT_EQ(t.rows(), 16u);
   EXPECT_EQ(t.cols(), 16u);
-  EXPECT_EQ(t.k_groups, 8u);
+  EXPECT_EQ(t.k_groups, 4u);
   EXPECT_EQ(t.split, 1u);
-  EXPECT_EQ(t.threads(), 256u);  // eight copies of 4 × 8 invocations of 4 × 2 outputs
+  EXPECT_EQ(t.threads(), 128u);  // four copies of 4 × 8 invocations of 4 × 2 outputs
   EXPECT_EQ(t.single_stage, 1u);
+  EXPECT_EQ(t.vector_loads, 0u);
+  EXPECT_EQ(t.slice_k, 16u);  // not the automatic 32 (slower)
+  // B = 64, D = 512: 16 × 16 gives 128 (at most 132): eight copies, scalar loads.
+  t = SuggestBatchedTile(64, 512, 132);
+  EXPECT_EQ(t.rows(), 16u);
+  EXPECT_EQ(t.k_groups, 8u);
+  EXPECT_EQ(t.slice_k, 0u);  // automatic: 16 in NVIDIA's 48 KiB
+  EXPECT_EQ(t.threads(), 256u);  // eight copies of 4 × 8 invocations of 4 × 2 outputs
+  EXPECT_EQ(t.vector_loads, 0u);
+  // The threshold exactly: 128 workgroups take eight copies on 128 SMs, four on 127 (and none
+  // beyond 2 · 127 = 254: B = 128 gives 256, 32 × 32 in two K blocks instead).
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 128).k_groups, 8u);
+  EXPECT_EQ(SuggestBatchedTile(64, 512, 127).k_groups, 4u);
+  EXPECT_EQ(SuggestBatchedTile(128, 512, 128).k_groups, 4u);
+  EXPECT_EQ(SuggestBatchedTile(128, 512, 127).k_groups, 1u);
   // B = 192, D = 512: 32 × 32 in two K groups gives 96, 16 × 16 in eight 384 (beyond 2 · 132):
   // 32 × 32 in two K blocks (two stages).
   t = SuggestBatchedTile(192, 512, 132);
@@ -417,7 +433,8 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.local_slots, 0u);
   // B = 128, D = 1024 (m = 16): 32 × 32 in two K groups (one block, 128 workgroups); B = 192
   // the same (192); B = 256: 64 × 32 in one block comes first (128); B = 16 … 64: 16 × 16 in
-  // eight K groups (64 … 256 workgroups).
+  // eight K groups up to 132 workgroups (B = 16 … 32: 64, 128), in four beyond (B = 48, 64:
+  // 192, 256); at D = 512 up to B = 64 (128) in eight.
   t = SuggestBatchedTile(128, 1024, 132);
   EXPECT_EQ(t.rows(), 32u);
   EXPECT_EQ(t.split, 1u);
@@ -428,15 +445,19 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   for (int64_t batch : {16, 24, 32, 48, 64}) {
     t = SuggestBatchedTile(batch, 1024, 132);
     EXPECT_EQ(t.rows(), 16u) << batch;
-    EXPECT_EQ(t.k_groups, 8u) << batch;
+    EXPECT_EQ(t.k_groups, batch <= 32 ? 8u : 4u) << batch;
+    EXPECT_EQ(t.vector_loads, 0u) << batch;
     EXPECT_EQ(SuggestBatchedTile(batch, 512, 132).k_groups, 8u) << batch;
   }
   // Only where every copy has chunks: not 16 × 16 in eight at m = 4 (D = 256: groups of one
-  // chunk, four idle copies) nor m = 10 (groups of 2: five busy); at m = 15 (groups of 2, the
-  // last of one) all eight are busy.
+  // chunk, four idle copies) nor m = 10 (groups of 2: five busy); at m = 15 all eight are busy
+  // (groups of 2, the last of one) and all four (groups of 4, the last of 3): B = 32 (120
+  // workgroups) takes eight, B = 64 (240) four. (Eight busy copies — m = 8, 15, 16 — always
+  // leave four busy too.)
   EXPECT_EQ(SuggestBatchedTile(32, 256, 132).k_groups, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 640, 132).k_groups, 1u);
-  EXPECT_EQ(SuggestBatchedTile(64, 960, 132).k_groups, 8u);
+  EXPECT_EQ(SuggestBatchedTile(32, 960, 132).k_groups, 8u);
+  EXPECT_EQ(SuggestBatchedTile(64, 960, 132).k_groups, 4u);
   // Not beyond two workgroups per SM (B = 96 at D = 1024: 384), nor beyond 16 chunks (D = 2048).
   EXPECT_EQ(SuggestBatchedTile(96, 1024, 132).k_groups, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 2048, 132).k_groups, 1u);

@@ -717,6 +717,24 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
               dim == 1024 && 8 <= batch && batch <= 32)
         << "D=" << dim << " B=" << batch;
   }
+  // Where kAuto takes the small-batch kernel at D = 512 and 1024 (the first row that holds
+  // (D, B) is automatic): up to 32 and 56 rows; the tiled kernel's K-group tiles beyond
+  // (docs/PERF.md, "Large batches", parts 7 and 10).
+  for (const auto& [dim, batch, automatic] :
+       {std::tuple<int64_t, int64_t, bool>{512, 32, true},
+        {512, 33, false},
+        {512, 64, false},
+        {1024, 48, true},
+        {1024, 56, true},
+        {1024, 57, false},
+        {1024, 64, false},
+        {768, 64, true}}) {
+    const auto row = std::find_if(builtin.begin(), builtin.end(), [&](const SmallBatchRule& u) {
+      return u.min_dim <= dim && dim <= u.max_dim && u.min_rows <= batch && batch <= u.max_rows;
+    });
+    ASSERT_NE(row, builtin.end()) << "D=" << dim << " B=" << batch;
+    EXPECT_EQ(row->automatic, automatic) << "D=" << dim << " B=" << batch;
+  }
   // A row's chunk_counters select kRebuildOnce 3 where it rebuilds once (D = 16, A in registers
   // on lavapipe's one workgroup), bit-exact with core_ref over several steps per dispatch; the
   // options' rebuild once = 2 overrides it.

@@ -115,8 +115,10 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // against 24.02–24.12) or D = 512 (8.28 against 7.82 at B = 32, 11.20 against 10.01 at 64).
 // kAuto takes the tiled kernel at D = 512 from 33 rows (docs/PERF.md, "Large batches, part 7":
 // 16 × 16 in eight K groups, 9.07 against 9.74 µs at B = 48, 9.21 against 10.13 at 64; the
-// small-batch kernel stays at 32: 7.80 against 8.86); the two rows keep the forced kernel's
-// settings.
+// small-batch kernel stays at 32: 7.80 against 8.86) and at D = 1024 from 57 rows ("Large
+// batches, part 10": 16 × 16 in four K groups, 21.7 µs at B = 50 … 64 against the small-batch
+// kernel's 21.6–21.9 at B = 50 … 56, 23.7 at 60, 24.3 at 64); those rows keep the forced
+// kernel's settings.
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 32, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
@@ -130,8 +132,10 @@ constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
      .pair_loads = true, .automatic = false},
     {.min_dim = 512, .max_dim = 512, .min_rows = 17, .max_rows = 31, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .pair_loads = true, .pair_state_loads = true},
-    {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 48, .max_rows = 56, .rebuild_once = true,
      .rebuild_unroll = 4, .pair_loads = true, .pair_state_loads = true},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 57, .max_rows = 64, .rebuild_once = true,
+     .rebuild_unroll = 4, .pair_loads = true, .pair_state_loads = true, .automatic = false},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 16, .rebuild_once = true,
      .rebuilders = 1, .pair_loads = true, .chunk_counters = true},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 32, .rebuild_once = true,

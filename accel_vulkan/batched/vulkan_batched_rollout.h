@@ -29,12 +29,12 @@
 //    chosen per (D, B) from a measured table (SmallBatchRule, DefaultSmallBatchRules), so the
 //    tiles, workgroups and pipeline follow B from one Run() to the next. kAuto picks it where an
 //    automatic table row holds (D, B) (B ≤ kSmallBatchAutoMaxRows = 16 at any D; up to 64 rows at
-//    D ∈ [513, 1024] and 32 at D = 512 with small_batch_rebuild_once: each state entry rebuilt once
-//    per step, a second device-wide barrier; C = 32 from 17 rows at D = 512; per-chunk counters
-//    instead of the device-wide waits at D = 1024, B 8..32) on a device that reports its SM count
-//    (VK_NV_shader_sm_builtins: the workgroups must be resident together), when A stays in
-//    registers (every workgroup has at most one unit: D ≤ 1024 on a 132-SM GPU) and its buffers fit
-//    maxStorageBufferRange; kTiled otherwise. Forced (kSmallBatch) it runs any B for D ≤ 2048
+//    D ∈ [513, 1023], 56 at D = 1024 and 32 at D = 512 with small_batch_rebuild_once: each state
+//    entry rebuilt once per step, a second device-wide barrier; C = 32 from 17 rows at D = 512;
+//    per-chunk counters instead of the device-wide waits at D = 1024, B 8..32) on a device that
+//    reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident together),
+//    when A stays in registers (every workgroup has at most one unit: D ≤ 1024 on a 132-SM GPU)
+//    and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced (kSmallBatch) it runs any B for D ≤ 2048
 //    (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident
 //    workgroups into UNAVAILABLE instead of a hang.
 //  - kColumnSlice (forced only: slower than the two above wherever measured, docs/PERF.md):

@@ -360,9 +360,10 @@ TEST_F(VulkanBatchedRolloutTest, TallAndNarrowTilesMatchCoreRef) {
 
 // K groups (BatchedTile::k_groups: copies of the tile in one workgroup over aligned groups of
 // chunks, folded through shared memory): 2, 3 (an odd copy carried in the fold) and 4 copies, and
-// 4 where the last copies are idle (D = 193: three chunks); with one and two stages, scalar and
-// vector loads, pipelined rows, K blocks (spread and not), the slots in scratch and in local
-// memory, an odd workgroup; D = 2 … 1100 (18 chunks: groups of 8, 16 + 2 with two copies).
+// 4 where the last copies are idle (D = 193: three chunks), and the automatic 16 × 16 tiles in 8
+// and 4; with one and two stages, scalar and vector loads, pipelined rows, K blocks (spread and
+// not), the slots in scratch and in local memory, an odd workgroup; D = 2 … 1100 (18 chunks:
+// groups of 8, 16 + 2 with two copies).
 TEST_F(VulkanBatchedRolloutTest, KGroupsMatchCoreRef) {
   const BatchedTile tiles[] = {
       {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
@@ -375,6 +376,11 @@ TEST_F(VulkanBatchedRolloutTest, KGroupsMatchCoreRef) {
        .split = 3, .vector_loads = 1, .pipeline_rows = 1, .spread_combine = 1, .k_groups = 2},
       {.threads_x = 8, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 4, .slice_k = 16,
        .vector_loads = 1, .single_stage = 1, .local_slots = 1, .k_groups = 3},
+      // SuggestBatchedTile's 16 × 16 tiles: scalar loads, one stage, eight and four copies.
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 8},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 4},
   };
   ExpectTilesMatchReference(tiles, {2, 193, 449, 1100}, {1, 17, 70}, 1700, 1800,
                             [](int64_t dim, int64_t batch) { return dim == 1100 && batch == 70; });

@@ -560,8 +560,11 @@ DASHI_CONFORMANCE_CASE("batched_rollout.tall_and_narrow_tiles", "batched_rollout
 // over 2 copies of 32 × 32 (groups of 16 + 2 chunks) and 4 (groups of 8, 8, 2 and an idle copy),
 // 3 copies of 16 × 16 (groups of 8, 8, 2: the third carried in the fold) with the slots in
 // scratch, 4 copies in K blocks of 4 chunks (the last block of 2: two idle copies) with the
-// combine dispatch and pipelined rows, and 2 copies of 64 × 32 with local slots; B = 70 (two
-// full row tiles of 32 and a partial third), automatic slices.
+// combine dispatch and pipelined rows, 2 copies of 64 × 32 with local slots, and the automatic
+// 16 × 16 tiles of 4 × 8 invocations with scalar loads and one stage in 8 copies (groups of 4
+// chunks: 4, 4, 4, 4, 2 and three idle copies) and in 4 copies (groups of 8, 8, 2 and an idle
+// copy); B = 70 (two full row tiles of 32 and a partial third; 4.375 tiles of 16), automatic
+// slices.
 CaseResult KGroups(VulkanContext& ctx) {
   const BatchedTile tiles[] = {
       {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
@@ -574,12 +577,16 @@ CaseResult KGroups(VulkanContext& ctx) {
        .vector_loads = 1, .pipeline_rows = 1, .k_groups = 4},
       {.threads_x = 16, .threads_y = 16, .rows_per_thread = 4, .cols_per_thread = 2,
        .vector_loads = 1, .single_stage = 1, .local_slots = 1, .k_groups = 2},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 8},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 4},
   };
   return TileSweep(ctx, /*batch=*/70, /*dim=*/1100, {.steps = 4, .hash_every = 2}, tiles);
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.k_groups", "batched_rollout",
-                       "trajectories differing from core_ref, summed over 5 tiles of 2 to 4 "
+                       "trajectories differing from core_ref, summed over 7 tiles of 2 to 8 "
                        "K groups",
                        0.0, KGroups);
 

@@ -376,10 +376,11 @@ TEST_F(VulkanBatchedRolloutTest, KGroupsMatchCoreRef) {
        .split = 3, .vector_loads = 1, .pipeline_rows = 1, .spread_combine = 1, .k_groups = 2},
       {.threads_x = 8, .threads_y = 4, .rows_per_thread = 2, .cols_per_thread = 4, .slice_k = 16,
        .vector_loads = 1, .single_stage = 1, .local_slots = 1, .k_groups = 3},
-      // SuggestBatchedTile's 16 × 16 tiles: scalar loads, one stage, eight and four copies.
+      // SuggestBatchedTile's 16 × 16 tiles: scalar loads, one stage, eight copies (automatic
+      // slice) and four copies (the slice of 16).
       {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2,
        .spread_combine = 1, .single_stage = 1, .k_groups = 8},
-      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2,
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 16,
        .spread_combine = 1, .single_stage = 1, .k_groups = 4},
   };
   ExpectTilesMatchReference(tiles, {2, 193, 449, 1100}, {1, 17, 70}, 1700, 1800,

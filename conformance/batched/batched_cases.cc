@@ -560,11 +560,12 @@ DASHI_CONFORMANCE_CASE("batched_rollout.tall_and_narrow_tiles", "batched_rollout
 // over 2 copies of 32 × 32 (groups of 16 + 2 chunks) and 4 (groups of 8, 8, 2 and an idle copy),
 // 3 copies of 16 × 16 (groups of 8, 8, 2: the third carried in the fold) with the slots in
 // scratch, 4 copies in K blocks of 4 chunks (the last block of 2: two idle copies) with the
-// combine dispatch and pipelined rows, 2 copies of 64 × 32 with local slots, and the automatic
-// 16 × 16 tiles of 4 × 8 invocations with scalar loads and one stage in 8 copies (groups of 4
-// chunks: 4, 4, 4, 4, 2 and three idle copies) and in 4 copies (groups of 8, 8, 2 and an idle
-// copy); B = 70 (two full row tiles of 32 and a partial third; 4.375 tiles of 16), automatic
-// slices.
+// combine dispatch and pipelined rows, 2 copies of 64 × 32 with local slots, and 16 × 16 tiles
+// of 4 × 8 invocations with scalar loads and one stage (SuggestBatchedTile's form) in 8 copies
+// (groups of 4 chunks: 4, 4, 4, 4, 2 and three idle copies) and in 4 copies (groups of 8, 8, 2
+// and an idle copy); B = 70 (two full row tiles of 32 and a partial third; 4.375 tiles of 16),
+// automatic slices — for the four copies 32 in NVIDIA's 48 KiB, 16 in lavapipe's 32 KiB, where
+// SuggestBatchedTile fixes 16 (that exact tile: the unit test KGroupsMatchCoreRef on lavapipe).
 CaseResult KGroups(VulkanContext& ctx) {
   const BatchedTile tiles[] = {
       {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,

@@ -683,6 +683,12 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
   // count, and its one workgroup holds A in registers at neither D, so no row loses that).
   const std::vector<SmallBatchRule> builtin(DefaultSmallBatchRules().begin(),
                                             DefaultSmallBatchRules().end());
+  // The first row that holds (D, B): the one that decides it.
+  const auto first_row = [&builtin](int64_t dim, int64_t batch) {
+    return std::find_if(builtin.begin(), builtin.end(), [&](const SmallBatchRule& u) {
+      return u.min_dim <= dim && dim <= u.max_dim && u.min_rows <= batch && batch <= u.max_rows;
+    });
+  };
   // Pair loads in every rebuilt-once row, not in the plain row (B <= 16 elsewhere) nor beyond.
   for (const auto& [dim, batch, cols, row_groups, pairs] :
        {std::tuple<int64_t, int64_t, uint32_t, uint32_t, bool>{512, 16, 256, 1, true},
@@ -706,9 +712,7 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
     // The rebuild's and the new state's loads as pairs (the row's pair_state_loads: lavapipe's
     // one workgroup does not rebuild once at these D, so the row itself): D = 512, C = 32 and
     // D = 1024, B >= 17.
-    const auto row = std::find_if(builtin.begin(), builtin.end(), [&](const SmallBatchRule& u) {
-      return u.min_dim <= dim && dim <= u.max_dim && u.min_rows <= batch && batch <= u.max_rows;
-    });
+    const auto row = first_row(dim, batch);
     EXPECT_EQ(row != builtin.end() && row->pair_state_loads,
               cols == 32 || (dim == 1024 && 17 <= batch && batch <= 64))
         << "D=" << dim << " B=" << batch;
@@ -729,9 +733,7 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
         {1024, 57, false},
         {1024, 64, false},
         {768, 64, true}}) {
-    const auto row = std::find_if(builtin.begin(), builtin.end(), [&](const SmallBatchRule& u) {
-      return u.min_dim <= dim && dim <= u.max_dim && u.min_rows <= batch && batch <= u.max_rows;
-    });
+    const auto row = first_row(dim, batch);
     ASSERT_NE(row, builtin.end()) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(row->automatic, automatic) << "D=" << dim << " B=" << batch;
   }

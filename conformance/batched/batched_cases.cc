@@ -21,10 +21,11 @@
 //                                      invocations (64 × 64 in one stage of 16 rows with local
 //                                      slots; 64 × 32 and 32 × 32 of 4 × 2 outputs), 96 × 64 of
 //                                      384, and K-block forms, B = 200, D = 1100
-//   batched_rollout.k_groups           the same over five tiles of 2, 3 and 4 K groups (copies
-//                                      of the tile in a workgroup, folded in shared memory), with
-//                                      idle copies, K blocks, slots in scratch and in local
-//                                      memory, pipelined rows; B = 70, D = 1100
+//   batched_rollout.k_groups           the same over seven tiles of 2, 3, 4 and 8 K groups
+//                                      (copies of the tile in a workgroup, folded in shared
+//                                      memory), with idle copies, K blocks, slots in scratch and
+//                                      in local memory, pipelined rows, scalar loads (the
+//                                      automatic 16 × 16 form); B = 70, D = 1100
 //   batched_rollout.vector_loads       the same over four tiles with dvec2 shared-memory loads
 //                                      (BatchedTile::vector_loads: pairs of rows and columns;
 //                                      partial pairs, K blocks, slots in memory), B = 9, D = 193

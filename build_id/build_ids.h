@@ -1,5 +1,6 @@
 // Identities computed at build time (//build_id:build_id_values) that certifications are keyed by:
-// what the accelerator was built from, and which golden data the suite compared against.
+// what the accelerator was built from, which golden data the suite compared against, and the
+// code of the suite's cases.
 #ifndef DASHI_BUILD_ID_BUILD_IDS_H_
 #define DASHI_BUILD_ID_BUILD_IDS_H_
 
@@ -12,6 +13,10 @@ extern const char kAcceleratorSourceHash[];
 extern const int kAcceleratorSourceFiles;
 // BLAKE2b-128 (hex) of golden/manifest.json.
 extern const char kGoldenManifestHash[];
+// BLAKE2b-128 (hex) over the sorted (hash, path) of every file of the conformance case packages
+// and their framework (tests and the Bazel test driver excluded): what the cases compute.
+extern const char kSuiteSourceHash[];
+extern const int kSuiteSourceFiles;
 
 }  // namespace dashi::build_id
 

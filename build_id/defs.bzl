@@ -14,3 +14,19 @@ def build_id_inputs():
         ),
         visibility = ["//build_id:__pkg__"],
     )
+
+def suite_id_inputs():
+    """A conformance package's files as inputs of the suite id (//build_id).
+
+    Every package of //conformance that defines cases, or the framework they run in, calls it once:
+    a change to what a case computes or compares (not only to its name, measure or tolerance) is a
+    new suite that every device must pass again. Tests and the Bazel test driver are excluded.
+    """
+    native.filegroup(
+        name = "suite_id_inputs",
+        srcs = native.glob(
+            ["*"],
+            exclude = ["*_test.cc", "*_test_main.cc"],
+        ),
+        visibility = ["//build_id:__pkg__"],
+    )

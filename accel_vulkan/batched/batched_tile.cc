@@ -250,8 +250,8 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // invocations) up to two (docs/PERF.md, "Large batches, part 10": D = 512, B = 72 … 128:
   // 12.3–12.7 µs against 15.0–15.6 in eight; D = 768, B = 64: 20.5 against 24.8; D = 1024,
   // B = 48 / 64: 21.7 against 25.8 / 26.1; eight copies won at one workgroup per SM: D = 512,
-  // B = 64 8.95 against 9.85), both with scalar loads (2–4 % faster than the vector loads at
-  // D = 512, B = 32 … 128 and D = 1024, B = 16 … 128).
+  // B = 64 8.95 against 9.85), both with scalar loads (1.0–4.4 % faster than the vector loads
+  // at D = 512, B = 32 … 128 and D = 1024, B = 16 … 128).
   const int64_t chunks = (dim + 63) / 64;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
@@ -278,14 +278,18 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       {.threads_x = 8, .threads_y = 8, .rows_per_thread = 1, .cols_per_thread = 1,
        .split = split(4), .spread_combine = 1},
   };
-  // The K-group tiles, where m ≤ 16: 32 × 32 (8 × 16 invocations of 4 × 2 outputs) in two
-  // copies, and 16 × 16 (4 × 8 of 4 × 2) in eight.
+  // The K-group tiles: where m ≤ 16, 32 × 32 (8 × 16 invocations of 4 × 2 outputs) in two
+  // copies and 16 × 16 (4 × 8 of 4 × 2) in eight; where 16 < m ≤ 32, the 16 × 16 tile and, for
+  // B = 5 … 8, 8 × 16 (2 × 8 of 4 × 2) in eight (32 × 32 in two copies, 65.1 µs at D = 2048, B = 48,
+  // loses to 64 × 64 in four K blocks, 60.9, which fills the SMs wherever it would).
   const BatchedTile k_groups_32{.threads_x = 16, .threads_y = 8, .rows_per_thread = 4,
                                 .cols_per_thread = 2, .split = 1, .vector_loads = 1,
                                 .spread_combine = 1, .single_stage = 1, .k_groups = 2};
   const BatchedTile k_groups_16{.threads_x = 8, .threads_y = 4, .rows_per_thread = 4,
                                 .cols_per_thread = 2, .split = 1, .spread_combine = 1,
                                 .single_stage = 1, .k_groups = 8};
+  BatchedTile k_groups_8 = k_groups_16;
+  k_groups_8.threads_y = 2;
   if (chunks <= 16) {
     // 64 × 32 in one block before 64 × 64 in 2·s0 blocks; after that, the K-group tiles before
     // 32 × 32 in two K blocks.
@@ -294,6 +298,12 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
                        .cols_per_thread = 2, .split = 1, .vector_loads = 1,
                        .spread_combine = 1, .single_stage = 1});
     candidates.insert(candidates.begin() + 4, {k_groups_32, k_groups_16});
+  } else if (chunks <= 32) {
+    // After 64 × 64 in 2·s0 blocks, as above (D = 2048, B = 8 … 64 on an H200, docs/PERF.md
+    // "Large batches, part 11": B = 8 23.2 µs against 29.3 for 8 × 8 in eight K blocks, B = 16
+    // 24.6 against 36.4 for 16 × 32 in eight, B = 24 / 32 38.9 / 39.5 (four copies) against
+    // 62.1 / 44.1; 64 × 64 in four K blocks, less than half idle, takes B = 33 … 64).
+    candidates.insert(candidates.begin() + 3, {k_groups_16, k_groups_8});
   }
   // Unknown SM count (CPU drivers): the 64 × 64 default in one block, as before K blocks (no
   // scratch buffer, so the largest B·D is not halved by block sums).
@@ -320,12 +330,23 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
     return (chunks + per_group - 1) / per_group == t.k_groups;
   };
   for (const BatchedTile& t : candidates) {
-    if (t.rows() > batch) continue;  // idle rows in every workgroup
-    if (t.k_groups > 1 && !busy_copies(t)) continue;  // idle copies: not measured
+    // Idle rows in every workgroup: not taken, but for 16 < m ≤ 32 a K-group or 64 × 64 tile
+    // less than half idle is (the step takes as long with idle rows as with full ones where the
+    // workgroups are as many: D = 2048, 16 × 16 in eight K groups at B = 8 24.1 µs, B = 16 24.6;
+    // 64 × 64 in four K blocks at B = 48 60.9, B = 64 62.3; docs/PERF.md "Large batches, part
+    // 11").
+    const bool may_idle = chunks > 16 && chunks <= 32 && (t.k_groups > 1 || t.rows() == 64) &&
+                          2 * batch > static_cast<int64_t>(t.rows());
+    if (t.rows() > batch && !may_idle) continue;
+    // Idle copies (m = 9 … 14 for eight, m < 8): measured only at D = 768 (m = 12), B = 32 / 64,
+    // where four copies with one idle beat the small-batch kernel (docs/PERF.md, "Large batches,
+    // part 10"); not taken without more rows.
+    if (t.k_groups > 1 && !busy_copies(t)) continue;
     if (t.k_groups == 8) {
-      // 16 × 16 in K groups: faster than every later tile wherever it was measured with at most
-      // two workgroups per SM, however few (D = 512 and 1024, B = 16 … 128): eight copies up to
-      // one workgroup per SM, four beyond (where every copy still has chunks).
+      // 16 × 16 (or 8 × 16) in K groups: faster than every later tile wherever it was measured
+      // with at most two workgroups per SM, however few (D = 512 and 1024, B = 16 … 128; D = 2048,
+      // B = 8 … 32): eight copies up to one workgroup per SM, four beyond (where every copy
+      // still has chunks).
       const int64_t sms = static_cast<int64_t>(sm_count);
       if (groups(t) > 2 * sms) continue;
       // Four copies take the slice of 16 (the automatic slice would be 32 in half the shared

@@ -149,7 +149,10 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // (16×16 threads, 4×2 outputs; only for m ≤ 16), 64×64 with 2·s0, 32×32 in two K groups (8×16
 // threads, 4×2 outputs), 16×16 in K groups (4×8 threads, 4×2 outputs, scalar loads; taken
 // wherever it gives at most 2·sm_count workgroups: eight copies up to sm_count workgroups, four
-// beyond) — the K-group tiles only for m ≤ 16 and where every copy has chunks —, 32×32 (2×2
+// beyond, these with slice_k 16) — the K-group tiles only for m ≤ 32 and where every copy has
+// chunks; for 16 < m ≤ 32 only the 16×16 tile and 8×16 (2×8 threads), after 64×64 in 2·s0
+// blocks (no 64×32), and there a K-group or 64×64 tile may leave fewer than half its rows
+// idle —, 32×32 (2×2
 // outputs) with 2·s0 and with 4·s0 (these with vector_loads),
 // 16×32, 16×16 (1×1 outputs) and 8×8 (8×8 threads) with 4·s0 of at most B rows whose workgroup
 // count ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last, every

@@ -424,13 +424,24 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 2u);
   EXPECT_EQ(t.local_slots, 0u);  // blocks of 16 chunks: four slots
-  // B = 48, D = 2048: no 64 × 64 (taller than B), no 32 × 32 in one block (m = 32 > 8): 32 × 32
-  // in 2·s0 = 4 blocks, two stages, slots in registers (as before one stage existed).
-  t = SuggestBatchedTile(48, 2048, 132);
+  // B = 33 … 63, D = 2048: 64 × 64 in four K blocks (128 workgroups) with fewer than half its
+  // rows idle (m = 32); B = 32 is half idle: 16 × 16 in four K groups instead.
+  for (int64_t batch : {33, 48, 63}) {
+    t = SuggestBatchedTile(batch, 2048, 132);
+    EXPECT_EQ(t.rows(), 64u) << batch;
+    EXPECT_EQ(t.split, 4u) << batch;
+    EXPECT_EQ(t.k_groups, 1u) << batch;
+  }
+  // The threshold: 128 workgroups fill 127 SMs (127 − 7 = 120 ≤ 128), not 137 (129 > 128),
+  // where no K-group tile fits two per SM either (B = 48: 384 of 16 × 16) and 32 × 32 (2 × 2
+  // outputs) in four K blocks (512) takes over, as before.
+  EXPECT_EQ(SuggestBatchedTile(48, 2048, 127).rows(), 64u);
+  t = SuggestBatchedTile(48, 2048, 137);
   EXPECT_EQ(t.rows(), 32u);
   EXPECT_EQ(t.split, 4u);
-  EXPECT_EQ(t.single_stage, 0u);
-  EXPECT_EQ(t.local_slots, 0u);
+  EXPECT_EQ(t.k_groups, 1u);
+  // Not at m ≤ 16: B = 48 at D = 1024 takes 16 × 16 in four K groups, never the idle 64 × 64.
+  EXPECT_EQ(SuggestBatchedTile(48, 1024, 132).rows(), 16u);
   // B = 128, D = 1024 (m = 16): 32 × 32 in two K groups (one block, 128 workgroups); B = 192
   // the same (192); B = 256: 64 × 32 in one block comes first (128); B = 16 … 64: 16 × 16 in
   // eight K groups up to 132 workgroups (B = 16 … 32: 64, 128), in four beyond (B = 48, 64:
@@ -458,19 +469,49 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(SuggestBatchedTile(64, 640, 132).k_groups, 1u);
   EXPECT_EQ(SuggestBatchedTile(32, 960, 132).k_groups, 8u);
   EXPECT_EQ(SuggestBatchedTile(64, 960, 132).k_groups, 4u);
-  // Not beyond two workgroups per SM (B = 96 at D = 1024: 384), nor beyond 16 chunks (D = 2048).
+  // Not beyond two workgroups per SM (B = 96 at D = 1024: 384), nor at D = 2048 where 64 × 64
+  // in K blocks fills the SMs first (B = 64: four blocks, 128; B = 128: two), nor beyond 32
+  // chunks (D = 2112: m = 33).
   EXPECT_EQ(SuggestBatchedTile(96, 1024, 132).k_groups, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 2048, 132).k_groups, 1u);
   EXPECT_EQ(SuggestBatchedTile(128, 2048, 132).k_groups, 1u);
+  for (int64_t batch : {8, 16, 32, 48}) {
+    EXPECT_EQ(SuggestBatchedTile(batch, 2112, 132).k_groups, 1u) << batch;
+  }
+  // D = 2048 (m = 32), B < 33: 16 × 16 in eight K groups (four chunks each) up to 132
+  // workgroups (B = 9 … 16: 128, rows idle below 16), four copies with the slice of 16 up to 264
+  // (B = 17 … 32: 256); 8 × 16 (2 × 8 invocations) in eight for B = 5 … 8 (128); B ≤ 4: 8 × 8 in
+  // eight K blocks, as before.
+  for (int64_t batch : {5, 8, 9, 12, 16, 17, 24, 32}) {
+    t = SuggestBatchedTile(batch, 2048, 132);
+    EXPECT_EQ(t.rows(), batch <= 8 ? 8u : 16u) << batch;
+    EXPECT_EQ(t.cols(), 16u) << batch;
+    EXPECT_EQ(t.split, 1u) << batch;
+    EXPECT_EQ(t.k_groups, batch <= 16 ? 8u : 4u) << batch;
+    EXPECT_EQ(t.slice_k, batch <= 16 ? 0u : 16u) << batch;
+    EXPECT_EQ(t.vector_loads, 0u) << batch;
+  }
+  t = SuggestBatchedTile(4, 2048, 132);
+  EXPECT_EQ(t.rows(), 8u);
+  EXPECT_EQ(t.cols(), 8u);
+  EXPECT_EQ(t.k_groups, 1u);
+  EXPECT_EQ(t.split, 8u);
+  // m = 17 … 28 (D = 1536: m = 24): eight copies would idle (groups of 4: six busy), four too
+  // (groups of 8: three); and the tiles that are not K-group or 64 × 64 never run with idle
+  // rows (B = 12: 8 × 8 in K blocks, as before, not 16 × 32).
+  for (int64_t batch : {8, 12, 16, 32, 48}) {
+    EXPECT_EQ(SuggestBatchedTile(batch, 1536, 132).k_groups, 1u) << batch;
+  }
+  EXPECT_EQ(SuggestBatchedTile(12, 1536, 132).rows(), 8u);
   // Without an SM count: the default (no K groups).
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).k_groups, 1u);
   t = SuggestBatchedTile(64, 2048, 132);
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 4u);
   EXPECT_EQ(t.vector_loads, 1u);
-  // B = 16, D = 2048: no tile taller than B and no K groups (m = 32); 16 × 32 in 4·s0 = 8
-  // blocks (of 4 chunks) gives 64 · 8 = 512.
-  t = SuggestBatchedTile(16, 2048, 132);
+  // B = 16, D = 2112 (m = 33: no K groups): no tile taller than B; 16 × 32 in K blocks of four
+  // chunks (4·s0 = 16 asked, nine needed) gives 66 · 9 = 594 workgroups.
+  t = SuggestBatchedTile(16, 2112, 132);
   EXPECT_EQ(t.rows(), 16u);
   EXPECT_EQ(t.cols(), 32u);
   EXPECT_EQ(t.k_groups, 1u);

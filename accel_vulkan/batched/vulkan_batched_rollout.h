@@ -34,9 +34,9 @@
 //    per-chunk counters instead of the device-wide waits at D = 1024, B 8..32) on a device that
 //    reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident together),
 //    when A stays in registers (every workgroup has at most one unit: D ≤ 1024 on a 132-SM GPU)
-//    and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced (kSmallBatch) it runs any B for D ≤ 2048
-//    (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns non-resident
-//    workgroups into UNAVAILABLE instead of a hang.
+//    and its buffers fit maxStorageBufferRange; kTiled otherwise. Forced (kSmallBatch) it runs
+//    any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns
+//    non-resident workgroups into UNAVAILABLE instead of a hang.
 //  - kColumnSlice (forced only: slower than the two above wherever measured, docs/PERF.md):
 //    shaders/batched/batched_columns.comp, ONE dispatch of many steps as kSmallBatch (same
 //    buffers, push constants, history ring and bounded spin), but no K split across workgroups:

@@ -387,6 +387,25 @@ TEST_F(VulkanBatchedRolloutTest, KGroupsMatchCoreRef) {
                             [](int64_t dim, int64_t batch) { return dim == 1100 && batch == 70; });
 }
 
+// SuggestBatchedTile's K-group tiles at m = 32 (D = 1857 … 2048, B < 64): 8 × 16 and 16 × 16 in
+// eight copies (automatic slice) and four (the slice of 16), 32 × 32 in two; D = 2000 (the last
+// chunk of 16 rows) and 2048, B = 8 (8 × 16: one full row tile), 13 (a partial one), 16.
+TEST_F(VulkanBatchedRolloutTest, KGroupsAtThirtyTwoChunksMatchCoreRef) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 8, .threads_y = 2, .rows_per_thread = 4, .cols_per_thread = 2,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 8},
+      {.threads_x = 8, .threads_y = 2, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 16,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 4},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 8},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 16,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 4},
+      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .k_groups = 2},
+  };
+  ExpectTilesMatchReference(tiles, {2000, 2048}, {8, 13, 16}, 1900, 2000);
+}
+
 // docs/MATH.md §9's pairwise-tree examples in every row (z = s at the first row of each chunk, 0
 // elsewhere; s differs per row): D = 256 with partials (1e16, 1, −1e16, 1)·s gives 0 (a flat sum
 // gives s), D = 192 with (1, 1e16, −1e16)·s gives 0 (left to right gives s).

@@ -22,6 +22,7 @@
 //                                      slots; 64 × 32 and 32 × 32 of 4 × 2 outputs), 96 × 64 of
 //                                      384, and K-block forms, B = 200, D = 1100
 //   batched_rollout.k_groups           the same over seven tiles of 2, 3, 4 and 8 K groups
+//   batched_rollout.k_groups_m32       the same over the automatic K-group tiles at 32 chunks
 //                                      (copies of the tile in a workgroup, folded in shared
 //                                      memory), with idle copies, K blocks, slots in scratch and
 //                                      in local memory, pipelined rows, scalar loads (the
@@ -591,6 +592,33 @@ DASHI_CONFORMANCE_CASE("batched_rollout.k_groups", "batched_rollout",
                        "trajectories differing from core_ref, summed over 7 tiles of 2 to 8 "
                        "K groups",
                        0.0, KGroups);
+
+// K groups at m = 32 chunks, where SuggestBatchedTile takes them for B < 64 at D = 1857 … 2048:
+// D = 2000 (32 chunks, the last of 16 rows), B = 13 (a full row tile of 8 and a partial one; one
+// partial tile of 16 or 32) over the automatic tiles' forms — 8 × 16 (2 × 8 invocations of 4 × 2)
+// and 16 × 16 (4 × 8) with scalar loads and one stage, in eight copies (groups of four chunks,
+// automatic slice) and in four (groups of eight, the slice of 16), and 32 × 32 in two (groups of
+// 16, vector loads) — every copy busy, the fold over eight, four and two group sums.
+CaseResult KGroupsM32(VulkanContext& ctx) {
+  const BatchedTile tiles[] = {
+      {.threads_x = 8, .threads_y = 2, .rows_per_thread = 4, .cols_per_thread = 2,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 8},
+      {.threads_x = 8, .threads_y = 2, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 16,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 4},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 8},
+      {.threads_x = 8, .threads_y = 4, .rows_per_thread = 4, .cols_per_thread = 2, .slice_k = 16,
+       .spread_combine = 1, .single_stage = 1, .k_groups = 4},
+      {.threads_x = 16, .threads_y = 8, .rows_per_thread = 4, .cols_per_thread = 2,
+       .vector_loads = 1, .spread_combine = 1, .single_stage = 1, .k_groups = 2},
+  };
+  return TileSweep(ctx, /*batch=*/13, /*dim=*/2000, {.steps = 3, .hash_every = 2}, tiles);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.k_groups_m32", "batched_rollout",
+                       "trajectories differing from core_ref, summed over 5 tiles of 2 to 8 "
+                       "K groups at 32 chunks",
+                       0.0, KGroupsM32);
 
 // K blocks and the tree slots in memory (BatchedTile::split, tree_in_memory): D = 420, m = 7
 // chunks (the last of 36 rows); split 8, 4, 3 give 7, 4 and 2 blocks of 1, 2 and 4 chunks (the

@@ -90,9 +90,10 @@ nlohmann::json ReportJson(const SuiteReport& r) {
           {"cases", cases}};
 }
 
-std::string SuiteId() {
+std::string SuiteIdOf(const std::vector<ConformanceCase>& cases, const std::string& golden_hash,
+                      const std::string& case_source_hash) {
   std::vector<std::string> lines;
-  for (const ConformanceCase& c : AllCases()) {
+  for (const ConformanceCase& c : cases) {
     char tol[40];
     std::snprintf(tol, sizeof tol, "%.17g", c.tolerance);
     lines.push_back(c.name + "\t" + c.measure + "\t" + tol + "\n");
@@ -101,8 +102,13 @@ std::string SuiteId() {
   std::sort(lines.begin(), lines.end());
   std::string text;
   for (const std::string& l : lines) text += l;
-  text += std::string("golden manifest ") + build_id::kGoldenManifestHash + "\n";
+  text += "golden manifest " + golden_hash + "\n";
+  text += "case sources " + case_source_hash + "\n";
   return ToHex(Blake2b128(text.data(), text.size()));
+}
+
+std::string SuiteId() {
+  return SuiteIdOf(AllCases(), build_id::kGoldenManifestHash, build_id::kSuiteSourceHash);
 }
 
 }  // namespace dashi::conformance

@@ -45,8 +45,12 @@ SuiteReport RunSuite(vk::VulkanContext& ctx, const std::string& filter,
 nlohmann::json ReportJson(const SuiteReport& r);
 
 // The suite's identity: BLAKE2b-128 (hex) over the sorted "name\tmeasure\ttolerance" of every
-// linked case and the golden manifest's hash (//build_id). Empty when no case is linked.
+// linked case, the golden manifest's hash and the source hash of the case packages (//build_id).
+// Empty when no case is linked.
 std::string SuiteId();
+// SuiteId() of the given cases and hashes (what it computes, for tests).
+std::string SuiteIdOf(const std::vector<ConformanceCase>& cases, const std::string& golden_hash,
+                      const std::string& case_source_hash);
 
 }  // namespace dashi::conformance
 

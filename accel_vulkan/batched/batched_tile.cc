@@ -243,7 +243,8 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // B = 2048 1 % slower; 1–15 % slower at 256 or fewer workgroups (docs/PERF.md, "Large
   // batches, part 9").
   // For at most 16 chunks, after those, the K-group tiles (docs/PERF.md, "Large batches, part
-  // 7"), only where every copy has chunks: 32 × 32 in two copies where it fills the SMs
+  // 7"; for 17 … 32 chunks see below), only where every copy has chunks: 32 × 32 in two copies
+  // where it fills the SMs
   // (D = 512, B = 256: 18.63 µs against 18.94 for 32 × 32 in one; D = 1024, B = 128: 34.12
   // against 44.39 for 32 × 32 in two K blocks, B = 192: 65.08 against 67.47), then 16 × 16 in
   // eight copies wherever it gives at most one workgroup per SM and in four copies (128
@@ -280,8 +281,9 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   };
   // The K-group tiles: where m ≤ 16, 32 × 32 (8 × 16 invocations of 4 × 2 outputs) in two
   // copies and 16 × 16 (4 × 8 of 4 × 2) in eight; where 16 < m ≤ 32, the 16 × 16 tile and, for
-  // B = 5 … 8, 8 × 16 (2 × 8 of 4 × 2) in eight (32 × 32 in two copies, 65.1 µs at D = 2048, B = 48,
-  // loses to 64 × 64 in four K blocks, 60.9, which fills the SMs wherever it would).
+  // B = 5 … 8, 8 × 16 (2 × 8 of 4 × 2) in eight copies only (32 × 32 in two copies, 65.1 µs at
+  // D = 2048, B = 48, loses to 64 × 64 in four K blocks, 60.9, which fills the SMs wherever it
+  // would).
   const BatchedTile k_groups_32{.threads_x = 16, .threads_y = 8, .rows_per_thread = 4,
                                 .cols_per_thread = 2, .split = 1, .vector_loads = 1,
                                 .spread_combine = 1, .single_stage = 1, .k_groups = 2};
@@ -334,13 +336,14 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
     // less than half idle is (the step takes as long with idle rows as with full ones where the
     // workgroups are as many: D = 2048, 16 × 16 in eight K groups at B = 8 24.1 µs, B = 16 24.6;
     // 64 × 64 in four K blocks at B = 48 60.9, B = 64 62.3; docs/PERF.md "Large batches, part
-    // 11").
+    // 11" — measured on 132 SMs; on fewer, 64 × 64 takes B = 33 … 63 wherever it takes B = 64).
     const bool may_idle = chunks > 16 && chunks <= 32 && (t.k_groups > 1 || t.rows() == 64) &&
                           2 * batch > static_cast<int64_t>(t.rows());
     if (t.rows() > batch && !may_idle) continue;
-    // Idle copies (m = 9 … 14 for eight, m < 8): measured only at D = 768 (m = 12), B = 32 / 64,
-    // where four copies with one idle beat the small-batch kernel (docs/PERF.md, "Large batches,
-    // part 10"); not taken without more rows.
+    // Idle copies (m < 8, m = 9 … 14 and 17 … 28 for eight): measured only at D = 768 (m = 12),
+    // B = 32 / 64, where four copies with one idle beat the small-batch kernel (docs/PERF.md,
+    // "Large batches, part 10"); not taken without more rows. (Four copies would be busy at
+    // m = 25 … 28, but they are only taken in place of eight; not measured there.)
     if (t.k_groups > 1 && !busy_copies(t)) continue;
     if (t.k_groups == 8) {
       // 16 × 16 (or 8 × 16) in K groups: faster than every later tile wherever it was measured
@@ -349,9 +352,12 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       // still has chunks).
       const int64_t sms = static_cast<int64_t>(sm_count);
       if (groups(t) > 2 * sms) continue;
+      // 8 × 16 only in eight copies: in four it was slower than the 16 × 16 tile in eight with
+      // idle rows (D = 2048, B = 12: 36.4 µs against 24.1; part 11).
+      if (t.rows() == 8 && groups(t) > sms) continue;
       // Four copies take the slice of 16 (the automatic slice would be 32 in half the shared
       // memory: D = 512, B = 96 15.5 µs against 12.6, D = 1024, B = 64 27.4 against 21.7);
-      // busy wherever eight copies are (m = 8, 15, 16).
+      // busy wherever eight copies are (m = 8, 15, 16, 29 … 32).
       BatchedTile four = t;
       four.k_groups = 4;
       four.slice_k = 16;

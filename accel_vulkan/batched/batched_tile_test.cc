@@ -496,9 +496,16 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.cols(), 8u);
   EXPECT_EQ(t.k_groups, 1u);
   EXPECT_EQ(t.split, 8u);
-  // m = 17 … 28 (D = 1536: m = 24): eight copies would idle (groups of 4: six busy), four too
-  // (groups of 8: three); and the tiles that are not K-group or 64 × 64 never run with idle
-  // rows (B = 12: 8 × 8 in K blocks, as before, not 16 × 32).
+  // 8 × 16 only in eight copies: on 114 SMs its 128 workgroups would need four, so B = 8 keeps
+  // 8 × 8 in eight K blocks; the 16 × 16 tile still takes B = 16 there, in four copies.
+  t = SuggestBatchedTile(8, 2048, 114);
+  EXPECT_EQ(t.rows(), 8u);
+  EXPECT_EQ(t.cols(), 8u);
+  EXPECT_EQ(t.k_groups, 1u);
+  EXPECT_EQ(SuggestBatchedTile(16, 2048, 114).k_groups, 4u);
+  // m = 17 … 28 (D = 1536: m = 24): eight copies would idle (groups of 4: six busy) — four
+  // copies are only taken in place of eight —; and the tiles that are not K-group or 64 × 64
+  // never run with idle rows (B = 12: 8 × 8 in K blocks, as before, not 16 × 32).
   for (int64_t batch : {8, 12, 16, 32, 48}) {
     EXPECT_EQ(SuggestBatchedTile(batch, 1536, 132).k_groups, 1u) << batch;
   }

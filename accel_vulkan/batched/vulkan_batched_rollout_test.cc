@@ -387,9 +387,10 @@ TEST_F(VulkanBatchedRolloutTest, KGroupsMatchCoreRef) {
                             [](int64_t dim, int64_t batch) { return dim == 1100 && batch == 70; });
 }
 
-// SuggestBatchedTile's K-group tiles at m = 32 (D = 1857 … 2048, B < 64): 8 × 16 and 16 × 16 in
-// eight copies (automatic slice) and four (the slice of 16), 32 × 32 in two; D = 2000 (the last
-// chunk of 16 rows) and 2048, B = 8 (8 × 16: one full row tile), 13 (a partial one), 16.
+// K-group tiles at m = 32 chunks (SuggestBatchedTile takes 8 × 16 in eight copies and 16 × 16 in
+// eight or four at 29 … 32 chunks, D = 1793 … 2048, B = 5 … 32): those, and 8 × 16 in four copies
+// and 32 × 32 in two; D = 2000 (the last chunk of 16 rows) and 2048, B = 8 (8 × 16: one full row
+// tile), 13 (a partial one), 16.
 TEST_F(VulkanBatchedRolloutTest, KGroupsAtThirtyTwoChunksMatchCoreRef) {
   const BatchedTile tiles[] = {
       {.threads_x = 8, .threads_y = 2, .rows_per_thread = 4, .cols_per_thread = 2,

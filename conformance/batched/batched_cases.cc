@@ -424,7 +424,9 @@ DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.observed", "batched_rollout"
                        });
 DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.rebuild_once.observed", "batched_rollout",
                        "(step, trajectory) observed states differing from core_ref", 0.0,
-                       [](VulkanContext& ctx) { return SmallBatchObserved(ctx, RebuildOnceOptions()); });
+                       [](VulkanContext& ctx) {
+                         return SmallBatchObserved(ctx, RebuildOnceOptions());
+                       });
 DASHI_CONFORMANCE_CASE("batched_rollout.column_slice.observed", "batched_rollout",
                        "(step, trajectory) observed states differing from core_ref", 0.0,
                        [](VulkanContext& ctx) {
@@ -593,12 +595,13 @@ DASHI_CONFORMANCE_CASE("batched_rollout.k_groups", "batched_rollout",
                        "K groups",
                        0.0, KGroups);
 
-// K groups at m = 32 chunks, where SuggestBatchedTile takes them for B < 64 at D = 1857 … 2048:
-// D = 2000 (32 chunks, the last of 16 rows), B = 13 (a full row tile of 8 and a partial one; one
-// partial tile of 16 or 32) over the automatic tiles' forms — 8 × 16 (2 × 8 invocations of 4 × 2)
-// and 16 × 16 (4 × 8) with scalar loads and one stage, in eight copies (groups of four chunks,
-// automatic slice) and in four (groups of eight, the slice of 16), and 32 × 32 in two (groups of
-// 16, vector loads) — every copy busy, the fold over eight, four and two group sums.
+// K groups at m = 32 chunks (SuggestBatchedTile takes them at 29 … 32 chunks, D = 1793 … 2048,
+// for B = 5 … 32 on 132 SMs): D = 2000 (32 chunks, the last of 16 rows), B = 13 (a full row tile
+// of 8 and a partial one; one partial tile of 16 or 32) over the forms it can choose — 8 × 16 (2 ×
+// 8 invocations of 4 × 2) in eight copies and 16 × 16 (4 × 8) in eight and four (scalar loads, one
+// stage; eight copies take groups of four chunks and the automatic slice, four take groups of
+// eight and the slice of 16) — and two it does not: 8 × 16 in four copies and 32 × 32 in two
+// (groups of 16, vector loads); every copy busy, the fold over eight, four and two group sums.
 CaseResult KGroupsM32(VulkanContext& ctx) {
   const BatchedTile tiles[] = {
       {.threads_x = 8, .threads_y = 2, .rows_per_thread = 4, .cols_per_thread = 2,

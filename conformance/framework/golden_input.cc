@@ -1,6 +1,14 @@
 #include "conformance/framework/golden_input.h"
 
 #include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "build_id/build_ids.h"
+#include "core_ref/blake2b/blake2b.h"
+#include "core_ref/fileio/atomic_file.h"
 
 namespace dashi::conformance {
 
@@ -9,14 +17,55 @@ std::string GoldenDir() {
   return (env != nullptr && env[0] != '\0') ? std::string(env) : std::string("golden");
 }
 
+StatusOr<std::string> GoldenManifestHash(const std::string& dir, const std::string& name,
+                                         const std::string& want_manifest_hash) {
+  const std::string path = dir + "/manifest.json";
+  StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path);
+  if (!bytes.ok()) {
+    return Status(bytes.status().code(), "golden manifest " + path +
+                                             " unreadable (set DASHI_GOLDEN_DIR or run from the "
+                                             "repository root): " +
+                                             bytes.status().message());
+  }
+  const std::string got = ToHex(Blake2b128(bytes->data(), bytes->size()));
+  if (got != want_manifest_hash) {
+    return FailedPreconditionError("golden manifest " + path + " has BLAKE2b-128 " + got +
+                                   ", but this binary's suite was built with " +
+                                   want_manifest_hash +
+                                   ": point DASHI_GOLDEN_DIR (dashi conform --golden-dir) at "
+                                   "the golden set it was built from");
+  }
+  const nlohmann::json m = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr,
+                                                 /*allow_exceptions=*/false);
+  if (m.is_discarded() || !m.is_object() || !m.contains("arrays") || !m["arrays"].is_array()) {
+    return InvalidArgumentError("golden manifest " + path + " has no \"arrays\" list");
+  }
+  for (const nlohmann::json& e : m["arrays"]) {
+    if (e.is_object() && e.contains("name") && e["name"].is_string() &&
+        e["name"].get<std::string>() == name && e.contains("blake2b_128") &&
+        e["blake2b_128"].is_string()) {
+      return e["blake2b_128"].get<std::string>();
+    }
+  }
+  return NotFoundError("golden array " + name + " is not listed in " + path);
+}
+
 StatusOr<NpyArray> ReadGolden(const std::string& name, const std::vector<int64_t>& shape) {
-  const std::string path = GoldenDir() + "/" + name + ".npy";
+  const std::string dir = GoldenDir();
+  StatusOr<std::string> want = GoldenManifestHash(dir, name, build_id::kGoldenManifestHash);
+  if (!want.ok()) return want.status();
+  const std::string path = dir + "/" + name + ".npy";
   StatusOr<NpyArray> a = ReadNpy(path);
   if (!a.ok()) {
     return Status(a.status().code(), "golden array " + name +
                                          " unreadable (set DASHI_GOLDEN_DIR or run from the "
                                          "repository root): " +
                                          a.status().message());
+  }
+  const std::string got = ToHex(Blake2b128(a->data.data(), a->data.size()));
+  if (got != *want) {
+    return FailedPreconditionError("golden array " + path + " has BLAKE2b-128 " + got +
+                                   ", its manifest entry says " + *want);
   }
   if (!shape.empty() && a->shape != shape) {
     return InvalidArgumentError("golden " + name + " has shape " + NpyShapeString(a->shape) +

@@ -22,7 +22,7 @@ namespace dashi::conformance {
 
 struct CertKey {
   std::string accelerator_build;  // what the accelerator was built from (sources, flags, SPIR-V)
-  std::string suite_id;           // SuiteId(): the cases, their measures and tolerances, golden
+  std::string suite_id;  // SuiteId(): the cases, their measures and tolerances, golden data, code
 };
 
 // $DASHI_CERT_STORE, else $XDG_DATA_HOME/dashi/certifications, else

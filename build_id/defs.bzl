@@ -19,7 +19,8 @@ def suite_id_inputs():
     """A conformance package's files as inputs of the suite id (//build_id).
 
     Every package of //conformance that defines cases, the framework they run in, and the input
-    generators they draw from (//core_ref/testing, //core_ref/prng) calls it once:
+    generators they draw from (//core_ref/testing, //core_ref/prng, //core_ref/carrier) calls it
+    once:
     a change to what a case computes or compares (not only to its name, measure or tolerance) is a
     new suite that every device must pass again. Tests and the Bazel test driver are excluded.
     """

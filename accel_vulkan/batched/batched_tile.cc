@@ -352,8 +352,10 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       // still has chunks).
       const int64_t sms = static_cast<int64_t>(sm_count);
       if (groups(t) > 2 * sms) continue;
-      // 8 × 16 only in eight copies: in four it was slower than the 16 × 16 tile in eight with
-      // idle rows (D = 2048, B = 12: 36.4 µs against 24.1; part 11).
+      // 8 × 16 only in eight copies: in four (where its workgroups outnumber the SMs: fewer than
+      // 128 SMs at D = 2048) it was slower than 8 × 8 in eight K blocks at B = 5 and 8 (D = 2048
+      // on 132 SMs: 33.1 µs against 28.9–29.4 on an H200, 33.2–33.5 against 29.1–29.3 on an
+      // H100; docs/PERF.md "Large batches, part 11").
       if (t.rows() == 8 && groups(t) > sms) continue;
       // Four copies take the slice of 16 (the automatic slice would be 32 in half the shared
       // memory: D = 512, B = 96 15.5 µs against 12.6, D = 1024, B = 64 27.4 against 21.7);

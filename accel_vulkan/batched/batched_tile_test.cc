@@ -502,7 +502,11 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.rows(), 8u);
   EXPECT_EQ(t.cols(), 8u);
   EXPECT_EQ(t.k_groups, 1u);
-  EXPECT_EQ(SuggestBatchedTile(16, 2048, 114).k_groups, 4u);
+  EXPECT_EQ(t.split, 8u);
+  t = SuggestBatchedTile(16, 2048, 114);
+  EXPECT_EQ(t.rows(), 16u);
+  EXPECT_EQ(t.k_groups, 4u);
+  EXPECT_EQ(t.slice_k, 16u);
   // m = 17 … 28 (D = 1536: m = 24): eight copies would idle (groups of 4: six busy) — four
   // copies are only taken in place of eight —; and the tiles that are not K-group or 64 × 64
   // never run with idle rows (B = 12: 8 × 8 in K blocks, as before, not 16 × 32).

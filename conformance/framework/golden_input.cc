@@ -1,7 +1,6 @@
 #include "conformance/framework/golden_input.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,8 +16,8 @@ std::string GoldenDir() {
   return (env != nullptr && env[0] != '\0') ? std::string(env) : std::string("golden");
 }
 
-StatusOr<std::string> GoldenManifestHash(const std::string& dir, const std::string& name,
-                                         const std::string& want_manifest_hash) {
+StatusOr<GoldenEntry> FindGoldenEntry(const std::string& dir, const std::string& name,
+                                      const std::string& want_manifest_hash) {
   const std::string path = dir + "/manifest.json";
   StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path);
   if (!bytes.ok()) {
@@ -41,20 +40,42 @@ StatusOr<std::string> GoldenManifestHash(const std::string& dir, const std::stri
     return InvalidArgumentError("golden manifest " + path + " has no \"arrays\" list");
   }
   for (const nlohmann::json& e : m["arrays"]) {
-    if (e.is_object() && e.contains("name") && e["name"].is_string() &&
-        e["name"].get<std::string>() == name && e.contains("blake2b_128") &&
-        e["blake2b_128"].is_string()) {
-      return e["blake2b_128"].get<std::string>();
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string() ||
+        e["name"].get<std::string>() != name) {
+      continue;
     }
+    GoldenEntry entry;
+    const bool typed = e.contains("file") && e["file"].is_string() && e.contains("dtype") &&
+                       e["dtype"].is_string() && e.contains("blake2b_128") &&
+                       e["blake2b_128"].is_string() && e.contains("shape") &&
+                       e["shape"].is_array();
+    if (typed) {
+      entry.file = e["file"].get<std::string>();
+      entry.dtype = e["dtype"].get<std::string>();
+      entry.blake2b_128 = e["blake2b_128"].get<std::string>();
+      for (const nlohmann::json& d : e["shape"]) {
+        if (!d.is_number_integer()) {
+          entry.shape.clear();
+          return InvalidArgumentError("golden manifest " + path + ": entry " + name +
+                                      " has a shape that is not a list of integers");
+        }
+        entry.shape.push_back(d.get<int64_t>());
+      }
+    }
+    if (!typed || entry.file.empty() || entry.file.find('/') != std::string::npos) {
+      return InvalidArgumentError("golden manifest " + path + ": entry " + name +
+                                  " lacks a plain file name, dtype, shape or blake2b_128");
+    }
+    return entry;
   }
   return NotFoundError("golden array " + name + " is not listed in " + path);
 }
 
 StatusOr<NpyArray> ReadGolden(const std::string& name, const std::vector<int64_t>& shape) {
   const std::string dir = GoldenDir();
-  StatusOr<std::string> want = GoldenManifestHash(dir, name, build_id::kGoldenManifestHash);
-  if (!want.ok()) return want.status();
-  const std::string path = dir + "/" + name + ".npy";
+  StatusOr<GoldenEntry> entry = FindGoldenEntry(dir, name, build_id::kGoldenManifestHash);
+  if (!entry.ok()) return entry.status();
+  const std::string path = dir + "/" + entry->file;
   StatusOr<NpyArray> a = ReadNpy(path);
   if (!a.ok()) {
     return Status(a.status().code(), "golden array " + name +
@@ -63,9 +84,12 @@ StatusOr<NpyArray> ReadGolden(const std::string& name, const std::vector<int64_t
                                          a.status().message());
   }
   const std::string got = ToHex(Blake2b128(a->data.data(), a->data.size()));
-  if (got != *want) {
-    return FailedPreconditionError("golden array " + path + " has BLAKE2b-128 " + got +
-                                   ", its manifest entry says " + *want);
+  const std::string dtype(NpyDescr(a->dtype));
+  if (got != entry->blake2b_128 || dtype != entry->dtype || a->shape != entry->shape) {
+    return FailedPreconditionError(
+        "golden array " + path + " has BLAKE2b-128 " + got + ", dtype " + dtype + ", shape " +
+        NpyShapeString(a->shape) + "; its manifest entry says " + entry->blake2b_128 + ", " +
+        entry->dtype + ", " + NpyShapeString(entry->shape));
   }
   if (!shape.empty() && a->shape != shape) {
     return InvalidArgumentError("golden " + name + " has shape " + NpyShapeString(a->shape) +

@@ -15,18 +15,27 @@ namespace dashi::conformance {
 
 std::string GoldenDir();
 
-// Reads <GoldenDir()>/<name>.npy, bound to the golden set the suite id names: <GoldenDir()>/
-// manifest.json must hash (BLAKE2b-128 of its bytes) to the manifest hash this binary was built
-// with (//build_id, part of the suite id), and the array's data to its entry there
-// (FAILED_PRECONDITION naming the file and both hashes otherwise; NOT_FOUND for a name the
-// manifest lacks). When `shape` is non-empty the array must have it. Errors say how to point the
+// Reads the array `name` of the golden set the suite id names: <GoldenDir()>/manifest.json must
+// hash (BLAKE2b-128 of its bytes) to the manifest hash this binary was built with (//build_id,
+// part of the suite id), and the file of its entry there must have the entry's data hash, dtype
+// and shape (FAILED_PRECONDITION naming the file and both sides otherwise; NOT_FOUND for a name
+// the manifest lacks). When `shape` is non-empty the array must have it. Errors say how to point the
 // suite at the golden set.
 StatusOr<NpyArray> ReadGolden(const std::string& name, const std::vector<int64_t>& shape = {});
 
-// The manifest entry's BLAKE2b-128 of `name` in <dir>/manifest.json, after checking that the
-// manifest's own hash is `want_manifest_hash` (ReadGolden's first step; exposed for tests).
-StatusOr<std::string> GoldenManifestHash(const std::string& dir, const std::string& name,
-                                         const std::string& want_manifest_hash);
+// An array's entry in a golden manifest.
+struct GoldenEntry {
+  std::string file;         // a plain file name in the golden directory
+  std::string dtype;        // NumPy descr, e.g. "<f8", "|i1"
+  std::vector<int64_t> shape;
+  std::string blake2b_128;  // of the array's data bytes (hex)
+};
+
+// The entry of `name` in <dir>/manifest.json, after checking that the manifest's own BLAKE2b-128
+// is `want_manifest_hash` (ReadGolden's first step; exposed for tests). FAILED_PRECONDITION for
+// another manifest, INVALID_ARGUMENT for a malformed one or entry, NOT_FOUND for an unlisted name.
+StatusOr<GoldenEntry> FindGoldenEntry(const std::string& dir, const std::string& name,
+                                      const std::string& want_manifest_hash);
 
 }  // namespace dashi::conformance
 

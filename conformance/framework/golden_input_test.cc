@@ -7,9 +7,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "build_id/build_ids.h"
+#include "core_ref/blake2b/blake2b.h"
 
 namespace dashi::conformance {
 namespace {
@@ -29,12 +32,22 @@ class GoldenInputTest : public ::testing::Test {
     return dir;
   }
   static void FlipLastByte(const std::string& path) {
+    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
     std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f.is_open()) << path;
     f.seekg(-1, std::ios::end);
     char c = 0;
     f.get(c);
     f.seekp(-1, std::ios::end);
     f.put(static_cast<char>(c ^ 0x01));
+    ASSERT_TRUE(f.good()) << path;
+  }
+  static void Write(const std::string& path, const std::string& text) {
+    if (fs::exists(path)) fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+    std::ofstream f(path, std::ios::trunc | std::ios::binary);
+    ASSERT_TRUE(f.is_open()) << path;
+    f << text;
+    ASSERT_TRUE(f.good()) << path;
   }
 };
 
@@ -62,7 +75,9 @@ TEST_F(GoldenInputTest, RefusesAnEditedArray) {
 
 TEST_F(GoldenInputTest, RefusesAManifestOtherThanTheSuitesOne) {
   const std::string dir = CopyOfGolden("manifest");
-  std::ofstream(dir + "/manifest.json", std::ios::app) << "\n";
+  std::ifstream in("golden/manifest.json", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Write(dir + "/manifest.json", text + "\n");
   ::setenv("DASHI_GOLDEN_DIR", dir.c_str(), 1);
   StatusOr<NpyArray> a = ReadGolden("carrier_32_field");
   ASSERT_FALSE(a.ok());
@@ -80,10 +95,42 @@ TEST_F(GoldenInputTest, RefusesANameTheManifestLacks) {
 }
 
 TEST_F(GoldenInputTest, ManifestHashIsChecked) {
-  EXPECT_TRUE(GoldenManifestHash("golden", "carrier_32_field", build_id::kGoldenManifestHash).ok());
-  StatusOr<std::string> h = GoldenManifestHash("golden", "carrier_32_field", std::string(32, '0'));
+  StatusOr<GoldenEntry> e =
+      FindGoldenEntry("golden", "carrier_32_field", build_id::kGoldenManifestHash);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  EXPECT_EQ(e->file, "carrier_32_field.npy");
+  EXPECT_EQ(e->dtype, "<f8");
+  EXPECT_EQ(e->shape, (std::vector<int64_t>{32, 32}));
+  StatusOr<GoldenEntry> h = FindGoldenEntry("golden", "carrier_32_field", std::string(32, '0'));
   ASSERT_FALSE(h.ok());
   EXPECT_EQ(h.status().code(), StatusCode::kFailedPrecondition);
+}
+
+// A manifest that hashes as expected but is malformed, or whose entry says another shape: errors,
+// never a read. (The expected hash is the edited manifest's own, as a build from it would have.)
+TEST_F(GoldenInputTest, MalformedManifestsAndMismatchedEntries) {
+  const std::string dir = CopyOfGolden("malformed");
+  const auto own_hash = [&] {
+    std::ifstream in(dir + "/manifest.json", std::ios::binary);
+    const std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return ToHex(Blake2b128(t.data(), t.size()));
+  };
+  Write(dir + "/manifest.json", "{\"format\": 1}");
+  StatusOr<GoldenEntry> e = FindGoldenEntry(dir, "carrier_32_field", own_hash());
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
+  Write(dir + "/manifest.json",
+        "{\"arrays\": [{\"name\": \"carrier_32_field\", \"file\": \"../x.npy\", "
+        "\"dtype\": \"<f8\", \"shape\": [32, 32], \"blake2b_128\": \"00\"}]}");
+  e = FindGoldenEntry(dir, "carrier_32_field", own_hash());
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument) << "a path, not a file name";
+  Write(dir + "/manifest.json",
+        "{\"arrays\": [{\"name\": \"carrier_32_field\", \"file\": \"carrier_32_field.npy\", "
+        "\"dtype\": \"<f8\", \"shape\": [32, \"32\"], \"blake2b_128\": \"00\"}]}");
+  e = FindGoldenEntry(dir, "carrier_32_field", own_hash());
+  ASSERT_FALSE(e.ok());
+  EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

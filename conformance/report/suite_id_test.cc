@@ -31,7 +31,7 @@ TEST(SuiteIdTest, IsTheLinkedCasesWithTheBuildsHashes) {
 
 // The source hash is computed over the case packages, their framework and the input generators:
 // at least the eight BUILD files, the five case files, the framework's sources and those of
-// core_ref/prng and core_ref/testing (docs/CONFORMANCE.md).
+// core_ref/prng, core_ref/testing and core_ref/carrier (docs/CONFORMANCE.md).
 TEST(SuiteIdTest, CaseSourceHashCoversTheCasePackages) {
   EXPECT_TRUE(IsHex128(build_id::kSuiteSourceHash)) << build_id::kSuiteSourceHash;
   EXPECT_GE(build_id::kSuiteSourceFiles, 26);

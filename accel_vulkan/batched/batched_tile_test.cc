@@ -392,7 +392,7 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   // B = 512 at D = 4096 in two blocks: 8 × 64 × 2) and 4 · 124 = 496 with fewer (B = 4096 at
   // D = 512: 64 × 8 = 512 and D = 1024; B = 2048 at D = 1024: 512), not below (B = 2048 at
   // D = 512: 256; B = 1024 at D = 1024: 256, above). 96 × 64 is no longer chosen.
-  for (const auto [batch, dim] : {std::pair<int64_t, int64_t>{512, 2048}, {4096, 2048},
+  for (const auto& [batch, dim] : {std::pair<int64_t, int64_t>{512, 2048}, {4096, 2048},
                                   {3200, 2048}, {1024, 4096}, {512, 4096}, {4096, 512},
                                   {4096, 1024}, {2048, 1024}, {8192, 512}}) {
     SCOPED_TRACE(std::to_string(batch) + " x " + std::to_string(dim));
@@ -424,24 +424,6 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.rows(), 64u);
   EXPECT_EQ(t.split, 2u);
   EXPECT_EQ(t.local_slots, 0u);  // blocks of 16 chunks: four slots
-  // B = 33 … 63, D = 2048: 64 × 64 in four K blocks (128 workgroups) with fewer than half its
-  // rows idle (m = 32); B = 32 is half idle: 16 × 16 in four K groups instead.
-  for (int64_t batch : {33, 48, 63}) {
-    t = SuggestBatchedTile(batch, 2048, 132);
-    EXPECT_EQ(t.rows(), 64u) << batch;
-    EXPECT_EQ(t.split, 4u) << batch;
-    EXPECT_EQ(t.k_groups, 1u) << batch;
-  }
-  // The threshold: 128 workgroups fill 127 SMs (127 − 7 = 120 ≤ 128), not 137 (129 > 128),
-  // where no K-group tile fits two per SM either (B = 48: 384 of 16 × 16) and 32 × 32 (2 × 2
-  // outputs) in four K blocks (512) takes over, as before.
-  EXPECT_EQ(SuggestBatchedTile(48, 2048, 127).rows(), 64u);
-  t = SuggestBatchedTile(48, 2048, 137);
-  EXPECT_EQ(t.rows(), 32u);
-  EXPECT_EQ(t.split, 4u);
-  EXPECT_EQ(t.k_groups, 1u);
-  // Not at m ≤ 16: B = 48 at D = 1024 takes 16 × 16 in four K groups, never the idle 64 × 64.
-  EXPECT_EQ(SuggestBatchedTile(48, 1024, 132).rows(), 16u);
   // B = 128, D = 1024 (m = 16): 32 × 32 in two K groups (one block, 128 workgroups); B = 192
   // the same (192); B = 256: 64 × 32 in one block comes first (128); B = 16 … 64: 16 × 16 in
   // eight K groups up to 132 workgroups (B = 16 … 32: 64, 128), in four beyond (B = 48, 64:
@@ -478,42 +460,6 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   for (int64_t batch : {8, 16, 32, 48}) {
     EXPECT_EQ(SuggestBatchedTile(batch, 2112, 132).k_groups, 1u) << batch;
   }
-  // D = 2048 (m = 32), B < 33: 16 × 16 in eight K groups (four chunks each) up to 132
-  // workgroups (B = 9 … 16: 128, rows idle below 16), four copies with the slice of 16 up to 264
-  // (B = 17 … 32: 256); 8 × 16 (2 × 8 invocations) in eight for B = 5 … 8 (128); B ≤ 4: 8 × 8 in
-  // eight K blocks, as before.
-  for (int64_t batch : {5, 8, 9, 12, 16, 17, 24, 32}) {
-    t = SuggestBatchedTile(batch, 2048, 132);
-    EXPECT_EQ(t.rows(), batch <= 8 ? 8u : 16u) << batch;
-    EXPECT_EQ(t.cols(), 16u) << batch;
-    EXPECT_EQ(t.split, 1u) << batch;
-    EXPECT_EQ(t.k_groups, batch <= 16 ? 8u : 4u) << batch;
-    EXPECT_EQ(t.slice_k, batch <= 16 ? 0u : 16u) << batch;
-    EXPECT_EQ(t.vector_loads, 0u) << batch;
-  }
-  t = SuggestBatchedTile(4, 2048, 132);
-  EXPECT_EQ(t.rows(), 8u);
-  EXPECT_EQ(t.cols(), 8u);
-  EXPECT_EQ(t.k_groups, 1u);
-  EXPECT_EQ(t.split, 8u);
-  // 8 × 16 only in eight copies: on 114 SMs its 128 workgroups would need four, so B = 8 keeps
-  // 8 × 8 in eight K blocks; the 16 × 16 tile still takes B = 16 there, in four copies.
-  t = SuggestBatchedTile(8, 2048, 114);
-  EXPECT_EQ(t.rows(), 8u);
-  EXPECT_EQ(t.cols(), 8u);
-  EXPECT_EQ(t.k_groups, 1u);
-  EXPECT_EQ(t.split, 8u);
-  t = SuggestBatchedTile(16, 2048, 114);
-  EXPECT_EQ(t.rows(), 16u);
-  EXPECT_EQ(t.k_groups, 4u);
-  EXPECT_EQ(t.slice_k, 16u);
-  // m = 17 … 28 (D = 1536: m = 24): eight copies would idle (groups of 4: six busy) — four
-  // copies are only taken in place of eight —; and the tiles that are not K-group or 64 × 64
-  // never run with idle rows (B = 12: 8 × 8 in K blocks, as before, not 16 × 32).
-  for (int64_t batch : {8, 12, 16, 32, 48}) {
-    EXPECT_EQ(SuggestBatchedTile(batch, 1536, 132).k_groups, 1u) << batch;
-  }
-  EXPECT_EQ(SuggestBatchedTile(12, 1536, 132).rows(), 8u);
   // Without an SM count: the default (no K groups).
   EXPECT_EQ(SuggestBatchedTile(64, 512, 0).k_groups, 1u);
   t = SuggestBatchedTile(64, 2048, 132);
@@ -533,6 +479,63 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(t.rows(), 8u);
   EXPECT_EQ(t.cols(), 8u);
   EXPECT_EQ(t.threads(), 64u);
+}
+
+// 17 … 32 chunks (docs/PERF.md, "Large batches, part 11"): the K-group tiles where every copy has
+// chunks (29 … 32), and a K-group or 64 × 64 tile less than half idle.
+TEST(SuggestBatchedTile, KGroupsAndIdleRowsAtSeventeenToThirtyTwoChunks) {
+  BatchedTile t;
+  // B = 33 … 63, D = 2048: 64 × 64 in four K blocks (128 workgroups) with fewer than half its
+  // rows idle (m = 32); B = 32 is half idle: 16 × 16 in four K groups instead.
+  for (int64_t batch : {33, 48, 63}) {
+    t = SuggestBatchedTile(batch, 2048, 132);
+    EXPECT_EQ(t.rows(), 64u) << batch;
+    EXPECT_EQ(t.split, 4u) << batch;
+    EXPECT_EQ(t.k_groups, 1u) << batch;
+  }
+  // The threshold: 128 workgroups fill 127 SMs (127 − 7 = 120 ≤ 128), not 137 (129 > 128),
+  // where no K-group tile fits two per SM either (B = 48: 384 of 16 × 16) and 32 × 32 (2 × 2
+  // outputs) in four K blocks (512) takes over, as before.
+  EXPECT_EQ(SuggestBatchedTile(48, 2048, 127).rows(), 64u);
+  t = SuggestBatchedTile(48, 2048, 137);
+  EXPECT_EQ(t.rows(), 32u);
+  EXPECT_EQ(t.split, 4u);
+  EXPECT_EQ(t.k_groups, 1u);
+  // Not at m ≤ 16: B = 48 at D = 1024 takes 16 × 16 in four K groups, never the idle 64 × 64.
+  EXPECT_EQ(SuggestBatchedTile(48, 1024, 132).rows(), 16u);
+  // D = 2048 (m = 32), B < 33: 16 × 16 in eight K groups (four chunks each) up to 132
+  // workgroups (B = 9 … 16: 128, rows idle below 16), four copies with the slice of 16 up to 264
+  // (B = 17 … 32: 256); 8 × 16 (2 × 8 invocations) in eight for B = 5 … 8 (128).
+  for (int64_t batch : {5, 8, 9, 12, 16, 17, 24, 32}) {
+    t = SuggestBatchedTile(batch, 2048, 132);
+    EXPECT_EQ(t.rows(), batch <= 8 ? 8u : 16u) << batch;
+    EXPECT_EQ(t.cols(), 16u) << batch;
+    EXPECT_EQ(t.split, 1u) << batch;
+    EXPECT_EQ(t.k_groups, batch <= 16 ? 8u : 4u) << batch;
+    EXPECT_EQ(t.slice_k, batch <= 16 ? 0u : 16u) << batch;
+    EXPECT_EQ(t.vector_loads, 0u) << batch;
+  }
+  // 8 × 16 only in eight copies: on 114 SMs its 128 workgroups would need four, so B = 8 keeps
+  // 8 × 8 in eight K blocks, as B = 4 does on 132; the 16 × 16 tile still takes B = 16 on 114
+  // SMs, in four copies.
+  for (const auto& [batch, sms] : {std::pair<int64_t, uint32_t>{4, 132}, {8, 114}}) {
+    t = SuggestBatchedTile(batch, 2048, sms);
+    EXPECT_EQ(t.rows(), 8u) << batch << " on " << sms;
+    EXPECT_EQ(t.cols(), 8u) << batch << " on " << sms;
+    EXPECT_EQ(t.k_groups, 1u) << batch << " on " << sms;
+    EXPECT_EQ(t.split, 8u) << batch << " on " << sms;
+  }
+  t = SuggestBatchedTile(16, 2048, 114);
+  EXPECT_EQ(t.rows(), 16u);
+  EXPECT_EQ(t.k_groups, 4u);
+  EXPECT_EQ(t.slice_k, 16u);
+  // m = 17 … 28 (D = 1536: m = 24): eight copies would idle (groups of 4: six busy) — four
+  // copies are only taken in place of eight —; and the tiles that are not K-group or 64 × 64
+  // never run with idle rows (B = 12: 8 × 8 in K blocks, as before, not 16 × 32).
+  for (int64_t batch : {8, 12, 16, 32, 48}) {
+    EXPECT_EQ(SuggestBatchedTile(batch, 1536, 132).k_groups, 1u) << batch;
+  }
+  EXPECT_EQ(SuggestBatchedTile(12, 1536, 132).rows(), 8u);
 }
 
 }  // namespace

@@ -7,7 +7,6 @@
 // slices); the options (columns per slice, row groups, interleaved rows, rows per pass, steps per
 // dispatch, submissions, history ring); the kernel choice and its errors; core_ref's error for a
 // blow-up.
-#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "accel_vulkan/batched/batched_parity_testing.h"
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
 #include "accel_vulkan/device_caps/device_caps.h"
 #include "accel_vulkan/testing/vulkan_test.h"
@@ -28,10 +28,6 @@ namespace {
 using dashi::testing::DecayingMatrix;
 using dashi::testing::NonZeroUniform;
 
-bool SameBits(std::span<const double> a, std::span<const double> b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
-}
-
 VulkanBatchedRolloutOptions Columns(VulkanBatchedRolloutOptions o = {}) {
   o.kernel = BatchedKernel::kColumnSlice;
   return o;
@@ -40,51 +36,11 @@ VulkanBatchedRolloutOptions Columns(VulkanBatchedRolloutOptions o = {}) {
 class ColumnSliceRolloutTest : public testing::VulkanTest {
  protected:
   // Runs B rows with the column-slice kernel and compares every row's chain, final state and
-  // observed states (observe_every of p, through the sink) with core_ref's RolloutBatch.
+  // observed states with core_ref's RolloutBatch (batched_parity_testing.h).
   void ExpectMatchesRolloutBatch(int64_t batch, int64_t dim, const RolloutParams& p,
                                  const VulkanBatchedRolloutOptions& options, uint64_t seed) {
-    SCOPED_TRACE("B=" + std::to_string(batch) + " D=" + std::to_string(dim) + " seeds A=" +
-                 std::to_string(seed) + " Z0=" + std::to_string(seed + 1));
-    const std::vector<double> a = DecayingMatrix(dim, seed);
-    const std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), seed + 1, 1.0);
-    std::vector<std::vector<double>> want_observed;  // [k]: B×D states of the k-th observed step
-    std::vector<int64_t> want_steps;
-    StatusOr<std::vector<RolloutResult>> want = RolloutBatch(
-        z0, batch, a, p, [&](int64_t b, int64_t t, std::span<const double> z) {
-          if (b == 0) {
-            want_steps.push_back(t);
-            want_observed.emplace_back();
-          }
-          want_observed.back().insert(want_observed.back().end(), z.begin(), z.end());
-          return OkStatus();
-        });
-    ASSERT_TRUE(want.ok()) << want.status().ToString();
-
-    StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
-        VulkanBatchedRollout::Create(ctx(), dim, a, options);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    std::vector<int64_t> got_steps;
-    std::vector<std::vector<double>> got_observed;
-    StatusOr<BatchedRolloutResult> got =
-        (*r)->Run(z0, batch, p, [&](int64_t t, std::span<const double> z) {
-          if (t % p.observe_every == 0 || t == p.steps) {
-            got_steps.push_back(t);
-            got_observed.emplace_back(z.begin(), z.end());
-          }
-          return OkStatus();
-        });
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    EXPECT_EQ((*r)->last_timings().kernel, BatchedKernel::kColumnSlice);
-    for (int64_t b = 0; b < batch; ++b) {
-      EXPECT_EQ(got->chains[b], (*want)[b].chain) << "trajectory " << b;
-      EXPECT_TRUE(SameBits(got->final_state(b), (*want)[b].final_state)) << "trajectory " << b;
-    }
-    ASSERT_EQ(got_steps, want_steps);
-    for (size_t k = 0; k < got_observed.size(); ++k) {
-      EXPECT_TRUE(SameBits(got_observed[k], want_observed[k])) << "step " << got_steps[k];
-    }
-    const Status guards = (*r)->CheckGuardWords();
-    EXPECT_TRUE(guards.ok()) << guards.ToString();
+    testing::ExpectBatchedMatchesRolloutBatch(ctx(), batch, dim, p, options, seed,
+                                              BatchedKernel::kColumnSlice);
   }
 };
 

@@ -14,6 +14,7 @@
 #include "shaders/batched/batched_persistent_params.h"
 #include "shaders/batched/batched_rollout.h"
 #include "shaders/batched/batched_rollout_params.h"
+#include "shaders/batched/batched_tiled_persistent.h"
 
 namespace dashi::vk {
 namespace {
@@ -157,6 +158,7 @@ const char* BatchedKernelName(BatchedKernel kernel) {
     case BatchedKernel::kTiled: return "tiled";
     case BatchedKernel::kSmallBatch: return "small-batch";
     case BatchedKernel::kColumnSlice: return "column-slice";
+    case BatchedKernel::kTiledPersistent: return "tiled-persistent";
   }
   return "?";
 }
@@ -187,6 +189,9 @@ std::string VulkanBatchedRollout::KernelDescription(BatchedKernel kernel) const 
               : column_slice_resident_a()       ? ", A in registers"
                                                 : ", A from L2") +
              (options_.column_slice_no_prefetch ? ", no prefetch" : "");
+    case BatchedKernel::kTiledPersistent:
+      return "tiled persistent kernel: " + n(TiledPersistentGroups(batch_)) + " workgroups, " +
+             n(TiledPersistentTiles(batch_)) + " tiles " + tile_.ToString();
     case BatchedKernel::kTiled:
     case BatchedKernel::kAuto:
       break;
@@ -233,7 +238,63 @@ Status VulkanBatchedRollout::Init(std::span<const double> a) {
   DASHI_ASSIGN_OR_RETURN(batch_cmd_, CommandBatch::Create(ctx_, 4));
   sm_info_ = QuerySmInfo(ctx_);
   DASHI_RETURN_IF_ERROR(InitSmallBatch());
-  return InitColumnSlice();
+  DASHI_RETURN_IF_ERROR(InitColumnSlice());
+  return InitTiledPersistent();
+}
+
+Status VulkanBatchedRollout::InitTiledPersistent() {
+  if (options_.kernel != BatchedKernel::kTiledPersistent) {
+    tp_unavailable_ = std::string("the ") + BatchedKernelName(options_.kernel) +
+                      " kernel was requested (the tiled persistent kernel runs only when forced)";
+    return OkStatus();
+  }
+  if (options_.small_batch_spin_limit == 0 || options_.small_batch_max_steps_per_dispatch < 0) {
+    return InvalidArgumentError(
+        "batched rollout (tiled persistent): small_batch_spin_limit must be >= 1 and "
+        "small_batch_max_steps_per_dispatch >= 0 (0 = automatic)");
+  }
+  if (BatchedBlocks(chunks_, tile_) > 1 || tile_.tree_in_memory != 0) {
+    return InvalidArgumentError(
+        "batched rollout (tiled persistent): the tile " + tile_.ToString() +
+        " has K blocks (split " + std::to_string(tile_.split) + " gives " +
+        std::to_string(BatchedBlocks(chunks_, tile_)) +
+        " blocks) or tree slots in memory; the persistent kernel runs one block, slots in "
+        "registers or local memory");
+  }
+  uint64_t groups = options_.small_batch_groups;
+  if (groups == 0) groups = sm_info_.has_value() ? sm_info_->sm_count : 1;
+  DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
+      ctx_, "batched rollout (tiled persistent)", groups, sm_info_.has_value(),
+      options_.small_batch_allow_unverified_groups,
+      "Use small_batch_groups = 1 or the tiled kernel"));
+  tp_max_groups_ = static_cast<uint32_t>(groups);
+  if (small_steps_per_dispatch_ == 0) {
+    small_steps_per_dispatch_ = options_.small_batch_max_steps_per_dispatch;
+  }
+  DASHI_ASSIGN_OR_RETURN(
+      tp_pipe_, ComputePipeline::Create(ctx_, {spirv::kBatchedTiledPersistentVariants[variant_], 6,
+                                               sizeof(BatchedPersistentPushConstants),
+                                               BatchedSpecialization(tile_, chunks_),
+                                               kMaxBindingSets}));
+  return EnsureSync();
+}
+
+uint32_t VulkanBatchedRollout::TiledPersistentTiles(int64_t batch) const {
+  return CeilDiv(std::max<int64_t>(batch, 1), tile_.rows()) * CeilDiv(dim_, tile_.cols());
+}
+
+uint32_t VulkanBatchedRollout::TiledPersistentGroups(int64_t batch) const {
+  return std::min(tp_max_groups_, TiledPersistentTiles(batch));
+}
+
+Status VulkanBatchedRollout::TiledPersistentFits(int64_t batch) const {
+  if (!tp_unavailable_.empty() || tp_pipe_ == nullptr) {
+    return UnimplementedError("batched rollout (tiled persistent): " +
+                              (tp_unavailable_.empty() ? std::string("not built")
+                                                       : tp_unavailable_));
+  }
+  DASHI_RETURN_IF_ERROR(CheckBatchedLimits(batch, dim_, tile_, kGuardBytes, limits_));
+  return PersistentBuffersFit(batch);
 }
 
 Status VulkanBatchedRollout::EnsureSync() {
@@ -417,7 +478,8 @@ Status VulkanBatchedRollout::ColumnSliceFits(int64_t batch) const {
 
 Status VulkanBatchedRollout::InitSmallBatch() {
   const VkPhysicalDeviceLimits& lim = limits_;
-  if (options_.kernel == BatchedKernel::kTiled || options_.kernel == BatchedKernel::kColumnSlice) {
+  if (options_.kernel == BatchedKernel::kTiled || options_.kernel == BatchedKernel::kColumnSlice ||
+      options_.kernel == BatchedKernel::kTiledPersistent) {
     small_unavailable_ = std::string("the ") + BatchedKernelName(options_.kernel) +
                          " kernel was requested";
     return OkStatus();
@@ -702,6 +764,9 @@ StatusOr<BatchedKernel> VulkanBatchedRollout::KernelFor(int64_t batch) const {
     case BatchedKernel::kColumnSlice:
       DASHI_RETURN_IF_ERROR(ColumnSliceFits(batch));
       return BatchedKernel::kColumnSlice;
+    case BatchedKernel::kTiledPersistent:
+      DASHI_RETURN_IF_ERROR(TiledPersistentFits(batch));
+      return BatchedKernel::kTiledPersistent;
     case BatchedKernel::kAuto:
       break;
   }
@@ -780,14 +845,16 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
     guards_batch_ = batch;
   }
-  const bool persistent =
-      kernel_ == BatchedKernel::kSmallBatch || kernel_ == BatchedKernel::kColumnSlice;
+  const bool persistent = kernel_ == BatchedKernel::kSmallBatch ||
+                          kernel_ == BatchedKernel::kColumnSlice ||
+                          kernel_ == BatchedKernel::kTiledPersistent;
   if (kernel_ == BatchedKernel::kSmallBatch) {
     DASHI_RETURN_IF_ERROR(SelectSmallBatchPipeline(batch));
   }
   if (kernel_ == BatchedKernel::kColumnSlice) {
     DASHI_RETURN_IF_ERROR(SelectColumnSlicePipeline(batch));
   }
+  if (kernel_ == BatchedKernel::kTiledPersistent) small_pipe_ = tp_pipe_.get();
   if (persistent &&
       (regrown || !small_partials_.has_value() || batch > small_capacity_ ||
        slots_ > history_slots_)) {
@@ -831,7 +898,8 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
   if (static_cast<int64_t>(snapshot_steps.size()) > slots_) {
     return InternalError("batched rollout: more snapshots than staging slots");
   }
-  if (kernel_ == BatchedKernel::kSmallBatch || kernel_ == BatchedKernel::kColumnSlice) {
+  if (kernel_ == BatchedKernel::kSmallBatch || kernel_ == BatchedKernel::kColumnSlice ||
+      kernel_ == BatchedKernel::kTiledPersistent) {
     return AdvanceSmallBatch(first_step, last_step, snapshot_steps, parity);
   }
   // K blocks: the products of each block (workgroups along z), then the combine of the blocks
@@ -890,11 +958,16 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
     per_dispatch = sm_info_.has_value() ? kSmallBatchStepsPerDispatch : 1;
   }
   const VkDeviceSize state_bytes = static_cast<VkDeviceSize>(batch_ * dim_) * sizeof(double);
-  // The column-slice kernel takes the same push constants (tiles = its slices) and bindings
-  // (the partials buffer holds its two states).
+  // The column-slice and tiled persistent kernels take the same push constants (tiles = their
+  // slices or output tiles) and bindings (the partials buffer holds their two states).
   const bool columns = kernel_ == BatchedKernel::kColumnSlice;
-  const uint32_t groups = columns ? cs_groups_ : small_now_.groups;
-  const uint32_t tiles = columns ? cs_slices_ : small_now_.tiles;
+  const bool tiled = kernel_ == BatchedKernel::kTiledPersistent;
+  const uint32_t groups = columns ? cs_groups_
+                          : tiled ? TiledPersistentGroups(batch_)
+                                  : small_now_.groups;
+  const uint32_t tiles = columns ? cs_slices_
+                         : tiled ? TiledPersistentTiles(batch_)
+                                 : small_now_.tiles;
   CommandBatch& cmd = *batch_cmd_;
   DASHI_RETURN_IF_ERROR(cmd.Begin());
   cmd.Timestamp("start");
@@ -925,7 +998,7 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
         observed ? static_cast<uint32_t>(snapshot_steps[next] - step) : 0u,
         static_cast<uint32_t>((step + 1) % history),
         static_cast<uint32_t>(history)};
-    if (!columns && small_now_.rebuild_once >= 3) {  // fresh per-chunk / per-half counters
+    if (!columns && !tiled && small_now_.rebuild_once >= 3) {  // fresh per-chunk / per-half counters
       cmd.FillBuffer(sync_->buffer(), (1 + kSyncCounters) * sizeof(uint32_t),
                      kLocalCounters * sizeof(uint32_t), 0);
       cmd.Barrier();
@@ -968,7 +1041,8 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
   }
   if (sync_host_->as<const uint32_t>()[0] != 0) {
     return UnavailableError(
-        std::string("batched rollout (") + (columns ? "column slice" : "small batch") +
+        std::string("batched rollout (") +
+        (columns ? "column slice" : tiled ? "tiled persistent" : "small batch") +
         "): the " + std::to_string(groups) +
         " workgroups were not all resident at once on device '" + ctx_.info().name +
         "' (a device-wide barrier timed out after " +

@@ -44,6 +44,12 @@
 //    state from memory each step, folds its chunk partials in shared memory and writes its
 //    columns of the next state (double-buffered in the partials buffer); one device-wide
 //    barrier a step.
+//  - kTiledPersistent (forced only): shaders/batched/batched_tiled_persistent.comp, the tiled
+//    kernel's GEMM (the same tile, options.tile, without K blocks or tree slots in memory) with
+//    many steps per dispatch: G resident workgroups (the SM count, at most the tiles) walk the
+//    output tiles, the steps separated by a device-wide barrier instead of a dispatch boundary;
+//    the same buffers, push constants, history ring and bounded spin as kColumnSlice (the
+//    partials buffer holds its two states).
 // Only checkpoint states (and the final one) are copied, inside the same submission, into a
 // host-visible staging ring; the device never waits for the host between checkpoints.
 //
@@ -98,8 +104,11 @@ enum class BatchedKernel {
   // Many steps per dispatch, each workgroup a slice of Wc columns over the full K (A in
   // registers), the whole state read by every workgroup per step: batched_columns.comp.
   kColumnSlice,
+  // The tiled kernel's tile, many steps per dispatch, a device-wide barrier between them:
+  // batched_tiled_persistent.comp.
+  kTiledPersistent,
 };
-// "auto", "tiled", "small-batch", "column-slice".
+// "auto", "tiled", "small-batch", "column-slice", "tiled-persistent".
 const char* BatchedKernelName(BatchedKernel kernel);
 
 // One row of the table the small-batch kernel's automatic settings come from, per (D, B): for D in
@@ -411,6 +420,13 @@ class VulkanBatchedRollout {
   StatusOr<ColumnSliceShape> ColumnSliceShapeFor(int64_t batch) const;
   Status SelectColumnSlicePipeline(int64_t batch);
   Status ColumnSliceFits(int64_t batch) const;
+  // The tiled persistent kernel: its pipeline and workgroups (once), and why it cannot run
+  // `batch` rows (OK when it can).
+  Status InitTiledPersistent();
+  Status TiledPersistentFits(int64_t batch) const;
+  // Its tiles for the current batch (ceil(B / rows) · ceil(D / cols)) and workgroups.
+  uint32_t TiledPersistentTiles(int64_t batch) const;
+  uint32_t TiledPersistentGroups(int64_t batch) const;
   // Creates the sync words shared by both persistent kernels (once).
   Status EnsureSync();
   std::span<const double> StagingSlot(size_t slot) const;
@@ -479,6 +495,11 @@ class VulkanBatchedRollout {
   uint32_t cs_slices_ = 0;
   bool cs_resident_ = false;
   std::string cs_unavailable_;  // why kColumnSlice cannot run at all here ("" when it can)
+  // kTiledPersistent: the pipeline, the most workgroups (before clamping to the tiles) and why it
+  // cannot run at all here ("" when it can).
+  std::unique_ptr<ComputePipeline> tp_pipe_;
+  uint32_t tp_max_groups_ = 0;
+  std::string tp_unavailable_;
   int64_t dispatches_ = 0;
 };
 

@@ -4,7 +4,7 @@
 //   bazel run -c opt //bench/vulkan:batched_rollout_vulkan_benchmark --
 //       [--device SEL] [--dims 512,1024] [--batches 64,256,1024,4096] [--steps 50] [--reps 7]
 //       [--warmup 2] [--warmup-seconds 0] [--tiles 16x16x4x4,8x16x4x4x8] [--verify-rows 3]
-//       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]
+//       [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,tiled-persistent,single]
 //       [--small-configs CxRxG[xP[xQxU[xO[xL[xS[xX]]]]]],...] [--column-configs WcxRxGxP,...]
 //       [--pipeline-stats] [--pipeline-ir FILE]
 //
@@ -99,7 +99,7 @@ constexpr const char* kUsage =
     "         [--batches 64,256,1024,4096] [--steps 50] [--reps 7] [--warmup 2]\n"
     "         [--warmup-seconds 0] [--tiles TYxTXxRMxRN[xK[xS[xM[xV[xP[xC[xO[xL[xG]]]]]]]]],...]\n"
     "         [--verify-rows 3]\n"
-    "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,single]\n"
+    "         [--no-verify] [--validation] [--kernels auto,tiled,small-batch,column-slice,tiled-persistent,single]\n"
     "         [--small-configs CxRxG[xP[xQxU[xO[xL[xS[xX]]]]]],...] [--column-configs WcxRxGxP,...]\n"
     "         [--pipeline-stats] [--pipeline-ir FILE]\n";
 
@@ -220,7 +220,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       std::string k;
       while (std::getline(in, k, ',')) {
         ok = ok && (k == "auto" || k == "tiled" || k == "small-batch" || k == "column-slice" ||
-                    k == "single");
+                    k == "tiled-persistent" || k == "single");
         f->kernels.push_back(k);
       }
       ok = ok && !f->kernels.empty();
@@ -476,6 +476,7 @@ int main(int argc, char** argv) {
             kernel_name == "tiled"         ? dashi::vk::BatchedKernel::kTiled
             : kernel_name == "small-batch" ? dashi::vk::BatchedKernel::kSmallBatch
             : kernel_name == "column-slice" ? dashi::vk::BatchedKernel::kColumnSlice
+            : kernel_name == "tiled-persistent" ? dashi::vk::BatchedKernel::kTiledPersistent
                                            : dashi::vk::BatchedKernel::kAuto;
         const Row row = kernel_name == "single" ? MeasureSingle(**ctx, dim, a, z0, f)
                                                 : Measure(**ctx, dim, batch, tile, kernel, a, z0, f, small, columns);

@@ -77,38 +77,11 @@ layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]
 shared double zs[kPassRows * kChunks * kPad];      // the pass's rows, chunks padded
 shared double ps[kPassRows * kChunks * kCols];     // chunk partials [row][chunk][column]
 shared double as_[kASharedDoubles];            // kAShared: A[64c + k][Wc·s + jj] at (65c + k)·Wc + jj
-shared uint failed;  // 1: leave (uint, not bool: a shared bool is not portable)
 
 // The history slot of local step s (1..K).
 uint HistorySlot(uint s) { return (params.history_base + s - 1u) % params.history_slots; }
 
-// Polls this dispatch's arrival counter until it reaches arrivals_target; 1 when this workgroup
-// must leave instead (see rollout_persistent.comp).
-uint AwaitArrivals(uint arrivals_target) {
-  for (uint polls = 0u;; ++polls) {
-    const uint arrived = sync[1u + params.sync_slot];
-    if (arrived >= arrivals_target) return 0u;
-    if ((polls & 63u) == 63u && sync[0] != 0u) return 1u;
-    if (polls + 1u >= params.spin_limit) {
-      atomicOr(sync[0], 1u);
-      return 1u;
-    }
-  }
-  return 1u;
-}
-
-bool GridBarrier(uint arrivals_target) {
-  memoryBarrierBuffer();  // this invocation's states are visible device-wide before arrival
-  barrier();
-  if (gl_LocalInvocationID.x == 0u) {
-    atomicAdd(sync[1u + params.sync_slot], 1u);
-    failed = AwaitArrivals(arrivals_target);
-    memoryBarrierBuffer();
-  }
-  memoryBarrierShared();
-  barrier();
-  return failed == 0u;
-}
+#include "grid_barrier.glsl"  // GridBarrier: the device-wide barrier between steps
 
 void main() {
   const uint dim = params.dim;
@@ -148,7 +121,7 @@ void main() {
   (kAShared != 0u    ? as_[(c * kPad + (k)) * kCols + jj]       \
    : kResident != 0u ? ar[k]                                    \
                      : a[(i0 + (k)) * dim + jl])
-  if (l == 0u) failed = 0u;
+  if (l == 0u) grid_failed = 0u;
 
   for (uint step = 0u; step < params.steps; ++step) {
     const uint in_base = ((step - 1u) & 1u) * state_size;  // step ≥ 1 only

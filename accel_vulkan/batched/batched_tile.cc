@@ -378,4 +378,14 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   return with_slots(candidates.back());
 }
 
+bool TiledPersistentSuits(int64_t batch, int64_t dim, const BatchedTile& tile, uint32_t sm_count) {
+  const int64_t chunks = (dim + 63) / 64;
+  const int64_t tiles = (batch + tile.rows() - 1) / tile.rows() *
+                        ((dim + tile.cols() - 1) / tile.cols());
+  return dim == kTiledPersistentAutoDim && batch >= kTiledPersistentAutoMinRows &&
+         batch <= kTiledPersistentAutoMaxRows && tile.k_groups == kTiledPersistentAutoKGroups &&
+         BatchedBlocks(chunks, tile) == 1 && tile.tree_in_memory == 0 && sm_count > 0 &&
+         tiles <= static_cast<int64_t>(sm_count);
+}
+
 }  // namespace dashi::vk

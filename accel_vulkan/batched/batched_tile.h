@@ -166,6 +166,19 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // tiles spread them over more SMs (measured on an H200: docs/PERF.md).
 BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count);
 
+// kAuto's tiled persistent kernel (VulkanBatchedRollout, BatchedKernel::kTiledPersistent): B
+// trajectories of dimension D with `tile` on `sm_count` SMs run one dispatch of many steps instead
+// of a dispatch a step where it was measured faster: D = 512, 33 ≤ B ≤ 64, the tile in eight K
+// groups without K blocks or slots in memory (SuggestBatchedTile's there), and no more output
+// tiles than SMs (each its own resident workgroup). On an H200: 8.55–8.66 µs a step against
+// 8.80–8.95 with a dispatch a step; slower at D = 1024 (B = 16, 32) and 2048 (B = 8, 16)
+// (docs/PERF.md, "Large batches, part 12").
+inline constexpr int64_t kTiledPersistentAutoDim = 512;
+inline constexpr int64_t kTiledPersistentAutoMinRows = 33;
+inline constexpr int64_t kTiledPersistentAutoMaxRows = 64;
+inline constexpr uint32_t kTiledPersistentAutoKGroups = 8;
+bool TiledPersistentSuits(int64_t batch, int64_t dim, const BatchedTile& tile, uint32_t sm_count);
+
 // The specialization constants 0..11 of the kernel for a resolved tile and m chunks (constant 5:
 // the tree slots of one K group of a full K block).
 std::vector<uint32_t> BatchedSpecialization(const BatchedTile& tile, int64_t chunks);

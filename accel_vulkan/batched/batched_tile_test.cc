@@ -538,5 +538,32 @@ TEST(SuggestBatchedTile, KGroupsAndIdleRowsAtSeventeenToThirtyTwoChunks) {
   EXPECT_EQ(SuggestBatchedTile(12, 1536, 132).rows(), 8u);
 }
 
+// kAuto's tiled persistent kernel: exactly D = 512, 33 ≤ B ≤ 64 with SuggestBatchedTile's tile
+// there (16 × 16 in eight K groups) on a GPU with at least as many SMs as output tiles.
+TEST(TiledPersistentSuits, OnlyWhereMeasuredFaster) {
+  for (int64_t batch = 30; batch <= 66; ++batch) {
+    const BatchedTile t = SuggestBatchedTile(batch, 512, 132);
+    EXPECT_EQ(TiledPersistentSuits(batch, 512, t, 132), batch >= 33 && batch <= 64) << batch;
+  }
+  const BatchedTile kg8 = SuggestBatchedTile(64, 512, 132);
+  ASSERT_EQ(kg8.k_groups, 8u);
+  EXPECT_FALSE(TiledPersistentSuits(64, 512, kg8, 0));    // no SM count
+  EXPECT_FALSE(TiledPersistentSuits(64, 512, kg8, 127));  // 128 tiles
+  EXPECT_TRUE(TiledPersistentSuits(64, 512, kg8, 128));
+  EXPECT_TRUE(TiledPersistentSuits(48, 512, kg8, 96));    // 96 tiles
+  EXPECT_FALSE(TiledPersistentSuits(48, 512, kg8, 95));
+  EXPECT_FALSE(TiledPersistentSuits(48, 511, kg8, 132));
+  EXPECT_FALSE(TiledPersistentSuits(48, 1024, kg8, 132));
+  BatchedTile kg4 = kg8;
+  kg4.k_groups = 4;
+  EXPECT_FALSE(TiledPersistentSuits(48, 512, kg4, 132));
+  BatchedTile blocks = kg8;
+  blocks.split = 2;
+  EXPECT_FALSE(TiledPersistentSuits(48, 512, blocks, 132));
+  BatchedTile slots = kg8;
+  slots.tree_in_memory = 1;
+  EXPECT_FALSE(TiledPersistentSuits(48, 512, slots, 132));
+}
+
 }  // namespace
 }  // namespace dashi::vk

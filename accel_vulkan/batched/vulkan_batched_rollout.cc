@@ -243,9 +243,16 @@ Status VulkanBatchedRollout::Init(std::span<const double> a) {
 }
 
 Status VulkanBatchedRollout::InitTiledPersistent() {
-  if (options_.kernel != BatchedKernel::kTiledPersistent) {
+  const bool forced = options_.kernel == BatchedKernel::kTiledPersistent;
+  // kAuto builds it only where TiledPersistentAutomatic can hold: D = 512 with the K-group tile
+  // that SuggestBatchedTile gives there, on a device that reports its SM count.
+  const bool automatic =
+      options_.kernel == BatchedKernel::kAuto && sm_info_.has_value() &&
+      TiledPersistentSuits(kTiledPersistentAutoMinRows, dim_, tile_, sm_info_->sm_count);
+  if (!forced && !automatic) {
     tp_unavailable_ = std::string("the ") + BatchedKernelName(options_.kernel) +
-                      " kernel was requested (the tiled persistent kernel runs only when forced)";
+                      " kernel was requested (the tiled persistent kernel runs when forced, or "
+                      "automatically at D = 512 with eight K groups on a GPU)";
     return OkStatus();
   }
   if (options_.small_batch_spin_limit == 0 || options_.small_batch_max_steps_per_dispatch < 0) {
@@ -261,7 +268,7 @@ Status VulkanBatchedRollout::InitTiledPersistent() {
         " blocks) or tree slots in memory; the persistent kernel runs one block, slots in "
         "registers or local memory");
   }
-  uint64_t groups = options_.small_batch_groups;
+  uint64_t groups = forced ? options_.small_batch_groups : 0;
   if (groups == 0) groups = sm_info_.has_value() ? sm_info_->sm_count : 1;
   DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
       ctx_, "batched rollout (tiled persistent)", groups, sm_info_.has_value(),
@@ -775,10 +782,17 @@ StatusOr<BatchedKernel> VulkanBatchedRollout::KernelFor(int64_t batch) const {
   // The small-batch kernel where an automatic row of the measured table holds (D, B) and A stays in
   // registers with its settings (SmallBatchRuleFor, SmallBatchShapeFor).
   const SmallBatchRule* rule = SmallBatchRuleFor(batch);
-  if (!SmallBatchFits(batch).ok() || rule == nullptr || !rule->automatic) {
-    return BatchedKernel::kTiled;
+  if (SmallBatchFits(batch).ok() && rule != nullptr && rule->automatic &&
+      SmallBatchShapeFor(batch).resident) {
+    return BatchedKernel::kSmallBatch;
   }
-  return SmallBatchShapeFor(batch).resident ? BatchedKernel::kSmallBatch : BatchedKernel::kTiled;
+  return TiledPersistentAutomatic(batch) ? BatchedKernel::kTiledPersistent : BatchedKernel::kTiled;
+}
+
+bool VulkanBatchedRollout::TiledPersistentAutomatic(int64_t batch) const {
+  return options_.kernel == BatchedKernel::kAuto && sm_info_.has_value() &&
+         TiledPersistentSuits(batch, dim_, tile_, sm_info_->sm_count) &&
+         TiledPersistentFits(batch).ok();
 }
 
 Status VulkanBatchedRollout::Reserve(int64_t batch) {
@@ -1001,6 +1015,11 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
     if (!columns && !tiled && small_now_.rebuild_once >= 3) {  // fresh per-chunk / per-half counters
       cmd.FillBuffer(sync_->buffer(), (1 + kSyncCounters) * sizeof(uint32_t),
                      kLocalCounters * sizeof(uint32_t), 0);
+      cmd.Barrier();
+    }
+    if (tiled) {
+      // Its step 0 reads plane 1 of the partials buffer (batched_tiled_persistent.comp).
+      cmd.CopyBuffer(z_[p]->buffer(), small_partials_->buffer(), state_bytes, 0, state_bytes);
       cmd.Barrier();
     }
     cmd.Dispatch(*small_pipe_, small_sets_[p], &push, sizeof(push), groups);

@@ -44,12 +44,15 @@
 //    state from memory each step, folds its chunk partials in shared memory and writes its
 //    columns of the next state (double-buffered in the partials buffer); one device-wide
 //    barrier a step.
-//  - kTiledPersistent (forced only): shaders/batched/batched_tiled_persistent.comp, the tiled
-//    kernel's GEMM (the same tile, options.tile, without K blocks or tree slots in memory) with
-//    many steps per dispatch: G resident workgroups (the SM count, at most the tiles) walk the
-//    output tiles, the steps separated by a device-wide barrier instead of a dispatch boundary;
-//    the same buffers, push constants, history ring and bounded spin as kColumnSlice (the
-//    partials buffer holds its two states).
+//  - kTiledPersistent: shaders/batched/batched_tiled_persistent.comp, the tiled kernel's GEMM
+//    (the same tile, options.tile, without K blocks or tree slots in memory) with many steps per
+//    dispatch: G resident workgroups (the SM count, at most the tiles) walk the output tiles, the
+//    steps separated by a device-wide barrier instead of a dispatch boundary; the same buffers,
+//    push constants, history ring and bounded spin as kColumnSlice (the partials buffer holds its
+//    two states; the host copies each dispatch's input into the second). kAuto takes it at
+//    D = 512 for 33 ≤ B ≤ 64 with the tile in eight K groups (SuggestBatchedTile's there) on a GPU
+//    that reports its SM count, where every tile has its own workgroup: 3 % faster than the tiled
+//    kernel there, slower at D = 1024 and 2048 (docs/PERF.md, "Large batches, part 12").
 // Only checkpoint states (and the final one) are copied, inside the same submission, into a
 // host-visible staging ring; the device never waits for the host between checkpoints.
 //
@@ -97,7 +100,8 @@ namespace dashi::vk {
 // The kernel of the batched steps (see the file comment).
 enum class BatchedKernel {
   kAuto,        // kSmallBatch where it is faster (a DefaultSmallBatchRules row holds (D, B),
-                // SM count reported, A in registers), else kTiled
+                // SM count reported, A in registers), else kTiledPersistent where it is
+                // (TiledPersistentAutomatic), else kTiled
                 // (never kColumnSlice: slower everywhere measured)
   kTiled,       // one tiled-GEMM dispatch per step: shaders/batched/batched_rollout.comp
   kSmallBatch,  // many steps per dispatch, A on chip: shaders/batched/batched_persistent.comp
@@ -105,7 +109,7 @@ enum class BatchedKernel {
   // registers), the whole state read by every workgroup per step: batched_columns.comp.
   kColumnSlice,
   // The tiled kernel's tile, many steps per dispatch, a device-wide barrier between them:
-  // batched_tiled_persistent.comp.
+  // batched_tiled_persistent.comp (kAuto: D = 512, 33 ≤ B ≤ 64, eight K groups, on a GPU).
   kTiledPersistent,
 };
 // "auto", "tiled", "small-batch", "column-slice", "tiled-persistent".
@@ -325,8 +329,8 @@ class VulkanBatchedRollout {
   std::string KernelDescription(BatchedKernel kernel) const;
   // The tiled kernel's pipeline (for its driver statistics: ComputePipeline::ExecutableStatistics).
   const ComputePipeline& tiled_pipeline() const { return *pipe_; }
-  // The kernel a Run() of `batch` rows would use (kTiled or kSmallBatch automatically; a forced
-  // kColumnSlice too), or the error a forced kernel gives for it.
+  // The kernel a Run() of `batch` rows would use (kTiled, kSmallBatch or kTiledPersistent
+  // automatically; a forced kColumnSlice too), or the error a forced kernel gives for it.
   StatusOr<BatchedKernel> KernelFor(int64_t batch) const;
   // kSmallBatch's resolved settings (0 when it cannot run on this D / device).
   // Workgroup size, row groups, interleaved rows and rows per pass are those of the last
@@ -427,6 +431,9 @@ class VulkanBatchedRollout {
   // Its tiles for the current batch (ceil(B / rows) · ceil(D / cols)) and workgroups.
   uint32_t TiledPersistentTiles(int64_t batch) const;
   uint32_t TiledPersistentGroups(int64_t batch) const;
+  // Whether kAuto takes it for `batch` rows: TiledPersistentSuits (batched_tile.h) on a GPU that
+  // reports its SM count, and the buffers fit.
+  bool TiledPersistentAutomatic(int64_t batch) const;
   // Creates the sync words shared by both persistent kernels (once).
   Status EnsureSync();
   std::span<const double> StagingSlot(size_t slot) const;

@@ -78,6 +78,21 @@
 //   batched_rollout.column_slice.observed / .subnormal / .signed_zero   as the small-batch ones
 // (on lavapipe one workgroup walks the slices with A read from memory; on a GPU one slice per
 // SM with A in registers and many steps per dispatch).
+// The tiled persistent kernel (kTiledPersistent, shaders/batched/batched_tiled_persistent.comp:
+// the tiled kernel's GEMM, many steps per dispatch):
+//   batched_rollout.tiled_persistent.parity.b<B>_d<D>  as parity with the 16 × 16 tile in eight K
+//                                      groups (SuggestBatchedTile's at D = 512, B = 33 … 64),
+//                                      (B, D) ∈ {(5, 65), (17, 193), (33, 512), (64, 512),
+//                                      (3, 1000)}: idle copies, partial tiles and chunks
+//   batched_rollout.tiled_persistent.observed / .subnormal / .signed_zero   as the small-batch
+//                                      ones (the first with that tile, the others the default)
+//   batched_rollout.auto.parity.b<B>_d<D>   as parity with the automatic kernel and the tile
+//                                      SuggestBatchedTile gives for the device's SM count,
+//                                      (B, D) ∈ {(48, 512), (64, 512)}: the tiled persistent
+//                                      kernel on a GPU with at least 128 SMs, the tiled kernel
+//                                      on lavapipe
+// (on lavapipe one workgroup walks the tiles, one step per dispatch; on a GPU one tile per
+// workgroup and many steps per dispatch).
 //
 // Inputs: core_ref/testing/random_inputs.h (A = DecayingMatrix(D, seed),
 // Z0 = NonZeroUniform(B·D, seed, 1)), seeds in each case's detail.
@@ -328,6 +343,38 @@ const bool kHalvesParityRegistered = [] {
   return true;
 }();
 
+// SuggestBatchedTile's tile at D = 512, B = 33 … 64 on 132 SMs: 16 × 16 of 4 × 8 invocations with
+// 4 × 2 outputs, scalar loads, one stage, eight K groups (kAuto's tiled persistent kernel).
+constexpr BatchedTile kKGroups8Tile{.threads_x = 8, .threads_y = 4, .rows_per_thread = 4,
+                                    .cols_per_thread = 2, .spread_combine = 1, .single_stage = 1,
+                                    .k_groups = 8};
+
+const bool kTiledPersistentParityRegistered = [] {
+  const std::pair<int64_t, int64_t> shapes[] = {
+      {5, 65}, {17, 193}, {33, 512}, {64, 512}, {3, 1000}};
+  RegisterParityCases("batched_rollout.tiled_persistent.parity", shapes,
+                      {.tile = kKGroups8Tile, .kernel = BatchedKernel::kTiledPersistent});
+  return true;
+}();
+
+// kAuto with the tile SuggestBatchedTile gives on this device, as dashi's pipeline asks for it.
+const bool kAutoParityRegistered = [] {
+  for (const int64_t batch : {48, 64}) {
+    const int64_t dim = 512;
+    RegisterCase({"batched_rollout.auto.parity.b" + std::to_string(batch) + "_d512",
+                  "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [batch, dim](VulkanContext& ctx) {
+                    const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(ctx);
+                    return Parity(ctx, batch, dim,
+                                  {.tile = vk::SuggestBatchedTile(batch, dim,
+                                                                  sm ? sm->sm_count : 0),
+                                   .kernel = BatchedKernel::kAuto});
+                  }});
+  }
+  return true;
+}();
+
 const bool kColumnSliceParityRegistered = [] {
   const std::pair<int64_t, int64_t> shapes[] = {{1, 1},   {5, 65},  {17, 130},
                                                 {20, 506}, {64, 200}, {3, 1000}};
@@ -431,6 +478,13 @@ DASHI_CONFORMANCE_CASE("batched_rollout.column_slice.observed", "batched_rollout
                        "(step, trajectory) observed states differing from core_ref", 0.0,
                        [](VulkanContext& ctx) {
                          return SmallBatchObserved(ctx, KernelOptions(BatchedKernel::kColumnSlice));
+                       });
+DASHI_CONFORMANCE_CASE("batched_rollout.tiled_persistent.observed", "batched_rollout",
+                       "(step, trajectory) observed states differing from core_ref", 0.0,
+                       [](VulkanContext& ctx) {
+                         return SmallBatchObserved(
+                             ctx, {.tile = kKGroups8Tile,
+                                   .kernel = BatchedKernel::kTiledPersistent});
                        });
 
 CaseResult Tiles(VulkanContext& ctx) {
@@ -716,6 +770,11 @@ DASHI_CONFORMANCE_CASE("batched_rollout.column_slice.subnormal", "batched_rollou
                        [](VulkanContext& ctx) {
                          return Subnormal(ctx, BatchedKernel::kColumnSlice);
                        });
+DASHI_CONFORMANCE_CASE("batched_rollout.tiled_persistent.subnormal", "batched_rollout",
+                       "trajectories differing from core_ref (subnormal range)", 0.0,
+                       [](VulkanContext& ctx) {
+                         return Subnormal(ctx, BatchedKernel::kTiledPersistent);
+                       });
 
 // States of signed zeros only: column j ≡ 0 (mod 3) of A all negative, j ≡ 1 all positive, the
 // rest mixed; row 0 of Z0 is all +0, row 1 all −0, the others random signs. The sign of every
@@ -766,6 +825,11 @@ DASHI_CONFORMANCE_CASE("batched_rollout.column_slice.signed_zero", "batched_roll
                        "trajectories differing from core_ref (signed zeros)", 0.0,
                        [](VulkanContext& ctx) {
                          return SignedZero(ctx, BatchedKernel::kColumnSlice);
+                       });
+DASHI_CONFORMANCE_CASE("batched_rollout.tiled_persistent.signed_zero", "batched_rollout",
+                       "trajectories differing from core_ref (signed zeros)", 0.0,
+                       [](VulkanContext& ctx) {
+                         return SignedZero(ctx, BatchedKernel::kTiledPersistent);
                        });
 
 CaseResult GuardWords(VulkanContext& ctx, BatchedKernel kernel) {

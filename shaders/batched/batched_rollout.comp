@@ -1,7 +1,9 @@
 // Batched rollout: one step Y = Z·A for B trajectories at once (Z: B×D row-major, A: D×D
 // row-major), every element Y[b][j] bit for bit the contract of core_ref/rollout/vecmat.h ("THE
 // CONTRACT"; docs/MATH.md §9) applied to row b of Z, i.e. what rollout_fused.comp computes for a
-// single trajectory. The host is accel_vulkan/batched/vulkan_batched_rollout.h.
+// single trajectory. The host is accel_vulkan/batched/vulkan_batched_rollout.h. This file holds
+// the bindings, the K blocks' combine (phases 1, 2) and main(); the tiled GEMM described below is
+// in batched_tile_core.glsl, which batched_tiled_persistent.comp shares (many steps a dispatch).
 //
 // Tiled GEMM. A workgroup of TX × TY invocations (specialization constants 0, 1) owns a tile of
 // TM = TY·RM rows b and TN = TX·RN columns j (RM, RN: constants 2, 3). Invocation (tx, ty) owns the

@@ -9,9 +9,11 @@
 // t = g, g + G, … of the ceil(B / TM) × ceil(D / TN) output tiles (t = row tile · column tiles +
 // column tile), one after the other, each over all m chunks (no K blocks; the tree slots in
 // registers or local memory, never in the scratch buffer: the host rejects both). Per step:
-//   - the products of each of its tiles (TileProducts) from the current state: step 0 the input
-//     states (binding 1), later the previous step's output, states[(step − 1) mod 2] (binding 3,
-//     coherent: written by other workgroups during this dispatch);
+//   - the products of each of its tiles (TileProducts) from the current state,
+//     states[(step − 1) mod 2] (binding 3, coherent: written by other workgroups during this
+//     dispatch); at step 0 that is plane 1, into which the host copies the dispatch's input states
+//     (binding 1 is not read: reading either binding by a uniform choice per load made the step
+//     4–9 % slower on an H200, docs/PERF.md);
 //   - copy 0 stores its outputs in states[step mod 2], at the dispatch's last step also in the
 //     output states (binding 2), and, from local step history_from on, in the history ring
 //     (history[slot][b][j], slot = (history_base + s − 1) mod history_slots for local step s);
@@ -35,15 +37,14 @@ layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]
 
 #include "batched_persistent_params.glsl"  // BatchedPersistentPushConstants (tiles = all tiles)
 
-// The state the products read: the input at step 0, else the previous step's plane of `states`.
-bool from_input;
+// The plane of `states` the products read: the previous step's (step 0: plane 1, the input).
 uint in_base;
 #define TILE_DIM params.dim
 #define TILE_ROWS params.rows
 #define TILE_CHUNKS params.chunks
 #define TILE_BLOCK_CHUNKS params.chunks
 #define TILE_BLOCKS 1u
-#define TILE_Z(i) (from_input ? z_in[i] : states[in_base + (i)])
+#define TILE_Z(i) states[in_base + (i)]
 #define TILE_SCRATCH states  // never read: no tree slots in memory here (the host)
 #include "batched_tile_core.glsl"  // the specialization constants, stages and TileProducts
 #include "grid_barrier.glsl"       // GridBarrier: the device-wide barrier between steps
@@ -64,8 +65,7 @@ void main() {
   if (gl_LocalInvocationIndex == 0u) grid_failed = 0u;
 
   for (uint step = 0u; step < params.steps; ++step) {
-    from_input = step == 0u;
-    in_base = ((step - 1u) & 1u) * state_size;  // step ≥ 1 only
+    in_base = ((step - 1u) & 1u) * state_size;  // step 0: plane 1
     const uint out_base = (step & 1u) * state_size;
     const bool last = step + 1u == params.steps;
     const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;

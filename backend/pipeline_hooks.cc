@@ -28,7 +28,8 @@ struct DeviceObjects {
 // The batched rollout for `batch` rows. For B ≤ 8 on a device that reports its SM count (with A
 // held in registers, D ≤ 1024 there) it runs the small-batch persistent kernel (A kept on chip across the steps, many steps per dispatch,
 // observed states copied from a device-side history ring: docs/ARCHITECTURE.md); otherwise the
-// tiled kernel with the tile SuggestBatchedTile picks for this device's SM count (the default
+// tiled kernel (at D = 512, 33 ≤ B ≤ 64 its tiled persistent form, many steps per dispatch:
+// VulkanBatchedRollout's kAuto) with the tile SuggestBatchedTile picks for this device's SM count (the default
 // 64×64 tile gives a batch of 3 only ceil(D/64) workgroups: 330 µs a step at D = 506 in a run on
 // an H200; 75 µs with the 8×8 tile it picked before K blocks, docs/PERF.md; it now picks the
 // tile and the K blocks, "Large batches" there).

@@ -89,6 +89,16 @@ TEST_F(TiledPersistentRolloutTest, StepsPerDispatchAndHistory) {
   }
 }
 
+// Several workgroups (3, unverified as resident: lavapipe reports no SM count), each walking
+// several output tiles a step; one step per dispatch, so no workgroup waits at the grid barrier.
+TEST_F(TiledPersistentRolloutTest, SeveralWorkgroupsWalkTheTiles) {
+  const RolloutParams p{.steps = 4, .hash_every = 2, .observe_every = 1};
+  VulkanBatchedRolloutOptions o{.small_batch_groups = 3,
+                                .small_batch_allow_unverified_groups = true};
+  ExpectMatchesRolloutBatch(17, 193, p, TiledPersistent(kTiles[1], o), 4300);  // 26 tiles
+  ExpectMatchesRolloutBatch(70, 193, p, TiledPersistent(kTiles[0], o), 4301);  // 8 tiles
+}
+
 // kAuto never takes it; forced, any B; a tile with K blocks or slots in memory is refused.
 TEST_F(TiledPersistentRolloutTest, KernelChoiceAndErrors) {
   const int64_t dim = 70;

@@ -268,6 +268,14 @@ Status VulkanBatchedRollout::InitTiledPersistent() {
         " blocks) or tree slots in memory; the persistent kernel runs one block, slots in "
         "registers or local memory");
   }
+  // The tile's shared memory plus the grid barrier's flag (grid_barrier.glsl).
+  if (BatchedSharedBytes(tile_) + sizeof(uint32_t) > limits_.maxComputeSharedMemorySize) {
+    return InvalidArgumentError(
+        "batched rollout (tiled persistent): the tile " + tile_.ToString() + " needs " +
+        std::to_string(BatchedSharedBytes(tile_) + sizeof(uint32_t)) +
+        " bytes of shared memory with the grid barrier's flag; the device allows "
+        "maxComputeSharedMemorySize = " + std::to_string(limits_.maxComputeSharedMemorySize));
+  }
   uint64_t groups = forced ? options_.small_batch_groups : 0;
   if (groups == 0) groups = sm_info_.has_value() ? sm_info_->sm_count : 1;
   DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
@@ -747,14 +755,16 @@ Status VulkanBatchedRollout::SmallBatchFits(int64_t batch) const {
 
 Status VulkanBatchedRollout::PersistentBuffersFit(int64_t batch) const {
   // The partials (2·B·m·D doubles) and one state (B·D: the per-chunk counters' second state
-  // plane) in one storage buffer, with 32-bit indices in the shader.
+  // plane) in one storage buffer, with 32-bit indices in the shader: the buffer every persistent
+  // kernel gets (the column-slice and tiled persistent kernels use two B·D planes of it).
   const uint64_t doubles = (2ull * static_cast<uint64_t>(chunks_) + 1) *
                            static_cast<uint64_t>(batch) * static_cast<uint64_t>(dim_);
   const uint64_t bytes = doubles * sizeof(double) + kGuardBytes;
   if (doubles >= (1ull << 32) || bytes > limits_.maxStorageBufferRange) {
     return UnimplementedError("batched rollout (persistent kernels): B = " + std::to_string(batch) +
                               " needs " + std::to_string(bytes) +
-                              " bytes of chunk partials in one storage buffer; the device "
+                              " bytes of chunk partials and state planes in one storage "
+                              "buffer; the device "
                               "allows maxStorageBufferRange = " +
                               std::to_string(limits_.maxStorageBufferRange));
   }
@@ -1030,7 +1040,8 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
     regions.clear();
     for (; next < snapshot_steps.size() && snapshot_steps[next] <= end; ++next) {
       if (snapshot_steps[next] <= step) {
-        return InternalError("batched rollout (small batch): snapshot steps out of order");
+        return InternalError(std::string("batched rollout (") + BatchedKernelName(kernel_) +
+                             "): snapshot steps out of order");
       }
       regions.push_back({static_cast<VkDeviceSize>(snapshot_steps[next] % history) * state_bytes,
                          static_cast<VkDeviceSize>(next) * state_bytes, state_bytes});
@@ -1043,7 +1054,8 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
     step = end;
   }
   if (next != snapshot_steps.size()) {
-    return InternalError("batched rollout (small batch): a snapshot step lies outside the steps");
+    return InternalError(std::string("batched rollout (") + BatchedKernelName(kernel_) +
+                         "): a snapshot step lies outside the steps");
   }
   cmd.Timestamp("last copy");
   cmd.CopyBuffer(sync_->buffer(), sync_host_->buffer(), sizeof(uint32_t));

@@ -154,11 +154,12 @@ struct SmallBatchRule {
 std::span<const SmallBatchRule> DefaultSmallBatchRules();
 
 struct VulkanBatchedRolloutOptions {
-  BatchedTile tile;                       // the kTiled kernel's tile (specialization constants)
+  BatchedTile tile;  // the kTiled and kTiledPersistent kernels' tile (specialization constants)
   BatchedKernel kernel = BatchedKernel::kAuto;
-  // kSmallBatch only. Workgroups G (all must be resident at once): 0 = automatic, the SM count,
-  // or 1 on a device that does not report it (more is INVALID_ARGUMENT there unless
-  // small_batch_allow_unverified_groups, for tests of the bounded spin); clamped to the units.
+  // kSmallBatch (and, forced, kColumnSlice and kTiledPersistent). Workgroups G (all must be
+  // resident at once): 0 = automatic, the SM count, or 1 on a device that does not report it
+  // (more is INVALID_ARGUMENT there unless small_batch_allow_unverified_groups, for tests of the
+  // bounded spin); clamped to the units (slices, tiles).
   uint32_t small_batch_groups = 0;
   bool small_batch_allow_unverified_groups = false;
   // Columns per unit C (≥ 16): 0 = automatic per (D, B): the winning small_batch_rules row's C,
@@ -219,7 +220,8 @@ struct VulkanBatchedRolloutOptions {
   // (lavapipe computed wrong states with several: accel_vulkan/batched/vulkan_batched_rollout.cc).
   int64_t small_batch_max_steps_per_dispatch = 0;
   // kColumnSlice only (it shares small_batch_groups, _allow_unverified_groups, _spin_limit and
-  // _max_steps_per_dispatch with kSmallBatch; the workgroups are min(G, slices)). Columns per
+  // _max_steps_per_dispatch with kSmallBatch, as kTiledPersistent does; the workgroups are
+  // min(G, slices)). Columns per
   // slice Wc: 0 = automatic, ceil(D / SM count) (one slice per SM; every workgroup then keeps
   // its A in registers), or 256 / m (at least 1) without an SM count. Row groups R (0 =
   // automatic: 256 / (Wc·m), 1 from Wc·m = 128; at most B and the rows per pass), rows
@@ -434,7 +436,7 @@ class VulkanBatchedRollout {
   // Whether kAuto takes it for `batch` rows: TiledPersistentSuits (batched_tile.h) on a GPU that
   // reports its SM count, and the buffers fit.
   bool TiledPersistentAutomatic(int64_t batch) const;
-  // Creates the sync words shared by both persistent kernels (once).
+  // Creates the sync words shared by the persistent kernels (once).
   Status EnsureSync();
   std::span<const double> StagingSlot(size_t slot) const;
   // Replays from the finite states at `from_step` to `bad_step` (whose states were not all

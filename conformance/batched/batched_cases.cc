@@ -84,13 +84,17 @@
 //                                      groups (SuggestBatchedTile's at D = 512, B = 33 … 64),
 //                                      (B, D) ∈ {(5, 65), (17, 193), (33, 512), (64, 512),
 //                                      (3, 1000)}: idle copies, partial tiles and chunks
+//   batched_rollout.tiled_persistent.dispatches.b128_d512   the same tile, 3 steps per dispatch
+//                                      (the input copied between dispatches) and 256 tiles (two
+//                                      or more a workgroup on a GPU)
 //   batched_rollout.tiled_persistent.observed / .subnormal / .signed_zero   as the small-batch
 //                                      ones (the first with that tile, the others the default)
 //   batched_rollout.auto.parity.b<B>_d<D>   as parity with the automatic kernel and the tile
 //                                      SuggestBatchedTile gives for the device's SM count,
-//                                      (B, D) ∈ {(48, 512), (64, 512)}: the tiled persistent
-//                                      kernel on a GPU with at least 128 SMs, the tiled kernel
-//                                      on lavapipe
+//                                      (B, D) ∈ {(48, 512), (64, 512)}, and the kernel that ran
+//                                      must be the one TiledPersistentSuits names: the tiled
+//                                      persistent kernel on a GPU with as many SMs as tiles (96
+//                                      at B = 48, 128 at B = 64), the tiled kernel on lavapipe
 // (on lavapipe one workgroup walks the tiles, one step per dispatch; on a GPU one tile per
 // workgroup and many steps per dispatch).
 //
@@ -345,15 +349,18 @@ const bool kHalvesParityRegistered = [] {
 
 // SuggestBatchedTile's tile at D = 512, B = 33 … 64 on 132 SMs: 16 × 16 of 4 × 8 invocations with
 // 4 × 2 outputs, scalar loads, one stage, eight K groups (kAuto's tiled persistent kernel).
-constexpr BatchedTile kKGroups8Tile{.threads_x = 8, .threads_y = 4, .rows_per_thread = 4,
-                                    .cols_per_thread = 2, .spread_combine = 1, .single_stage = 1,
-                                    .k_groups = 8};
+const BatchedTile kKGroups8Tile = vk::SuggestBatchedTile(48, 512, 132);
 
 const bool kTiledPersistentParityRegistered = [] {
   const std::pair<int64_t, int64_t> shapes[] = {
       {5, 65}, {17, 193}, {33, 512}, {64, 512}, {3, 1000}};
   RegisterParityCases("batched_rollout.tiled_persistent.parity", shapes,
                       {.tile = kKGroups8Tile, .kernel = BatchedKernel::kTiledPersistent});
+  const std::pair<int64_t, int64_t> several[] = {{128, 512}};
+  RegisterParityCases("batched_rollout.tiled_persistent.dispatches", several,
+                      {.tile = kKGroups8Tile,
+                       .kernel = BatchedKernel::kTiledPersistent,
+                       .small_batch_max_steps_per_dispatch = 3});
   return true;
 }();
 
@@ -364,12 +371,28 @@ const bool kAutoParityRegistered = [] {
     RegisterCase({"batched_rollout.auto.parity.b" + std::to_string(batch) + "_d512",
                   "batched_rollout",
                   "trajectories whose chain or final state differs from core_ref", 0.0,
-                  [batch, dim](VulkanContext& ctx) {
+                  [batch, dim](VulkanContext& ctx) -> CaseResult {
                     const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(ctx);
-                    return Parity(ctx, batch, dim,
-                                  {.tile = vk::SuggestBatchedTile(batch, dim,
-                                                                  sm ? sm->sm_count : 0),
-                                   .kernel = BatchedKernel::kAuto});
+                    const uint32_t sms = sm ? sm->sm_count : 0;
+                    const vk::VulkanBatchedRolloutOptions options{
+                        .tile = vk::SuggestBatchedTile(batch, dim, sms),
+                        .kernel = BatchedKernel::kAuto};
+                    // The kernel kAuto must take here (the tiled kernel without an SM count).
+                    const BatchedKernel want = vk::TiledPersistentSuits(batch, dim, options.tile,
+                                                                        sms)
+                                                   ? BatchedKernel::kTiledPersistent
+                                                   : BatchedKernel::kTiled;
+                    CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
+                                VulkanBatchedRollout::Create(
+                                    ctx, dim, testing::DecayingMatrix(dim, kMatrixSeed + dim),
+                                    options));
+                    CASE_ASSIGN(const BatchedKernel got, r->KernelFor(batch));
+                    if (got != want) {
+                      return Fail(NAN, std::string("kAuto took the ") +
+                                           vk::BatchedKernelName(got) + " kernel, not the " +
+                                           vk::BatchedKernelName(want) + " one");
+                    }
+                    return Parity(ctx, batch, dim, options);
                   }});
   }
   return true;

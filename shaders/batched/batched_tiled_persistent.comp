@@ -13,12 +13,15 @@
 //     states[(step − 1) mod 2] (binding 3, coherent: written by other workgroups during this
 //     dispatch); at step 0 that is plane 1, into which the host copies the dispatch's input states
 //     (binding 1 is not read: reading either binding by a uniform choice per load made the step
-//     4–9 % slower on an H200, docs/PERF.md);
+//     0.4 µs (5 %) longer at D = 512 on an H200, docs/PERF.md "Large batches, part 12");
 //   - copy 0 stores its outputs in states[step mod 2], at the dispatch's last step also in the
 //     output states (binding 2), and, from local step history_from on, in the history ring
 //     (history[slot][b][j], slot = (history_base + s − 1) mod history_slots for local step s);
 //   - except after the last step, the device-wide barrier (grid_barrier.glsl).
-// A workgroup barrier() separates two tiles of a step (the stages are reused). Every barrier() is
+// A workgroup barrier() separates two tiles of a step: defensive — every path through
+// TileProducts already ends its reads of the stages before a barrier(), and the K-group fold's
+// reads of `fold` before the next fold's first barrier() — and only where a workgroup walks
+// several tiles. Every barrier() is
 // reached in uniform control flow (the loops depend only on push constants, specialization
 // constants and the workgroup's index).
 #version 450

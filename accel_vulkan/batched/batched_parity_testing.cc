@@ -65,4 +65,22 @@ void ExpectBatchedMatchesRolloutBatch(VulkanContext& ctx, int64_t batch, int64_t
   EXPECT_TRUE(guards.ok()) << guards.ToString();
 }
 
+void ExpectNonFiniteStateGivesCoreRefsError(VulkanContext& ctx,
+                                            const VulkanBatchedRolloutOptions& options,
+                                            uint64_t seed) {
+  const int64_t dim = 90, batch = 5;
+  std::vector<double> a = dashi::testing::DecayingMatrix(dim, seed);
+  for (double& x : a) x *= 1e25;
+  std::vector<double> z0 =
+      dashi::testing::NonZeroUniform(static_cast<size_t>(batch * dim), seed + 1, 1e-100);
+  for (int64_t i = 0; i < dim; ++i) z0[3 * dim + i] *= 1e100;
+  const RolloutParams p{.steps = 60, .hash_every = 25};
+  const Status want = RolloutBatch(z0, batch, a, p).status();
+  ASSERT_EQ(want.code(), StatusCode::kOutOfRange) << want.ToString();
+  StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
+      VulkanBatchedRollout::Create(ctx, dim, a, options);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)->Run(z0, batch, p).status(), want);
+}
+
 }  // namespace dashi::vk::testing

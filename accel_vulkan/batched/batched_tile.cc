@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core_ref/rollout/vecmat.h"
+
 namespace dashi::vk {
 
 std::string BatchedTile::ToString() const {
@@ -49,7 +51,7 @@ uint32_t BatchedGroupChunks(int64_t block_chunks, const BatchedTile& tile) {
 }
 
 uint64_t BatchedScratchDoubles(int64_t batch, int64_t dim, const BatchedTile& tile) {
-  const int64_t chunks = (dim + 63) / 64;
+  const int64_t chunks = (dim + kRolloutChunk - 1) / kRolloutChunk;
   const uint64_t plane = static_cast<uint64_t>(batch) * static_cast<uint64_t>(dim);
   const uint64_t blocks = BatchedBlocks(chunks, tile);
   uint64_t doubles = blocks > 1 ? blocks * plane : 0;
@@ -253,7 +255,7 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
   // B = 48 / 64: 21.7 against 25.8 / 26.1; eight copies won at one workgroup per SM: D = 512,
   // B = 64 8.95 against 9.85), both with scalar loads (1.0–4.4 % faster than the vector loads
   // at D = 512, B = 32 … 128 and D = 1024, B = 16 … 128).
-  const int64_t chunks = (dim + 63) / 64;
+  const int64_t chunks = (dim + kRolloutChunk - 1) / kRolloutChunk;
   auto first_split = [&](int64_t max_chunks) {
     return static_cast<uint32_t>(std::min<uint64_t>(
         std::bit_ceil(static_cast<uint64_t>((chunks + max_chunks - 1) / max_chunks)),
@@ -379,7 +381,7 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
 }
 
 bool TiledPersistentSuits(int64_t batch, int64_t dim, const BatchedTile& tile, uint32_t sm_count) {
-  const int64_t chunks = (dim + 63) / 64;
+  const int64_t chunks = (dim + kRolloutChunk - 1) / kRolloutChunk;
   const int64_t tiles = (batch + tile.rows() - 1) / tile.rows() *
                         ((dim + tile.cols() - 1) / tile.cols());
   return dim == kTiledPersistentAutoDim && batch >= kTiledPersistentAutoMinRows &&

@@ -193,18 +193,7 @@ TEST_F(ColumnSliceRolloutTest, KernelChoiceAndErrors) {
 
 // A blow-up: core_ref's error for the first trajectory to overflow, found by the replay.
 TEST_F(ColumnSliceRolloutTest, NonFiniteStateGivesCoreRefsError) {
-  const int64_t dim = 90, batch = 5;
-  std::vector<double> a = DecayingMatrix(dim, 14);
-  for (double& x : a) x *= 1e25;
-  std::vector<double> z0 = NonZeroUniform(static_cast<size_t>(batch * dim), 15, 1e-100);
-  for (int64_t i = 0; i < dim; ++i) z0[3 * dim + i] *= 1e100;
-  const RolloutParams p{.steps = 60, .hash_every = 25};
-  const Status want = RolloutBatch(z0, batch, a, p).status();
-  ASSERT_EQ(want.code(), StatusCode::kOutOfRange) << want.ToString();
-  StatusOr<std::unique_ptr<VulkanBatchedRollout>> r =
-      VulkanBatchedRollout::Create(ctx(), dim, a, Columns());
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ((*r)->Run(z0, batch, p).status(), want);
+  testing::ExpectNonFiniteStateGivesCoreRefsError(ctx(), Columns(), 14);
 }
 
 }  // namespace

@@ -40,6 +40,24 @@ Status FirstTrajectoryError(std::span<const double> states, int64_t dim,
 uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
 // The small-batch kernel's shared memory for P rows per pass: P rows of 64 doubles plus the flag.
+// The kernels that run many steps per dispatch with a device-wide barrier between them (their
+// buffers: the partials / state planes, the sync counters and the history ring; their dispatch
+// loop: AdvanceSmallBatch).
+bool IsPersistent(BatchedKernel kernel) {
+  return kernel == BatchedKernel::kSmallBatch || kernel == BatchedKernel::kColumnSlice ||
+         kernel == BatchedKernel::kTiledPersistent;
+}
+
+// The options every persistent kernel reads; `kernel` names it in the error.
+Status ValidatePersistentOptions(const VulkanBatchedRolloutOptions& options, const char* kernel) {
+  if (options.small_batch_spin_limit == 0 || options.small_batch_max_steps_per_dispatch < 0) {
+    return InvalidArgumentError(std::string("batched rollout (") + kernel +
+                                "): small_batch_spin_limit must be >= 1 and "
+                                "small_batch_max_steps_per_dispatch >= 0 (0 = automatic)");
+  }
+  return OkStatus();
+}
+
 bool SmallBatchPassFits(uint64_t pass_rows, const VkPhysicalDeviceLimits& lim) {
   return pass_rows * 64 * sizeof(double) + sizeof(uint32_t) <= lim.maxComputeSharedMemorySize;
 }
@@ -255,11 +273,7 @@ Status VulkanBatchedRollout::InitTiledPersistent() {
                       "automatically at D = 512 with eight K groups on a GPU)";
     return OkStatus();
   }
-  if (options_.small_batch_spin_limit == 0 || options_.small_batch_max_steps_per_dispatch < 0) {
-    return InvalidArgumentError(
-        "batched rollout (tiled persistent): small_batch_spin_limit must be >= 1 and "
-        "small_batch_max_steps_per_dispatch >= 0 (0 = automatic)");
-  }
+  DASHI_RETURN_IF_ERROR(ValidatePersistentOptions(options_, "tiled persistent"));
   if (BatchedBlocks(chunks_, tile_) > 1 || tile_.tree_in_memory != 0) {
     return InvalidArgumentError(
         "batched rollout (tiled persistent): the tile " + tile_.ToString() +
@@ -339,11 +353,7 @@ Status VulkanBatchedRollout::InitColumnSlice() {
                       std::to_string(kSmallBatchMaxChunks) + " (D <= 2048)";
     return OkStatus();
   }
-  if (options_.small_batch_spin_limit == 0 || options_.small_batch_max_steps_per_dispatch < 0) {
-    return InvalidArgumentError(
-        "batched rollout (column slice): small_batch_spin_limit must be >= 1 and "
-        "small_batch_max_steps_per_dispatch >= 0 (0 = automatic)");
-  }
+  DASHI_RETURN_IF_ERROR(ValidatePersistentOptions(options_, "column slice"));
   const uint64_t m = static_cast<uint64_t>(chunks_);
   const uint64_t d = static_cast<uint64_t>(dim_);
   const uint64_t max_wg =
@@ -510,11 +520,7 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                          "' does not report its SM count (VK_NV_shader_sm_builtins)";
     return OkStatus();
   }
-  if (options_.small_batch_spin_limit == 0 || options_.small_batch_max_steps_per_dispatch < 0) {
-    return InvalidArgumentError(
-        "batched rollout (small batch): small_batch_spin_limit must be >= 1 and "
-        "small_batch_max_steps_per_dispatch >= 0 (0 = automatic)");
-  }
+  DASHI_RETURN_IF_ERROR(ValidatePersistentOptions(options_, "small batch"));
   uint64_t groups = options_.small_batch_groups;
   if (groups == 0) groups = sm_info_.has_value() ? sm_info_->sm_count : 1;
   const uint64_t m = static_cast<uint64_t>(chunks_);
@@ -869,9 +875,7 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     for (auto& z : z_) DASHI_RETURN_IF_ERROR(WriteGuardWords(ctx_, *z, state_bytes));
     guards_batch_ = batch;
   }
-  const bool persistent = kernel_ == BatchedKernel::kSmallBatch ||
-                          kernel_ == BatchedKernel::kColumnSlice ||
-                          kernel_ == BatchedKernel::kTiledPersistent;
+  const bool persistent = IsPersistent(kernel_);
   if (kernel_ == BatchedKernel::kSmallBatch) {
     DASHI_RETURN_IF_ERROR(SelectSmallBatchPipeline(batch));
   }
@@ -922,8 +926,7 @@ Status VulkanBatchedRollout::Advance(int64_t first_step, int64_t last_step,
   if (static_cast<int64_t>(snapshot_steps.size()) > slots_) {
     return InternalError("batched rollout: more snapshots than staging slots");
   }
-  if (kernel_ == BatchedKernel::kSmallBatch || kernel_ == BatchedKernel::kColumnSlice ||
-      kernel_ == BatchedKernel::kTiledPersistent) {
+  if (IsPersistent(kernel_)) {
     return AdvanceSmallBatch(first_step, last_step, snapshot_steps, parity);
   }
   // K blocks: the products of each block (workgroups along z), then the combine of the blocks
@@ -1072,9 +1075,8 @@ Status VulkanBatchedRollout::AdvanceSmallBatch(int64_t first_step, int64_t last_
   }
   if (sync_host_->as<const uint32_t>()[0] != 0) {
     return UnavailableError(
-        std::string("batched rollout (") +
-        (columns ? "column slice" : tiled ? "tiled persistent" : "small batch") +
-        "): the " + std::to_string(groups) +
+        std::string("batched rollout (") + BatchedKernelName(kernel_) + "): the " +
+        std::to_string(groups) +
         " workgroups were not all resident at once on device '" + ctx_.info().name +
         "' (a device-wide barrier timed out after " +
         std::to_string(options_.small_batch_spin_limit) +

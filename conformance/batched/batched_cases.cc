@@ -97,6 +97,12 @@
 //                                      at B = 48, 128 at B = 64), the tiled kernel on lavapipe
 // (on lavapipe one workgroup walks the tiles, one step per dispatch; on a GPU one tile per
 // workgroup and many steps per dispatch).
+//   batched_rollout.tiled_persistent.straggler.b64_d512   as parity with that tile (128 tiles) on
+//                                      StragglerGroups(128) workgroups: 127 on a GPU with 127 or
+//                                      more SMs, so workgroup 0 walks tiles 0 and 127 and arrives
+//                                      last at every device-wide barrier; 1 on lavapipe
+//   batched_rollout.column_slice.straggler.b20_d512   the same with the column-slice kernel, slices
+//                                      of 16 columns (32) on StragglerGroups(32) workgroups (31)
 //
 // Inputs: core_ref/testing/random_inputs.h (A = DecayingMatrix(D, seed),
 // Z0 = NonZeroUniform(B·D, seed, 1)), seeds in each case's detail.
@@ -393,6 +399,36 @@ const bool kAutoParityRegistered = [] {
                                            vk::BatchedKernelName(want) + " one");
                     }
                     return Parity(ctx, batch, dim, options);
+                  }});
+  }
+  return true;
+}();
+
+// Straggler cases (StragglerGroups, framework/sweep_shapes.h): workgroup 0 walks two units and
+// every other workgroup one, so it reaches each of the 19 device-wide barriers of a run last. The
+// tiled persistent kernel with the 16 × 16 tile at D = 512, B = 64 (128 tiles) on 127 workgroups;
+// the column-slice kernel with slices of 16 columns at D = 512 (32 slices) on 31. Parity as above.
+const bool kStragglerRegistered = [] {
+  struct Straggler {
+    const char* name;
+    int64_t batch, dim;
+    uint32_t units;
+    vk::VulkanBatchedRolloutOptions options;
+  };
+  const Straggler cases[] = {
+      {"batched_rollout.tiled_persistent.straggler.b64_d512", 64, 512, 128,
+       {.tile = kKGroups8Tile, .kernel = BatchedKernel::kTiledPersistent}},
+      {"batched_rollout.column_slice.straggler.b20_d512", 20, 512, 32,
+       {.kernel = BatchedKernel::kColumnSlice, .column_slice_columns = 16}},
+  };
+  for (const Straggler& c : cases) {
+    RegisterCase({c.name, "batched_rollout",
+                  "trajectories whose chain or final state differs from core_ref", 0.0,
+                  [c](VulkanContext& ctx) {
+                    const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(ctx);
+                    vk::VulkanBatchedRolloutOptions options = c.options;
+                    options.small_batch_groups = StragglerGroups(c.units, sm ? sm->sm_count : 0);
+                    return Parity(ctx, c.batch, c.dim, options);
                   }});
   }
   return true;

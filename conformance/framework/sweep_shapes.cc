@@ -40,4 +40,9 @@ std::vector<std::pair<int64_t, int64_t>> GridSweepShapes(int64_t w) {
           {128, 128}};
 }
 
+uint32_t StragglerGroups(uint32_t units, uint32_t sm_count) {
+  if (sm_count == 0 || units < 2) return 1;
+  return std::min(units - 1, sm_count);
+}
+
 }  // namespace dashi::conformance

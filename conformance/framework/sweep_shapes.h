@@ -31,6 +31,17 @@ std::vector<int64_t> ContractionSweepDims(int64_t max_dim);
 // (257×3) ones, one 128×128. Every carrier kernel's cases run over these.
 std::vector<std::pair<int64_t, int64_t>> GridSweepShapes(int64_t w);
 
+// Workgroups G for a persistent kernel's straggler case. Its `units` work units (output tiles,
+// column slices, (chunk, column tile) pairs) are dealt out as u = g, g + G, …; G = units − 1
+// gives workgroup 0 two units and every other one, so workgroup 0 reaches every device-wide
+// barrier last, a whole unit behind the others: a barrier that let them go one arrival early
+// would have them read what it has not written yet (a planted bug that only these cases catch
+// in the single-trajectory, column-slice and tiled persistent kernels: docs/CONFORMANCE.md).
+// All G must be resident together, so G = min(units − 1, sm_count) — below units − 1 there is
+// no single straggler —, and 1 where the device does not report its SM count (sm_count = 0) or
+// units < 2.
+uint32_t StragglerGroups(uint32_t units, uint32_t sm_count);
+
 }  // namespace dashi::conformance
 
 #endif  // DASHI_CONFORMANCE_FRAMEWORK_SWEEP_SHAPES_H_

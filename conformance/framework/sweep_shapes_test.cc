@@ -40,5 +40,14 @@ TEST(SweepShapes, DimsKeepTheEdgesAndReachTheSharedMemoryTree) {
   EXPECT_LE(ContractionSweepDims(1100).back(), 1100);
 }
 
+TEST(SweepShapes, StragglerGroupsLeaveWorkgroupZeroTwoUnits) {
+  EXPECT_EQ(StragglerGroups(128, 132), 127u);  // units 0 and 127 on workgroup 0
+  EXPECT_EQ(StragglerGroups(32, 132), 31u);
+  EXPECT_EQ(StragglerGroups(128, 108), 108u);  // too few SMs: no single straggler
+  EXPECT_EQ(StragglerGroups(128, 0), 1u);      // no SM count
+  EXPECT_EQ(StragglerGroups(1, 132), 1u);
+  EXPECT_EQ(StragglerGroups(0, 132), 1u);
+}
+
 }  // namespace
 }  // namespace dashi::conformance

@@ -10,6 +10,10 @@
 //                               SM count where the device reports it, else one); the cases
 //                               without a kernel name run the fused kernel (one dispatch per
 //                               step). subnormal, signed_zero and guard_words cover all three.
+//   rollout.persistent.straggler  the persistent kernel, D = 512, 32 units on StragglerGroups(32)
+//                               workgroups (31 on a GPU: workgroup 0 takes two units and arrives
+//                               last at every barrier; 1 on lavapipe): links + final-state
+//                               elements that differ
 //   rollout.golden.pipeline_32  golden/pipeline_32_*: links and the 21 states of the golden run
 //   rollout.subnormal           states and products in the subnormal range (bit-exact or FAIL)
 //   rollout.signed_zero         states made of ±0 only (the contract's sign-of-zero details)
@@ -139,11 +143,11 @@ struct PairedRun {
 };
 
 PairedRun RunBoth(VulkanContext& ctx, int64_t dim, std::span<const double> a,
-                  std::span<const double> z0, const RolloutParams& p, RolloutKernel kernel) {
+                  std::span<const double> z0, const RolloutParams& p,
+                  const vk::VulkanRolloutOptions& options) {
   PairedRun out;
   out.reference = Rollout(z0, a, p);
-  StatusOr<std::unique_ptr<VulkanRollout>> r =
-      VulkanRollout::Create(ctx, dim, a, {.kernel = kernel});
+  StatusOr<std::unique_ptr<VulkanRollout>> r = VulkanRollout::Create(ctx, dim, a, options);
   if (!r.ok()) {
     out.device = r.status();
     return out;
@@ -212,7 +216,7 @@ CaseResult HashParity(VulkanContext& ctx, int64_t dim, RolloutKernel kernel) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const auto [a, z0] = Inputs(dim);
   const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
-  PairedRun run = RunBoth(ctx, dim, a, z0, p, kernel);
+  PairedRun run = RunBoth(ctx, dim, a, z0, p, {.kernel = kernel});
   if (!run.reference.ok()) return FailFromStatus(run.reference.status().WithPrefix("core_ref"));
   if (!run.device.ok()) return FailFromStatus(run.device.status());
   const auto [differ, first] = CompareChains(run.device->chain, run.reference->chain);
@@ -232,7 +236,7 @@ CaseResult FinalState(VulkanContext& ctx, int64_t dim, RolloutKernel kernel) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const auto [a, z0] = Inputs(dim);
   const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
-  PairedRun run = RunBoth(ctx, dim, a, z0, p, kernel);
+  PairedRun run = RunBoth(ctx, dim, a, z0, p, {.kernel = kernel});
   if (!run.reference.ok()) return FailFromStatus(run.reference.status().WithPrefix("core_ref"));
   if (!run.device.ok()) return FailFromStatus(run.device.status());
   const std::vector<double>& got = run.device->final_state;
@@ -269,6 +273,39 @@ const bool kParityCasesRegistered = [] {
   }
   return true;
 }();
+
+// The persistent kernel with a straggler (StragglerGroups, framework/sweep_shapes.h): D = 512,
+// workgroups of 128 invocations with one output each, so 8 chunks × 4 column tiles = 32 units on
+// 31 workgroups (on a GPU with 31 or more SMs): workgroup 0 takes units 0 and 31 and reaches
+// every device-wide barrier last, a whole unit behind, and the units' partials are read from
+// memory (A too: more than one unit a workgroup). Links and final-state elements that differ.
+CaseResult PersistentStraggler(VulkanContext& ctx) {
+  if (auto ns = RequireFloat64(ctx)) return *ns;
+  const int64_t dim = 512;
+  const uint32_t units = 32;
+  const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(ctx);
+  const auto [a, z0] = Inputs(dim);
+  const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
+  PairedRun run = RunBoth(ctx, dim, a, z0, p,
+                          {.workgroup_size = 128,
+                           .kernel = RolloutKernel::kPersistent,
+                           .persistent_groups = StragglerGroups(units, sm ? sm->sm_count : 0),
+                           .persistent_cols = 1});
+  if (!run.reference.ok()) return FailFromStatus(run.reference.status().WithPrefix("core_ref"));
+  if (!run.device.ok()) return FailFromStatus(run.device.status());
+  const int64_t links = CompareChains(run.device->chain, run.reference->chain).first;
+  const int64_t states = DifferingBits(run.device->final_state, run.reference->final_state);
+  return Judge(static_cast<double>(links + states), 0,
+               "D=512, " + Seeds(dim) + ", " + std::to_string(kParitySteps) +
+                   " steps, hash_every " + std::to_string(kParityHashEvery) + ", " +
+                   std::to_string(units) + " units, " + std::to_string(links) +
+                   " links and " + std::to_string(states) +
+                   " final-state elements differ (shaders: " + run.variant + ")");
+}
+
+DASHI_CONFORMANCE_CASE("rollout.persistent.straggler", "rollout",
+                       "links plus final-state elements differing from core_ref", 0.0,
+                       PersistentStraggler);
 
 // golden/pipeline_32_*: A (66×66), the 21 states z_0..z_20 of the golden run, and its chain
 // (20 steps, hash_every 5: checkpoints 0, 5, 10, 15, 20).

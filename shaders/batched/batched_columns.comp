@@ -68,7 +68,8 @@ layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   
 layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z_in[]; };    // B×D
 layout(std430, set = 0, binding = 2) writeonly buffer StatesOut { double z_out[]; }; // B×D
 layout(std430, set = 0, binding = 3) coherent buffer States { double states[]; };    // 2·B·D (+)
-// volatile: the polls are plain loads that always go to memory.
+// volatile: the failure flag sync[0] is read with plain loads that always go to memory; the
+// arrival counter is polled with atomic loads (grid_barrier.glsl).
 layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
 layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]; };  // H·B·D
 
@@ -78,9 +79,7 @@ shared double zs[kPassRows * kChunks * kPad];      // the pass's rows, chunks pa
 shared double ps[kPassRows * kChunks * kCols];     // chunk partials [row][chunk][column]
 shared double as_[kASharedDoubles];            // kAShared: A[64c + k][Wc·s + jj] at (65c + k)·Wc + jj
 
-// The history slot of local step s (1..K).
-uint HistorySlot(uint s) { return (params.history_base + s - 1u) % params.history_slots; }
-
+#include "history_ring.glsl"  // HistorySlot
 #include "grid_barrier.glsl"  // GridBarrier: the device-wide barrier between steps
 
 void main() {

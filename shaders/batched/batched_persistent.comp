@@ -121,7 +121,8 @@ layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z_in[]; }
 // coherent, not writeonly: with kRebuildOnce it holds the state every step, read by all units.
 layout(std430, set = 0, binding = 2) coherent buffer StatesOut { double z_out[]; };  // B×D
 layout(std430, set = 0, binding = 3) coherent buffer Partials { double partials[]; };  // 2·B·m·D
-// volatile: the polls are plain loads that always go to memory.
+// volatile: the failure flag sync[0] is read with plain loads that always go to memory; the
+// counters are polled with atomic loads (grid_barrier.glsl).
 layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
 layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]; };  // H·B·D
 // The same memory as z_out and partials, seen as dvec2 pairs (kPairLoads bit 1; D even, so that
@@ -135,7 +136,7 @@ layout(std430, set = 0, binding = 3) coherent buffer PartialsPairs { dvec2 parti
 // that kPairLoads can load two entries at once; PART(q) is entry q.
 shared dvec2 part2[kPassRows * kChunk / 2u];
 #define PART(q) part2[(q) >> 1u][(q) & 1u]
-shared uint failed;  // 1: leave (uint, not bool: a shared bool is not portable)
+#include "grid_barrier.glsl"  // GridBarrier, AwaitCounter / AwaitArrivals and the flag grid_failed
 
 // Entry i of a state row from its m chunk partials at `base` (+ c·D + i): the contract's tree,
 // level s adding position c + s into c (c ≡ 0 mod 2s, c + s < m), unrolled over registers.
@@ -155,44 +156,7 @@ double RebuildEntry(uint base, uint i) {
   return v[0];
 }
 
-// The history slot of local step s (1..K).
-uint HistorySlot(uint s) { return (params.history_base + s - 1u) % params.history_slots; }
-
-// Polls this dispatch's arrival counter until it reaches arrivals_target; 1 when this workgroup
-// must leave instead (see rollout_persistent.comp). acquire (a constant at each call): atomic
-// loads of acquire semantics, which order this invocation's later loads of the partials after
-// the arrivals it saw (the merged wait below), else volatile loads.
-uint AwaitCounter(uint counter, uint arrivals_target, bool acquire) {
-  for (uint polls = 0u;; ++polls) {
-    const uint arrived =
-        acquire ? atomicLoad(sync[counter], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                             gl_SemanticsAcquire)
-                : sync[counter];
-    if (arrived >= arrivals_target) return 0u;
-    if ((polls & 63u) == 63u && sync[0] != 0u) return 1u;
-    if (polls + 1u >= params.spin_limit) {
-      atomicOr(sync[0], 1u);
-      return 1u;
-    }
-  }
-  return 1u;
-}
-uint AwaitArrivals(uint arrivals_target, bool acquire) {
-  return AwaitCounter(1u + params.sync_slot, arrivals_target, acquire);
-}
-
-bool GridBarrier(uint arrivals_target) {
-  memoryBarrierBuffer();  // this invocation's partials are visible device-wide before arrival
-  barrier();
-  if (gl_LocalInvocationID.x == 0u) {
-    atomicAdd(sync[1u + params.sync_slot], 1u);
-    failed = AwaitArrivals(arrivals_target, false);
-    memoryBarrierBuffer();
-  }
-  memoryBarrierShared();
-  barrier();
-  return failed == 0u;
-}
+#include "history_ring.glsl"  // HistorySlot
 
 // The merged rebuild's U-entry rounds (entry e of the round at q0; inside main's merged branch):
 // REBUILD_LOAD loads the m partials of entry q0 + e·Q + l (clamped to a valid entry) into v;
@@ -273,7 +237,7 @@ void main() {
     const uint n = min(kChunk, dim - i0);
     [[unroll]] for (uint k = 0u; k < kChunk; ++k) ar[k] = (k < n) ? a[(i0 + k) * dim + jl] : 0.0LF;
   }
-  if (l == 0u) failed = 0u;
+  if (l == 0u) grid_failed = 0u;
 
   for (uint step = 0u; step < params.steps; ++step) {
     const uint in_base = ((step - 1u) & 1u) * plane;  // step ≥ 1 only
@@ -286,8 +250,8 @@ void main() {
     const uint h_lo = halves ? min(rows, h * half_rows) : 0u;
     const uint h_hi = halves ? min(rows, h * half_rows + half_rows) : rows;
     if (halves && step > 0u) {
-      if (AwaitCounter(kLocalBase + 32u * h, 2u * step * units, true) != 0u) {
-        atomicOr(failed, 1u);
+      if (AwaitCounter(kLocalBase + 32u * h, 2u * step * units) != 0u) {
+        atomicOr(grid_failed, 1u);
       } else {
         // Chunk c of rows [h_lo, h_hi) into part[] (entry q = b·64 + k), U loads of a round
         // first (from a valid index), then their stores; pairs where kPairLoads bit 1 (D even).
@@ -330,7 +294,7 @@ void main() {
       }
       memoryBarrierShared();
       barrier();
-      if (failed != 0u) return;  // uniform: read after the barrier
+      if (grid_failed != 0u) return;  // uniform: read after the barrier
     }
     for (uint u = g; u < units; u += groups) {
       const uint c = u / tiles;
@@ -463,8 +427,8 @@ void main() {
         const uint v_first = (h_lo * dim) / per + g * wg + l;
         const uint v_end = (h_hi * dim) / per;
         if (v_first < v_end || l == 0u) {
-          if (AwaitCounter(kLocalBase + 32u * h, (2u * step + 1u) * units, true) != 0u) {
-            atomicOr(failed, 1u);
+          if (AwaitCounter(kLocalBase + 32u * h, (2u * step + 1u) * units) != 0u) {
+            atomicOr(grid_failed, 1u);
           } else if ((kProbe & 8u) == 0u) {
             for (uint v = v_first; v < v_end; v += units * wg) {
               const uint e = per * v;
@@ -511,7 +475,7 @@ void main() {
         }
         memoryBarrierBuffer();  // the new rows are visible device-wide before the arrival
         barrier();
-        if (failed != 0u) return;  // uniform: read after the barrier
+        if (grid_failed != 0u) return;  // uniform: read after the barrier
         if (step + 1u < params.steps && l == 0u) atomicAdd(sync[kLocalBase + 32u * h], 1u);
       }
     } else if (local) {
@@ -548,8 +512,8 @@ void main() {
       const bool to_out = ((params.steps - step - 1u) & 1u) == 0u;
       const uint plane2 = 2u * plane;
       if (v_first < count || l == 0u) {
-        if (AwaitCounter(kLocalBase + 32u * c, (step + 1u) * chunks * over, true) != 0u) {
-          atomicOr(failed, 1u);
+        if (AwaitCounter(kLocalBase + 32u * c, (step + 1u) * chunks * over) != 0u) {
+          atomicOr(grid_failed, 1u);
         } else {
           const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
           for (uint v = v_first; v < count; v += v_step) {
@@ -606,12 +570,12 @@ void main() {
       }
       memoryBarrierBuffer();  // the new state is visible device-wide before the arrival
       barrier();
-      if (failed != 0u) return;  // uniform: read after the barrier
+      if (grid_failed != 0u) return;  // uniform: read after the barrier
       if (step + 1u < params.steps) {
         const uint ready = kLocalBase + 32u * (32u + c);
         if (l == 0u) atomicAdd(sync[ready], 1u);
-        if (AwaitCounter(ready, (step + 1u) * tiles, true) != 0u) {
-          atomicOr(failed, 1u);
+        if (AwaitCounter(ready, (step + 1u) * tiles) != 0u) {
+          atomicOr(grid_failed, 1u);
         } else {
           // Chunk c of every row into part[] (entry q = b·64 + k), U loads of a round first
           // (from a valid index), then their stores; pairs of entries where `pairs`.
@@ -650,7 +614,7 @@ void main() {
         }
         memoryBarrierShared();
         barrier();
-        if (failed != 0u) return;  // uniform: read after the barrier
+        if (grid_failed != 0u) return;  // uniform: read after the barrier
       }
     } else if (once) {
       // Rebuild once: (1) arrival, (2) wait, (3) each entry of the new state rebuilt once into
@@ -684,8 +648,8 @@ void main() {
       // second arrival would stand in for a late first one, and the rebuild would read partials
       // not yet written — wrong states at B = 3, 4 on an H200 before this was added).
       if (e_first < e_end || l == 0u) {
-        if (!plain && AwaitArrivals((per_step * step + 1u) * groups, true) != 0u) {
-          atomicOr(failed, 1u);
+        if (!plain && AwaitArrivals((per_step * step + 1u) * groups) != 0u) {
+          atomicOr(grid_failed, 1u);
         } else {
           const bool history_now = params.history_from != 0u && step + 1u >= params.history_from;
           if ((kProbe & 8u) != 0u) {
@@ -775,13 +739,13 @@ void main() {
       }
       memoryBarrierBuffer();  // the new state is visible device-wide before the second arrival
       barrier();
-      if (failed != 0u) return;  // uniform: read after the barrier
+      if (grid_failed != 0u) return;  // uniform: read after the barrier
       if (step + 1u < params.steps) {
         const bool wait2 = (kProbe & 1u) == 0u;  // TIMING PROBE bit 1: no second wait
         if (plain && !GridBarrier((2u * step + 2u) * groups)) return;
         if (!plain && wait2 && l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
-        if (!plain && wait2 && AwaitArrivals((2u * step + 2u) * groups, true) != 0u) {
-          atomicOr(failed, 1u);
+        if (!plain && wait2 && AwaitArrivals((2u * step + 2u) * groups) != 0u) {
+          atomicOr(grid_failed, 1u);
         } else if (g < units && (kProbe & 4u) == 0u) {
           const uint i0 = (g / tiles) * kChunk;
           const uint n = min(kChunk, dim - i0);
@@ -840,7 +804,7 @@ void main() {
         }
         memoryBarrierShared();
         barrier();
-        if (failed != 0u) return;  // uniform: read after the barrier
+        if (grid_failed != 0u) return;  // uniform: read after the barrier
       }
     } else if (merged) {
       // The device-wide barrier and the next state's rebuild in one: after the arrival, each of
@@ -854,8 +818,8 @@ void main() {
       const uint entries = g < units ? rows * kChunk : 0u;  // uniform
       const uint rebuilders = kRebuilders == 0u ? wg : min(kRebuilders, wg);
       if (l < min(entries, rebuilders)) {
-        if (AwaitArrivals((step + 1u) * groups, true) != 0u) {
-          atomicOr(failed, 1u);
+        if (AwaitArrivals((step + 1u) * groups) != 0u) {
+          atomicOr(grid_failed, 1u);
         } else {
           const uint c = g / tiles;
           const uint t = g - c * tiles;
@@ -893,9 +857,9 @@ void main() {
       }
       memoryBarrierShared();
       barrier();
-      if (failed != 0u) return;  // uniform: read after the barrier
+      if (grid_failed != 0u) return;  // uniform: read after the barrier
     } else {
-      if (!GridBarrier((step + 1u) * groups)) return;  // uniform: `failed` read after a barrier
+      if (!GridBarrier((step + 1u) * groups)) return;  // uniform: `grid_failed` read after a barrier
     }
   }
 

@@ -34,7 +34,8 @@ layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   
 layout(std430, set = 0, binding = 1) readonly buffer StatesIn { double z_in[]; };    // B×D
 layout(std430, set = 0, binding = 2) writeonly buffer StatesOut { double z_out[]; }; // B×D
 layout(std430, set = 0, binding = 3) coherent buffer States { double states[]; };    // 2·B·D (+)
-// volatile: the polls are plain loads that always go to memory.
+// volatile: the failure flag sync[0] is read with plain loads that always go to memory; the
+// arrival counter is polled with atomic loads (grid_barrier.glsl).
 layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
 layout(std430, set = 0, binding = 5) writeonly buffer History { double history[]; };  // H·B·D
 
@@ -51,9 +52,7 @@ uint in_base;
 #define TILE_SCRATCH states  // never read: no tree slots in memory here (the host)
 #include "batched_tile_core.glsl"  // the specialization constants, stages and TileProducts
 #include "grid_barrier.glsl"       // GridBarrier: the device-wide barrier between steps
-
-// The history slot of local step s (1..K).
-uint HistorySlot(uint s) { return (params.history_base + s - 1u) % params.history_slots; }
+#include "history_ring.glsl"       // HistorySlot
 
 void main() {
   const uint dim = params.dim;

@@ -21,9 +21,10 @@
 //
 // Device-wide barrier. Workgroup barrier; invocation 0 increments the dispatch's arrival counter
 // (sync[1 + slot], zeroed by the host before the submission) and spins until it reaches (s+1)·G;
-// workgroup barrier. The partials are `coherent` (device-scope visibility), written before a
-// memoryBarrierBuffer() and read after one — or, on the register-resident path (below), after
-// the acquire load that saw the last arrival. This needs all G workgroups resident at once, which
+// workgroup barrier (grid_barrier.glsl). The partials are `coherent` (device-scope visibility),
+// written before a memoryBarrierBuffer() and read after the acquire load that saw the last
+// arrival — invocation 0's, then a workgroup barrier, or on the register-resident path (below)
+// each rebuilding invocation's own. This needs all G workgroups resident at once, which
 // Vulkan does not promise: the host sizes G from the device's SM count (VK_NV_shader_sm_builtins)
 // or uses G = 1, and the spin is bounded: after spin_limit polls a workgroup sets sync[0] = 1 and
 // leaves, every other workgroup leaves as soon as it sees sync[0] ≠ 0, and the host reports the
@@ -60,13 +61,14 @@ layout(std430, set = 0, binding = 0) readonly buffer MatrixA { double a[]; };   
 layout(std430, set = 0, binding = 1) readonly buffer StateIn { double z_in[]; };   // D
 layout(std430, set = 0, binding = 2) writeonly buffer StateOut { double z_out[]; }; // D
 layout(std430, set = 0, binding = 3) coherent buffer Partials { double partials[]; };  // 2·m·D
-// volatile: the polls are plain loads that always go to memory (cheaper than atomics).
+// volatile: the failure flag sync[0] is read with plain loads that always go to memory; the
+// arrival counters are polled with atomic loads (grid_barrier.glsl).
 layout(std430, set = 0, binding = 4) coherent volatile buffer Sync { uint sync[]; };  // [0] error
 
 #include "rollout_persistent_params.glsl"  // RolloutPersistentPushConstants
 
 shared double part[kSlots];
-shared uint failed;  // 1: leave (uint, not bool: a shared bool is not portable)
+#include "grid_barrier.glsl"  // GridBarrier, AwaitArrivals and the flag grid_failed
 
 // Entry i of the state from the m chunk partials at `base` (register tree, kRegisterTreeChunks
 // = m ≤ 32): the contract's tree, level s adding position c + s into c (c ≡ 0 mod 2s, c + s < m).
@@ -138,43 +140,6 @@ void LoadChunkState(uint c, uint step, bool lead_barrier) {
   barrier();
 }
 
-// Polls this dispatch's arrival counter until it reaches arrivals_target; returns 1 when this
-// workgroup must leave instead (the spin limit was reached here, which sets the error flag, or
-// another workgroup reported failure). acquire (a constant at each call): poll with atomic loads
-// of acquire semantics, which order this invocation's later loads of the partials after the
-// arrivals it saw (instead of a memory barrier after the wait: docs/PERF.md), else with volatile
-// loads.
-uint AwaitArrivals(uint arrivals_target, bool acquire) {
-  for (uint polls = 0u;; ++polls) {
-    const uint arrived =
-        acquire ? atomicLoad(sync[1u + params.sync_slot], gl_ScopeDevice,
-                             gl_StorageSemanticsBuffer, gl_SemanticsAcquire)
-                : sync[1u + params.sync_slot];
-    if (arrived >= arrivals_target) return 0u;
-    // Another workgroup's failure is looked for every 64th poll only: a volatile load each
-    // time would lengthen every poll.
-    if ((polls & 63u) == 63u && sync[0] != 0u) return 1u;
-    if (polls + 1u >= params.spin_limit) {
-      atomicOr(sync[0], 1u);
-      return 1u;
-    }
-  }
-  return 1u;
-}
-
-bool GridBarrier(uint arrivals_target) {
-  memoryBarrierBuffer();  // this invocation's partials are visible device-wide before arrival
-  barrier();
-  if (gl_LocalInvocationID.x == 0u) {
-    atomicAdd(sync[1u + params.sync_slot], 1u);
-    failed = AwaitArrivals(arrivals_target, false);  // the verdict goes to `failed` once
-    memoryBarrierBuffer();
-  }
-  memoryBarrierShared();
-  barrier();
-  return failed == 0u;
-}
-
 void main() {
   const uint dim = params.dim;
   const uint chunks = params.chunks;
@@ -202,7 +167,7 @@ void main() {
     // The device-wide barrier and the rebuild of the next state in one: after the arrival,
     // invocations k < 64 each poll the counter themselves and, once every workgroup has
     // arrived, rebuild entry k (no workgroup barrier between the wait and the loads).
-    if (l == 0u) failed = 0u;
+    if (l == 0u) grid_failed = 0u;
     LoadChunkState(c, 0u, false);  // z_0 from the input; ends with a barrier
     for (uint step = 0u; step < params.steps; ++step) {
       if (has_unit) {
@@ -218,8 +183,8 @@ void main() {
       barrier();              // ... and every invocation is done reading part[]
       if (l == 0u) atomicAdd(sync[1u + params.sync_slot], 1u);
       if (l < kChunk) {
-        if (AwaitArrivals((step + 1u) * groups, true) != 0u) {
-          atomicOr(failed, 1u);
+        if (AwaitArrivals((step + 1u) * groups) != 0u) {
+          atomicOr(grid_failed, 1u);
         } else {
           const uint base = (step & 1u) * chunks * dim;
           for (uint k = l; k < kChunk; k += wg) {
@@ -229,7 +194,7 @@ void main() {
       }
       memoryBarrierShared();
       barrier();
-      if (failed != 0u) return;  // uniform: read after the barrier
+      if (grid_failed != 0u) return;  // uniform: read after the barrier
     }
     // part[] holds z_K's chunk c; the unit with t = 0 of each chunk writes it.
     if (has_unit && t == 0u) {
@@ -278,7 +243,7 @@ void main() {
       if (!GridBarrier((step + 1u) * groups)) break;
     }
   }
-  if (failed != 0u) return;  // uniform: every invocation read it after the last barrier
+  if (grid_failed != 0u) return;  // uniform: every invocation read it after the last barrier
 
   // z_K: workgroup g writes the chunks c ≡ g (mod G).
   for (uint c = g; c < chunks; c += groups) {

@@ -39,7 +39,6 @@ Status FirstTrajectoryError(std::span<const double> states, int64_t dim,
 
 uint32_t CeilDiv(int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); }
 
-// The small-batch kernel's shared memory for P rows per pass: P rows of 64 doubles plus the flag.
 // The kernels that run many steps per dispatch with a device-wide barrier between them (their
 // buffers: the partials / state planes, the sync counters and the history ring; their dispatch
 // loop: AdvanceSmallBatch).
@@ -58,6 +57,7 @@ Status ValidatePersistentOptions(const VulkanBatchedRolloutOptions& options, con
   return OkStatus();
 }
 
+// The small-batch kernel's shared memory for P rows per pass: P rows of 64 doubles plus the flag.
 bool SmallBatchPassFits(uint64_t pass_rows, const VkPhysicalDeviceLimits& lim) {
   return pass_rows * 64 * sizeof(double) + sizeof(uint32_t) <= lim.maxComputeSharedMemorySize;
 }

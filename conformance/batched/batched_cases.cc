@@ -412,13 +412,15 @@ const bool kStragglerRegistered = [] {
   struct Straggler {
     const char* name;
     int64_t batch, dim;
-    uint32_t units;
+    uint32_t units;  // output tiles or column slices
     vk::VulkanBatchedRolloutOptions options;
   };
+  const auto ceil_div = [](int64_t a, int64_t b) { return static_cast<uint32_t>((a + b - 1) / b); };
   const Straggler cases[] = {
-      {"batched_rollout.tiled_persistent.straggler.b64_d512", 64, 512, 128,
+      {"batched_rollout.tiled_persistent.straggler.b64_d512", 64, 512,
+       ceil_div(64, kKGroups8Tile.rows()) * ceil_div(512, kKGroups8Tile.cols()),
        {.tile = kKGroups8Tile, .kernel = BatchedKernel::kTiledPersistent}},
-      {"batched_rollout.column_slice.straggler.b20_d512", 20, 512, 32,
+      {"batched_rollout.column_slice.straggler.b20_d512", 20, 512, ceil_div(512, 16),
        {.kernel = BatchedKernel::kColumnSlice, .column_slice_columns = 16}},
   };
   for (const Straggler& c : cases) {

@@ -10,7 +10,7 @@
 // Memory order (docs/MATH.md §9): every invocation fences its stores at device scope before the
 // workgroup barrier that precedes the arrival; a waiter polls with atomic loads of acquire
 // semantics, so its later loads are ordered after the arrivals it saw — no fence after the wait
-// (an acquire poll in place of a volatile poll and a fence took 1.1–1.5 % off the tiled
+// (an acquire poll in place of a volatile poll and a fence took 0.7–1.5 % off the tiled
 // persistent step at D = 512 on an H100: docs/PERF.md "Large batches, part 13").
 
 shared uint grid_failed;  // 1: leave (uint, not bool: a shared bool is not portable)

@@ -150,6 +150,7 @@ void main() {
   const uint l = gl_LocalInvocationID.x;
   const uint wg = gl_WorkGroupSize.x;
   const uint tile_cols = wg * kCols;
+  if (l == 0u) grid_failed = 0u;  // read after the barriers below (grid_barrier.glsl)
 
   if (kResident != 0u) {
     // At most one unit per workgroup (u = g), R = 1: A's column block stays in registers.
@@ -167,7 +168,6 @@ void main() {
     // The device-wide barrier and the rebuild of the next state in one: after the arrival,
     // invocations k < 64 each poll the counter themselves and, once every workgroup has
     // arrived, rebuild entry k (no workgroup barrier between the wait and the loads).
-    if (l == 0u) grid_failed = 0u;
     LoadChunkState(c, 0u, false);  // z_0 from the input; ends with a barrier
     for (uint step = 0u; step < params.steps; ++step) {
       if (has_unit) {

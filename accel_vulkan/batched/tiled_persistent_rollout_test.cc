@@ -18,14 +18,12 @@
 #include "accel_vulkan/batched/vulkan_batched_rollout.h"
 #include "accel_vulkan/testing/vulkan_test.h"
 #include "core_ref/rollout/rollout.h"
-#include "core_ref/rollout/rollout_batch.h"
 #include "core_ref/testing/random_inputs.h"
 
 namespace dashi::vk {
 namespace {
 
 using dashi::testing::DecayingMatrix;
-using dashi::testing::NonZeroUniform;
 
 VulkanBatchedRolloutOptions TiledPersistent(const BatchedTile& tile,
                                             VulkanBatchedRolloutOptions o = {}) {

@@ -342,11 +342,14 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
     const bool may_idle = chunks > 16 && chunks <= 32 && (t.k_groups > 1 || t.rows() == 64) &&
                           2 * batch > static_cast<int64_t>(t.rows());
     if (t.rows() > batch && !may_idle) continue;
-    // Idle copies (m < 8, m = 9 … 14 and 17 … 28 for eight): measured only at D = 768 (m = 12),
-    // B = 32 / 64, where four copies with one idle beat the small-batch kernel (docs/PERF.md,
-    // "Large batches, part 10"); not taken without more rows. (Four copies would be busy at
-    // m = 25 … 28, but they are only taken in place of eight; not measured there.)
-    if (t.k_groups > 1 && !busy_copies(t)) continue;
+    // Idle copies (m < 8, m = 9 … 14 and 17 … 28 for eight): taken only at m = 12 … 14
+    // (D = 705 … 896), where the 16 × 16 tile in eight copies (one or two idle) or four (one idle
+    // at m = 12) beat the small-batch kernel at B = 32 and 48 … 64 on an H100 (D = 768 / 896,
+    // B = 32: 13.65 / 13.88 µs against 16.22 / 16.81; B = 64: 20.51 / 21.13 against 27.06 /
+    // 28.00; docs/PERF.md "Large batches, part 14"; kAuto takes the small-batch kernel at the
+    // other B there). Elsewhere not measured, or slower (m = 10, B = 32: 13.36 against 11.34).
+    const bool idle_copies_measured = chunks >= 12 && chunks <= 14;
+    if (t.k_groups > 1 && !busy_copies(t) && !idle_copies_measured) continue;
     if (t.k_groups == 8) {
       // 16 × 16 (or 8 × 16) in K groups: faster than every later tile wherever it was measured
       // with at most two workgroups per SM, however few (D = 512 and 1024, B = 16 … 128; D = 2048,
@@ -361,11 +364,11 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
       if (t.rows() == 8 && groups(t) > sms) continue;
       // Four copies take the slice of 16 (the automatic slice would be 32 in half the shared
       // memory: D = 512, B = 96 15.5 µs against 12.6, D = 1024, B = 64 27.4 against 21.7);
-      // busy wherever eight copies are (m = 8, 15, 16, 29 … 32).
+      // busy wherever eight copies are (m = 8, 15, 16, 29 … 32), one idle at m = 12 (above).
       BatchedTile four = t;
       four.k_groups = 4;
       four.slice_k = 16;
-      return groups(t) > sms && busy_copies(four) ? four : t;
+      return groups(t) > sms && (busy_copies(four) || idle_copies_measured) ? four : t;
     }
     if (groups(t) < target) continue;
     const BatchedTile chosen = with_slots(t);

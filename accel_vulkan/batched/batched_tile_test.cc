@@ -449,6 +449,21 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   // leave four busy too.)
   EXPECT_EQ(SuggestBatchedTile(32, 256, 132).k_groups, 1u);
   EXPECT_EQ(SuggestBatchedTile(64, 640, 132).k_groups, 1u);
+  EXPECT_EQ(SuggestBatchedTile(32, 704, 132).k_groups, 1u);  // m = 11
+  // Idle copies where measured faster: m = 12 … 14 (D = 705 … 896), eight copies up to one
+  // workgroup per SM (B = 32: 96 … 112), four with the slice of 16 up to two (B = 48 … 64:
+  // 144 … 224), one idle of four at m = 12 (docs/PERF.md "Large batches, part 14").
+  for (int64_t dim : {705, 768, 832, 896}) {
+    t = SuggestBatchedTile(32, dim, 132);
+    EXPECT_EQ(t.rows(), 16u) << dim;
+    EXPECT_EQ(t.k_groups, 8u) << dim;
+    for (int64_t batch : {48, 64}) {
+      t = SuggestBatchedTile(batch, dim, 132);
+      EXPECT_EQ(t.rows(), 16u) << dim << " " << batch;
+      EXPECT_EQ(t.k_groups, 4u) << dim << " " << batch;
+      EXPECT_EQ(t.slice_k, 16u) << dim << " " << batch;
+    }
+  }
   EXPECT_EQ(SuggestBatchedTile(32, 960, 132).k_groups, 8u);
   EXPECT_EQ(SuggestBatchedTile(64, 960, 132).k_groups, 4u);
   // Not beyond two workgroups per SM (B = 96 at D = 1024: 384), nor at D = 2048 where 64 × 64

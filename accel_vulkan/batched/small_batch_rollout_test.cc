@@ -679,18 +679,35 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
               dim == 1024 && 8 <= batch && batch <= 32)
         << "D=" << dim << " B=" << batch;
   }
-  // Where kAuto takes the small-batch kernel at D = 512 and 1024 (the first row that holds
-  // (D, B) is automatic): up to 32 and 56 rows; the tiled kernel's K-group tiles beyond
-  // (docs/PERF.md, "Large batches", parts 7 and 10).
+  // Where kAuto takes the small-batch kernel at D = 512 … 1024 (the first row that holds
+  // (D, B) is automatic): at D = 512 up to 32 rows; at D = 1024 up to 24 and from 33 to 56; at
+  // D = 705 … 896 except B = 32 and 48 … 64; the tiled kernel's K-group tiles at the others
+  // (docs/PERF.md, "Large batches", parts 7, 10 and 14).
   for (const auto& [dim, batch, automatic] :
        {std::tuple<int64_t, int64_t, bool>{512, 32, true},
         {512, 33, false},
         {512, 64, false},
+        {1024, 24, true},
+        {1024, 25, false},
+        {1024, 32, false},
+        {1024, 33, true},
         {1024, 48, true},
         {1024, 56, true},
         {1024, 57, false},
         {1024, 64, false},
-        {768, 64, true}}) {
+        {704, 32, true},
+        {704, 64, true},
+        {705, 31, true},
+        {705, 32, false},
+        {768, 33, true},
+        {768, 47, true},
+        {768, 48, false},
+        {768, 64, false},
+        {896, 32, false},
+        {896, 40, true},
+        {896, 64, false},
+        {897, 32, true},
+        {897, 64, true}}) {
     const auto row = first_row(dim, batch);
     ASSERT_NE(row, builtin.end()) << "D=" << dim << " B=" << batch;
     EXPECT_EQ(row->automatic, automatic) << "D=" << dim << " B=" << batch;

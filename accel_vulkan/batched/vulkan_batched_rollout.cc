@@ -134,9 +134,14 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // against 24.02–24.12) or D = 512 (8.28 against 7.82 at B = 32, 11.20 against 10.01 at 64).
 // kAuto takes the tiled kernel at D = 512 from 33 rows (docs/PERF.md, "Large batches, part 7":
 // 16 × 16 in eight K groups, 9.07 against 9.74 µs at B = 48, 9.21 against 10.13 at 64; the
-// small-batch kernel stays at 32: 7.80 against 8.86) and at D = 1024 from 57 rows ("Large
+// small-batch kernel stays at 32: 7.80 against 8.86), at D = 1024 from 57 rows ("Large
 // batches, part 10": 16 × 16 in four K groups, 21.7 µs at B = 50 … 64 against the small-batch
-// kernel's 21.6–21.9 at B = 50 … 56, 23.7 at 60, 24.3 at 64); those rows keep the forced
+// kernel's 21.6–21.9 at B = 50 … 56, 23.7 at 60, 24.3 at 64) and at 25 … 32 rows ("Large
+// batches, part 14", an H100: 16 × 16 in eight K groups, 14.13–14.23 µs at B = 25 … 28 and
+// 14.16 at 32 against the small-batch kernel's 15.04–15.24 and 15.44; at 24 13.24 against
+// 14.12), and at D = 705 … 896 for B = 32 and 48 … 64 (the same part: the 16 × 16 tiles with
+// idle copies, 13.65 against 16.22 µs at D = 768, B = 32, 20.25–20.51 against 20.87–27.06 at
+// B = 48 … 64; the small-batch kernel wins at B = 24 and 40); those rows keep the forced
 // kernel's settings.
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 32, .columns = 32,
@@ -157,10 +162,18 @@ constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
      .rebuild_unroll = 4, .pair_loads = true, .pair_state_loads = true, .automatic = false},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 8, .max_rows = 16, .rebuild_once = true,
      .rebuilders = 1, .pair_loads = true, .chunk_counters = true},
-    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 32, .rebuild_once = true,
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 17, .max_rows = 24, .rebuild_once = true,
      .pair_loads = true, .pair_state_loads = true, .chunk_counters = true},
+    {.min_dim = 1024, .max_dim = 1024, .min_rows = 25, .max_rows = 32, .rebuild_once = true,
+     .pair_loads = true, .pair_state_loads = true, .chunk_counters = true, .automatic = false},
     {.min_dim = 1024, .max_dim = 1024, .min_rows = 33, .max_rows = 47, .rebuild_once = true,
      .pair_loads = true, .pair_state_loads = true},
+    // D = 705 … 896 (m = 12 … 14): the tiled kernel's 16 × 16 K-group tiles with idle copies at
+    // B = 32 and 48 … 64 (SuggestBatchedTile); the small-batch kernel at the other B.
+    {.min_dim = 705, .max_dim = 896, .min_rows = 32, .max_rows = 32, .rebuild_once = true,
+     .pair_loads = true, .automatic = false},
+    {.min_dim = 705, .max_dim = 896, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
+     .pair_loads = true, .automatic = false},
     {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true},
     {.min_dim = 1, .max_dim = 2048, .min_rows = 1, .max_rows = 16},

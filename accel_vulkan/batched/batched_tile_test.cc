@@ -442,8 +442,8 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
     EXPECT_EQ(t.vector_loads, 0u) << batch;
     EXPECT_EQ(SuggestBatchedTile(batch, 512, 132).k_groups, 8u) << batch;
   }
-  // Only where every copy has chunks: not 16 × 16 in eight at m = 4 (D = 256: groups of one
-  // chunk, four idle copies) nor m = 10 (groups of 2: five busy); at m = 15 all eight are busy
+  // Only where every copy has chunks (but at m = 12 … 14, below): not 16 × 16 in eight at m = 4
+  // (D = 256: groups of one chunk, four idle copies) nor m = 10 (groups of 2: five busy); at m = 15 all eight are busy
   // (groups of 2, the last of one) and all four (groups of 4, the last of 3): B = 32 (120
   // workgroups) takes eight, B = 64 (240) four. (Eight busy copies — m = 8, 15, 16 — always
   // leave four busy too.)
@@ -451,8 +451,9 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   EXPECT_EQ(SuggestBatchedTile(64, 640, 132).k_groups, 1u);
   EXPECT_EQ(SuggestBatchedTile(32, 704, 132).k_groups, 1u);  // m = 11
   // Idle copies where measured faster: m = 12 … 14 (D = 705 … 896), eight copies up to one
-  // workgroup per SM (B = 32: 96 … 112), four with the slice of 16 up to two (B = 48 … 64:
-  // 144 … 224), one idle of four at m = 12 (docs/PERF.md "Large batches, part 14").
+  // workgroup per SM (B = 32: 90 … 112 workgroups), four with the slice of 16 up to two
+  // (B = 48 … 64: 135 … 224), one idle of four at m = 12 (docs/PERF.md "Large batches, part
+  // 14"; the rule also applies at other B there, see that part).
   for (int64_t dim : {705, 768, 832, 896}) {
     t = SuggestBatchedTile(32, dim, 132);
     EXPECT_EQ(t.rows(), 16u) << dim;

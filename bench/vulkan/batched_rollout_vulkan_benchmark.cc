@@ -44,6 +44,10 @@
 // counts every dispatch and barrier and excludes the final copy, submission and host hashing.
 // Each row: `warmup` untimed runs, then the median (and min) over `reps` runs.
 //
+// Each row ends with the UTC wall-clock span of its measurement, "[HH:MM:SS.s-HH:MM:SS.s UTC]"
+// (set-up, check, warm-up and timed runs), so that a clock log (nvidia-smi -lms) can be matched
+// to the row.
+//
 // Before timing, the first run is checked bit for bit against core_ref's Rollout for sample
 // trajectories (the first, the last and evenly spaced ones between: --verify-rows): the hash chain
 // and the final state. A mismatch is printed in the row and makes the exit status 1.
@@ -59,6 +63,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -287,6 +292,20 @@ struct Row {
   std::vector<std::string> stats;  // --pipeline-stats: the tiled pipeline's statistics
 };
 
+// The wall clock as HH:MM:SS.s in UTC (the row's span, beside a clock log).
+std::string UtcClock() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t secs = std::chrono::system_clock::to_time_t(now);
+  const auto tenths = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          now.time_since_epoch()).count() % 1000 / 100;
+  std::tm utc{};
+  gmtime_r(&secs, &utc);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%02d:%02d:%02d.%lld", utc.tm_hour, utc.tm_min, utc.tm_sec,
+                static_cast<long long>(tenths));
+  return buf;
+}
+
 // Untimed runs while rep < warmup or less than `seconds` have passed since `start`.
 bool WarmingUp(int64_t rep, const Flags& f, std::chrono::steady_clock::time_point start,
                int64_t* timed_from) {
@@ -478,8 +497,10 @@ int main(int argc, char** argv) {
             : kernel_name == "column-slice" ? dashi::vk::BatchedKernel::kColumnSlice
             : kernel_name == "tiled-persistent" ? dashi::vk::BatchedKernel::kTiledPersistent
                                            : dashi::vk::BatchedKernel::kAuto;
+        const std::string began = UtcClock();
         const Row row = kernel_name == "single" ? MeasureSingle(**ctx, dim, a, z0, f)
                                                 : Measure(**ctx, dim, batch, tile, kernel, a, z0, f, small, columns);
+        const std::string span = "  [" + began + "-" + UtcClock() + " UTC]";
         if (!row.error.empty()) {
           std::printf("%6lld %6lld  %-56s | error: %s\n", static_cast<long long>(dim),
                       static_cast<long long>(batch), kernel_name.c_str(), row.error.c_str());
@@ -492,10 +513,10 @@ int main(int argc, char** argv) {
         const double med = row.us_per_step.median;
         const double per_second = med > 0 ? b * 1e6 / med : 0.0;
         const double gflops = med > 0 ? 2.0 * b * dd * dd / (med * 1e3) : 0.0;
-        std::printf("%6lld %6lld  %-56s | %11.2f %11.2f | %14.4g %9.1f | %9.1f  %s\n",
+        std::printf("%6lld %6lld  %-56s | %11.2f %11.2f | %14.4g %9.1f | %9.1f  %s%s\n",
                     static_cast<long long>(dim), static_cast<long long>(rows_run),
                     row.kernel.c_str(), med, row.us_per_step.min, per_second, gflops,
-                    row.host_ms.median, row.verified.c_str());
+                    row.host_ms.median, row.verified.c_str(), span.c_str());
         for (const std::string& line : row.stats) std::printf("  stats: %s\n", line.c_str());
         std::fflush(stdout);
       }

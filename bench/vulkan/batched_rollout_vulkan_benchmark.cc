@@ -44,7 +44,7 @@
 // counts every dispatch and barrier and excludes the final copy, submission and host hashing.
 // Each row: `warmup` untimed runs, then the median (and min) over `reps` runs.
 //
-// Each row ends with the UTC wall-clock span of its measurement, "[HH:MM:SS.s-HH:MM:SS.s UTC]"
+// Each row (an error row too) ends with the UTC wall-clock span of its measurement, "[HH:MM:SS.s-HH:MM:SS.s UTC]"
 // (set-up, check, warm-up and timed runs), so that a clock log (nvidia-smi -lms) can be matched
 // to the row.
 //
@@ -502,8 +502,9 @@ int main(int argc, char** argv) {
                                                 : Measure(**ctx, dim, batch, tile, kernel, a, z0, f, small, columns);
         const std::string span = "  [" + began + "-" + UtcClock() + " UTC]";
         if (!row.error.empty()) {
-          std::printf("%6lld %6lld  %-56s | error: %s\n", static_cast<long long>(dim),
-                      static_cast<long long>(batch), kernel_name.c_str(), row.error.c_str());
+          std::printf("%6lld %6lld  %-56s | error: %s%s\n", static_cast<long long>(dim),
+                      static_cast<long long>(batch), kernel_name.c_str(), row.error.c_str(),
+                      span.c_str());
           ++failures;
           continue;
         }

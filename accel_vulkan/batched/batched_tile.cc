@@ -347,7 +347,10 @@ BatchedTile SuggestBatchedTile(int64_t batch, int64_t dim, uint32_t sm_count) {
     // at m = 12) beat the small-batch kernel at B = 32 and 48 … 64 on an H100 (D = 768 / 896,
     // B = 32: 13.65 / 13.88 µs against 16.22 / 16.81; B = 64: 20.51 / 21.13 against 27.06 /
     // 28.00; docs/PERF.md "Large batches, part 14"; kAuto takes the small-batch kernel at the
-    // other B there). Elsewhere not measured, or slower (m = 10, B = 32: 13.36 against 11.34).
+    // other B up to 64 there), and at B = 65 … 80, where kAuto takes the tiled kernel and the four
+    // copies give at most two workgroups per SM at D ≤ 832, beat 32 × 32 in two K blocks on an
+    // H200 (20.45–21.09 µs against 33.89–37.16; "Large batches, part 15"). Elsewhere not
+    // measured, or slower (m = 10, B = 32: 13.36 against 11.34).
     const bool idle_copies_measured = chunks >= 12 && chunks <= 14;
     if (t.k_groups > 1 && !busy_copies(t) && !idle_copies_measured) continue;
     if (t.k_groups == 8) {

@@ -150,7 +150,7 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // threads, 4×2 outputs), 16×16 in K groups (4×8 threads, 4×2 outputs, scalar loads; taken
 // wherever it gives at most 2·sm_count workgroups: eight copies up to sm_count workgroups, four
 // beyond, these with slice_k 16) — the K-group tiles only for m ≤ 32 and where every copy has
-// chunks; for 16 < m ≤ 32 only the 16×16 tile and 8×16 (2×8 threads), after 64×64 in 2·s0
+// chunks (but at m = 12 … 14, where idle copies were measured faster); for 16 < m ≤ 32 only the 16×16 tile and 8×16 (2×8 threads), after 64×64 in 2·s0
 // blocks (no 64×32), and there a K-group or 64×64 tile may leave fewer than half its rows
 // idle —, 32×32 (2×2
 // outputs) with 2·s0 and with 4·s0 (these with vector_loads),

@@ -453,12 +453,17 @@ TEST(SuggestBatchedTile, LargestTileFillingEverySm) {
   // Idle copies where measured faster: m = 12 … 14 (D = 705 … 896), eight copies up to one
   // workgroup per SM (B = 32: 90 … 112 workgroups), four with the slice of 16 up to two
   // (B = 48 … 64: 135 … 224), one idle of four at m = 12 (docs/PERF.md "Large batches, part
-  // 14"; the rule also applies at other B there, see that part).
+  // 14"), and four up to B = 80 at D ≤ 832 (B = 65 … 80: 225 … 260 workgroups; faster than
+  // 32 × 32 in two K blocks there, "Large batches, part 15"); not at D = 896, B = 65 (280).
   for (int64_t dim : {705, 768, 832, 896}) {
     t = SuggestBatchedTile(32, dim, 132);
     EXPECT_EQ(t.rows(), 16u) << dim;
     EXPECT_EQ(t.k_groups, 8u) << dim;
-    for (int64_t batch : {48, 64}) {
+    for (int64_t batch : {48, 64, 65, 72, 80}) {
+      if (dim == 896 && batch > 64) {
+        EXPECT_EQ(SuggestBatchedTile(batch, dim, 132).k_groups, 1u) << dim << " " << batch;
+        continue;
+      }
       t = SuggestBatchedTile(batch, dim, 132);
       EXPECT_EQ(t.rows(), 16u) << dim << " " << batch;
       EXPECT_EQ(t.k_groups, 4u) << dim << " " << batch;

@@ -141,8 +141,12 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // 14.16 at 32 against the small-batch kernel's 15.04–15.24 and 15.44; at 24 13.24 against
 // 14.12), and at D = 705 … 896 for B = 32 and 48 … 64 (the same part: the 16 × 16 tiles with
 // idle copies, 13.65 against 16.22 µs at D = 768, B = 32, 20.25–20.51 against 20.87–27.06 at
-// B = 48 … 64; the small-batch kernel wins at B = 24 and 40); those rows keep the forced
-// kernel's settings.
+// B = 48 … 64; the small-batch kernel wins at B = 24 and 40), and at D = 897 … 1023 for
+// B = 25 … 32 and 56 … 64 ("Large batches, part 15", an H200: at D = 960 / 1000 the 16 × 16 tile
+// in eight K groups 13.99–14.08 / 14.33–14.40 µs at B = 25 … 32 against the small-batch kernel's
+// 14.28–15.20 / 14.63–15.42, in four 21.41–21.50 / 21.85–21.96 at B = 56 … 64 against
+// 24.04–26.51 / 24.67–27.40; at B = 24 12.62 / 12.69 against 14.02 / 14.40; B = 33 … 55 not
+// measured); those rows keep the forced kernel's settings.
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 32, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
@@ -173,6 +177,12 @@ constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 705, .max_dim = 896, .min_rows = 32, .max_rows = 32, .rebuild_once = true,
      .pair_loads = true, .automatic = false},
     {.min_dim = 705, .max_dim = 896, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
+     .pair_loads = true, .automatic = false},
+    // D = 897 … 1023 (m = 15, 16): the tiled kernel's 16 × 16 K-group tiles (every copy busy)
+    // at B = 25 … 32 and 56 … 64, as at D = 1024; the small-batch kernel at the other B.
+    {.min_dim = 897, .max_dim = 1023, .min_rows = 25, .max_rows = 32, .rebuild_once = true,
+     .pair_loads = true, .automatic = false},
+    {.min_dim = 897, .max_dim = 1023, .min_rows = 56, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true, .automatic = false},
     {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true},

@@ -29,7 +29,9 @@
 //    chosen per (D, B) from a measured table (SmallBatchRule, DefaultSmallBatchRules), so the
 //    tiles, workgroups and pipeline follow B from one Run() to the next. kAuto picks it where an
 //    automatic table row holds (D, B) (B ≤ kSmallBatchAutoMaxRows = 16 at any D; up to 64 rows at
-//    D ∈ [513, 1023], 56 at D = 1024 and 32 at D = 512 with small_batch_rebuild_once: each state
+//    D ∈ [513, 704], up to 64 but B = 32 and 48 … 64 at D ∈ [705, 896], up to 55 but
+//    B = 25 … 32 at D ∈ [897, 1023], 56 at D = 1024 but B = 25 … 32, and 32 at D = 512, with
+//    small_batch_rebuild_once: each state
 //    entry rebuilt once per step, a second device-wide barrier; C = 32 from 17 rows at D = 512;
 //    per-chunk counters instead of the device-wide waits at D = 1024, B 8..32) on a device that
 //    reports its SM count (VK_NV_shader_sm_builtins: the workgroups must be resident together),
@@ -289,7 +291,7 @@ class VulkanBatchedRollout {
   static constexpr int64_t kMaxDim = 16384;
   // The largest B for which kAuto picks the small-batch kernel at any D ≤ 2048 (where A stays in
   // registers: the measured crossover with the tiled kernel on an H200, docs/PERF.md); up to 64
-  // rows at D ∈ [512, 1024] (DefaultSmallBatchRules).
+  // rows at some D ∈ [512, 1024] (the automatic rows of DefaultSmallBatchRules).
   static constexpr int64_t kSmallBatchAutoMaxRows = 16;
 
 

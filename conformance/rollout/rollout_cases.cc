@@ -48,6 +48,7 @@
 #include "core_ref/npy/npy.h"
 #include "core_ref/prng/prng.h"
 #include "core_ref/rollout/rollout.h"
+#include "core_ref/rollout/vecmat.h"
 #include "core_ref/status/status.h"
 #include "core_ref/testing/random_inputs.h"
 
@@ -282,12 +283,15 @@ const bool kParityCasesRegistered = [] {
 CaseResult PersistentStraggler(VulkanContext& ctx) {
   if (auto ns = RequireFloat64(ctx)) return *ns;
   const int64_t dim = 512;
-  const uint32_t units = 32;
+  const int64_t workgroup = 128;  // invocations, one output column each (persistent_cols 1)
+  // Units: the contract's 64-row chunks times the column tiles of one workgroup each.
+  const uint32_t units = static_cast<uint32_t>(((dim + kRolloutChunk - 1) / kRolloutChunk) *
+                                               ((dim + workgroup - 1) / workgroup));
   const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(ctx);
   const auto [a, z0] = Inputs(dim);
   const RolloutParams p{.steps = kParitySteps, .hash_every = kParityHashEvery};
   PairedRun run = RunBoth(ctx, dim, a, z0, p,
-                          {.workgroup_size = 128,
+                          {.workgroup_size = static_cast<uint32_t>(workgroup),
                            .kernel = RolloutKernel::kPersistent,
                            .persistent_groups = StragglerGroups(units, sm ? sm->sm_count : 0),
                            .persistent_cols = 1});

@@ -21,6 +21,9 @@ struct AuditOptions {
 int Run(AuditOptions o) {
   StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input);
   if (!in.ok()) return Fail("audit", in.status());
+  // The report's place is checked (and its staging made) before the replays, not after them.
+  StatusOr<OutputSet> out_set = BeginOutputFiles({o.out}, "audit");
+  if (!out_set.ok()) return Fail("audit", out_set.status());
   // An audit is how an uncertified device is examined, so it never needs a certification.
   o.device.vulkan.allow_uncertified = true;
   StatusOr<backend::Backend> dev = backend::Backend::Open(o.device, "dashi audit");
@@ -69,7 +72,8 @@ int Run(AuditOptions o) {
                 r->dev_state_hash.c_str(), static_cast<long long>(r->first_differing_index),
                 r->ref_value, r->dev_value);
   }
-  Status st = WriteJson(o.out, j);
+  Status st = WriteJson(out_set->Path(o.out), j);
+  if (st.ok()) st = out_set->Commit();
   if (!st.ok()) return Fail("audit", st);
   std::printf("wrote %s\n", o.out.c_str());
   return r->chains_equal ? 0 : 3;

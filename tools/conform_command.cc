@@ -23,6 +23,9 @@ struct ConformOptions {
 int Run(const ConformOptions& o) {
   // Cases that compare against golden data read $DASHI_GOLDEN_DIR.
   ::setenv("DASHI_GOLDEN_DIR", o.golden_dir.c_str(), 1);
+  // The report's place is checked (and its staging made) before the suite runs, not after it.
+  StatusOr<OutputSet> out_set = BeginOutputFiles({o.out}, "conform");
+  if (!out_set.ok()) return Fail("conform", out_set.status());
   const backend::VulkanOptions& v = o.device.vulkan;
   StatusOr<std::unique_ptr<vk::VulkanContext>> ctx =
       backend::OpenDeviceForConformance(v.device, v.validation);
@@ -61,7 +64,8 @@ int Run(const ConformOptions& o) {
   }
   nlohmann::json report_json = conformance::ReportJson(report);
   report_json["provenance"] = backend::DeviceProvenance(d);
-  Status st = WriteJson(o.out, report_json);
+  Status st = WriteJson(out_set->Path(o.out), report_json);
+  if (st.ok()) st = out_set->Commit();
   if (!st.ok()) return Fail("conform", st);
   const bool certifiable = report.conformant() && v.validation && o.filter.empty();
   std::printf("\n%d passed, %d failed, %d not supported: %s\nreport: %s\n", report.passed,

@@ -2,9 +2,10 @@
 # Output sets through the real `dashi` binary (docs/ARCHITECTURE.md, "Outputs"): a command's
 # outputs appear complete or not at all; SIGTERM and SIGINT remove the staging directory; kill -9
 # leaves one that is recognisably stale and removed by the next run; a directory holding someone
-# else's files is refused and left untouched; a failed command leaves nothing behind; a rollout's
-# file set keeps its completion record (the chain) last; simulate's memory does not grow with the
-# number of frames.
+# else's files — or another command's output set — is refused and left untouched; a failed command
+# leaves nothing behind; a rollout's file set keeps its completion record (the chain) last; outputs
+# that would replace a symlink, a device or their own replay record are refused; simulate's memory
+# does not grow with the number of frames.
 set -uo pipefail
 DASHI="$(cd "$(dirname "$0")" && pwd)/dashi"
 [ -x "$DASHI" ] || DASHI="$TEST_SRCDIR/$TEST_WORKSPACE/tools/dashi"
@@ -90,6 +91,42 @@ before=$(cat "$T/ok/zT.chain.json")
   fail "rollout with a JSON file as A succeeded"
 [ "$(cat "$T/ok/zT.chain.json")" = "$before" ] || fail "a failed rollout changed the chain"
 [ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after rollouts: $(entries "$T/ok")"
+
+# 7b. Outputs that would destroy something are refused before any work (exit 1, message named):
+#     another command's output set (decode onto run's directory, which holds its inputs), a final
+#     name that is a symlink or a FIFO (renaming would replace the link / the node), --expect-chain
+#     naming the run's own chain, a --save-every trajectory beyond half the machine's memory, and
+#     audit's report into a directory (checked before the replays).
+err=$("$DASHI" decode --z "$R/z0.npy" --proxy "$R/proxy.json" --out-dir "$R" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "decode onto run's directory: exit $rc, expected 1"
+grep -q "FAILED_PRECONDITION.*holds the outputs of .dashi run." <<<"$err" || fail "decode onto run: message '$err'"
+[ -f "$R/A.npy" ] && [ -f "$R/proxy.json" ] || fail "decode onto run's directory removed its files"
+ln -s "$T/ok/zT.npy" "$T/ok/link.npy"; mkfifo "$T/ok/fifo.npy"
+for name in link.npy fifo.npy; do
+  err=$("$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/$name" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 1 ] || fail "rollout --out $name: exit $rc, expected 1"
+  grep -q "INVALID_ARGUMENT: .*$name: exists and is not a regular file" <<<"$err" || fail "rollout --out $name: message '$err'"
+done
+[ -L "$T/ok/link.npy" ] && [ -p "$T/ok/fifo.npy" ] || fail "the symlink or FIFO was replaced"
+rm -f "$T/ok/link.npy" "$T/ok/fifo.npy"
+before=$(cat "$T/ok/zT.chain.json")
+err=$("$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/zT.npy" \
+  --expect-chain "$T/ok/zT.chain.json" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "--expect-chain = own chain: exit $rc, expected 1"
+grep -q "is also an output of this run" <<<"$err" || fail "--expect-chain = own chain: message '$err'"
+[ "$(cat "$T/ok/zT.chain.json")" = "$before" ] || fail "--expect-chain = own chain: the record changed"
+err=$("$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 4000000000000 --save-every 1 \
+  --out "$T/ok/big.npy" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "a trajectory beyond memory: exit $rc, expected 1"
+grep -q "RESOURCE_EXHAUSTED: --save-every 1 with --steps 4000000000000 keeps about .* GiB" <<<"$err" ||
+  fail "a trajectory beyond memory: message '$err'"
+mkdir -p "$T/ok/report_dir"
+err=$("$DASHI" audit --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/report_dir" 2>&1); rc=$?
+[ "$rc" = 1 ] || fail "audit --out a directory: exit $rc, expected 1"
+grep -q "report_dir: is a directory, expected a file" <<<"$err" || fail "audit --out a directory: message '$err'"
+grep -q "hash chains" <<<"$err" && fail "audit --out a directory: the replays ran before the check"
+rmdir "$T/ok/report_dir"
+[ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after the refusals: $(entries "$T/ok")"
 
 # 8. simulate streams its frames: 4,001 frames of 64² (131 MB on disk) under a 300 MB
 #    address-space cap (holding the frames, as before streaming, died of out-of-memory here).

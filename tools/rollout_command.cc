@@ -1,9 +1,14 @@
 #include "tools/rollout_command.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
+#include <system_error>
 
 #include "backend/backend.h"
 #include "core_ref/blake2b/blake2b.h"
@@ -128,13 +133,64 @@ int RunBatched(const RolloutOptions& o, const RolloutInputs& in, backend::Backen
   return 0;
 }
 
+// --expect-chain must not name one of this run's outputs (it would be replaced by the new chain,
+// and a second run would "reproduce" whatever the first wrote).
+Status CheckExpectChainIsNoOutput(const RolloutOptions& o) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path expect = fs::weakly_canonical(o.expect_chain, ec);
+  if (ec) return OkStatus();  // ReadChainFile reports an unreadable path
+  for (const std::string& out : {o.out, ReplaceNpySuffix(o.out, ".chain.json"),
+                                 ReplaceNpySuffix(o.out, ".trajectory.npy")}) {
+    std::error_code ec2;
+    if (fs::weakly_canonical(out, ec2) == expect && !ec2) {
+      return InvalidArgumentError("--expect-chain " + o.expect_chain + " is also an output of "
+                                  "this run (" + out + "): the replay would overwrite the record it "
+                                  "is checked against; copy the record elsewhere or choose another "
+                                  "--out");
+    }
+  }
+  return OkStatus();
+}
+
+// The --save-every trajectory is held in memory until the end: refused up front where it would
+// take more than half of this machine's memory.
+Status CheckTrajectoryFitsMemory(const RolloutOptions& o, int64_t batch, int64_t dim) {
+  if (o.save_every <= 0 || o.input.steps <= 0) return OkStatus();
+  // States kept: every save_every-th step from 0, and the final one.
+  const long double states = static_cast<long double>(o.input.steps / o.save_every) + 2.0L;
+  const long double bytes = states * static_cast<long double>(batch) *
+                            static_cast<long double>(dim) * sizeof(double);
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return OkStatus();
+  const long double limit = static_cast<long double>(pages) * page / 2.0L;
+  if (bytes <= limit) return OkStatus();
+  auto gib = [](long double b) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1Lf", b / (1024.0L * 1024.0L * 1024.0L));
+    return std::string(buf);
+  };
+  return ResourceExhaustedError(
+      "--save-every " + std::to_string(o.save_every) + " with --steps " +
+      std::to_string(o.input.steps) + " keeps about " + gib(bytes) + " GiB of states (" +
+      std::to_string(batch) + " x " + std::to_string(dim) + " doubles each) in memory until the "
+      "trajectory is written, more than half of this machine's " +
+      gib(static_cast<long double>(pages) * page) + " GiB: save less often (a larger "
+      "--save-every) or roll out in parts");
+}
+
 int Run(const RolloutOptions& o) {
   StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input, /*allow_batch=*/true);
   if (!in.ok()) return Fail("rollout", in.status());
   const int64_t dim = in->dim;
   if (o.save_every < 0) return Fail("rollout", InvalidArgumentError("--save-every is negative"));
+  if (Status st = CheckTrajectoryFitsMemory(o, in->batch, dim); !st.ok()) {
+    return Fail("rollout", st);
+  }
   std::optional<RecordedChain> recorded;
   if (!o.expect_chain.empty()) {  // read and checked before any work
+    if (Status st = CheckExpectChainIsNoOutput(o); !st.ok()) return Fail("rollout", st);
     StatusOr<RecordedChain> c = ReadChainFile(o.expect_chain);
     if (!c.ok()) return Fail("rollout", c.status());
     recorded = std::move(*c);
@@ -229,13 +285,16 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
       "[B, D], zT.trajectory.npy [T, B, D], and zT.chain.json holds every row's chain.");
   AddRolloutInputFlags(*cmd, o->input);
   cmd->add_option("--save-every", o->save_every,
-                  "Also write zT.trajectory.npy with every k-th state (0: off)")
+                  "Also write zT.trajectory.npy with every k-th state and the final one (0: off); "
+                  "the states are held in memory until the end, refused beyond half of the "
+                  "machine's memory")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output .npy for the final state")->capture_default_str();
   cmd->add_option("--expect-chain", o->expect_chain,
                   "A recorded chain file (a run's chain.json or an earlier rollout's .chain.json) "
                   "this replay must reproduce: every checkpoint compared, exit code 3 and the first "
-                  "difference when it does not (the outputs are still written)");
+                  "difference when it does not (the outputs are still written). One trajectory "
+                  "only (a [D] --z0), and not a file this run writes (its own zT.chain.json)");
   AddVulkanFlags(*cmd, o->backend, kBackendWorkFlags);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

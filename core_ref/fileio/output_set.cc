@@ -79,6 +79,34 @@ Existing Classify(const fs::path& dir) {
                                                                              : Existing::kForeign;
 }
 
+// The command an output set's marker records ("" where the marker cannot be read or names none).
+std::string MarkerCommand(const fs::path& dir) {
+  std::FILE* f = std::fopen((dir / kOutputSetMarker).c_str(), "rb");
+  if (f == nullptr) return "";
+  char buf[512];
+  const size_t n = std::fread(buf, 1, sizeof buf, f);
+  std::fclose(f);
+  const std::string head(buf, n);
+  const std::string key = "\"command\": \"";
+  const size_t at = head.find(key);
+  if (at == std::string::npos) return "";
+  const size_t end = head.find('"', at + key.size());
+  return end == std::string::npos ? "" : head.substr(at + key.size(), end - at - key.size());
+}
+
+// An earlier output set is replaced only by the command that wrote it (`dashi decode --out-dir`
+// onto `dashi learn`'s directory would delete the model it reads).
+Status RefuseOtherCommand(const std::string& dir, const fs::path& final_dir,
+                          const std::string& command) {
+  const std::string recorded = MarkerCommand(final_dir);
+  if (recorded == command) return OkStatus();
+  return FailedPreconditionError(
+      dir + ": holds the outputs of " +
+      (recorded.empty() ? std::string("another dashi command") : "`dashi " + recorded + "`") +
+      " (" + std::string(kOutputSetMarker) + "); `dashi " + command +
+      "` replaces only its own earlier outputs: choose another output directory");
+}
+
 Status RefuseExisting(const std::string& dir, Existing e) {
   if (e == Existing::kNotDir) {
     return InvalidArgumentError(dir + ": exists and is not a directory");
@@ -161,7 +189,11 @@ StatusOr<OutputSet> OutputSet::ForDirectory(const std::string& dir, const std::s
   if (base.empty() || base == "." || base == "..") {
     return InvalidArgumentError(dir + ": name a directory by its own name (not . or ..)");
   }
-  DASHI_RETURN_IF_ERROR(RefuseExisting(dir, Classify(final_dir)));
+  const Existing existing = Classify(final_dir);
+  DASHI_RETURN_IF_ERROR(RefuseExisting(dir, existing));
+  if (existing == Existing::kOutputSet) {
+    DASHI_RETURN_IF_ERROR(RefuseOtherCommand(dir, final_dir, command));
+  }
   const std::string parent = ParentOf(final_dir);
   fs::create_directories(parent, ec);
   if (ec) return InvalidArgumentError(parent + ": cannot create directory: " + ec.message());
@@ -183,6 +215,15 @@ StatusOr<OutputSet> OutputSet::ForFiles(const std::vector<std::string>& final_pa
     std::error_code ec;
     const fs::file_status st = fs::symlink_status(p, ec);
     if (fs::is_directory(st)) return InvalidArgumentError(p + ": is a directory, expected a file");
+    if (fs::exists(st) && !fs::is_regular_file(st)) {
+      // The set is renamed over its final names: a symlink would be replaced, not followed, and
+      // a device or FIFO (/dev/null) would become a regular file.
+      return InvalidArgumentError(
+          p + ": exists and is not a regular file (" +
+          (fs::is_symlink(st) ? "a symlink" : "a device, FIFO or socket") +
+          "); dashi writes its outputs by renaming over the final name: choose a regular file "
+          "name");
+    }
     if (fs::path(p).filename().empty()) return InvalidArgumentError(p + ": names no file");
   }
   std::error_code ec;
@@ -231,6 +272,9 @@ Status OutputSet::Commit() {
   const std::string final_dir = s.final_dir.string();
   const Existing e = Classify(s.final_dir);
   DASHI_RETURN_IF_ERROR(RefuseExisting(final_dir, e));  // it may have changed since creation
+  if (e == Existing::kOutputSet) {
+    DASHI_RETURN_IF_ERROR(RefuseOtherCommand(final_dir, s.final_dir, s.command));
+  }
   if (e == Existing::kMissing || e == Existing::kEmptyDir) {
     DASHI_RETURN_IF_ERROR(RenameOrError(s.staging, final_dir));
   } else if (::renameat2(AT_FDCWD, s.staging.c_str(), AT_FDCWD, final_dir.c_str(),

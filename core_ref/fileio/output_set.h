@@ -2,13 +2,15 @@
 // directory beside the final place, ".<name>.dashi-partial.<host>.<pid>.<hex>", and Commit() moves
 // the set into place:
 // - a directory set (run, learn, decode, scales) is renamed as a whole: onto a missing or empty
-//   directory with rename(2), onto an earlier dashi output set with an atomic exchange
+//   directory with rename(2), onto an earlier output set of the same command (the marker's; another
+//   command's set is refused, it may hold this command's inputs) with an atomic exchange
 //   (renameat2 RENAME_EXCHANGE; elsewhere: old aside, new in, old removed). Commit first writes
 //   ".dashi-output-set" (the command and every file's size and BLAKE2b-128), which is what marks a
 //   directory as one dashi may replace: a non-empty directory without it is refused before any
 //   work, so no user file is ever deleted.
 // - a file set (rollout's zT.npy, .trajectory.npy, .chain.json; simulate's .npy and .json) is
-//   renamed file by file after the old completion record (the last name) was removed, the
+//   renamed file by file (a final name that exists as anything but a regular file — a symlink,
+//   /dev/null — is refused) after the old completion record (the last name) was removed, the
 //   completion record last: a reader that finds the record finds the set it describes.
 // A set never committed — an error, an exception, SIGINT/SIGTERM/SIGHUP — removes its staging
 // directory; one left by kill -9 is removed as stale by the next set with the same final name.
@@ -31,8 +33,8 @@ inline constexpr char kOutputSetMarker[] = ".dashi-output-set";
 
 class OutputSet {
  public:
-  // `dir` must be missing, an empty directory, or an earlier dashi output set (a symlink is
-  // followed). `command` is recorded in the marker.
+  // `dir` must be missing, an empty directory, or an earlier dashi output set of the same
+  // `command` (a symlink is followed). `command` is recorded in the marker.
   static StatusOr<OutputSet> ForDirectory(const std::string& dir, const std::string& command);
   // `final_paths` share one parent directory; the last one is the set's completion record.
   static StatusOr<OutputSet> ForFiles(const std::vector<std::string>& final_paths);

@@ -131,6 +131,52 @@ TEST(OutputSetTest, FileSetRenamesTheCompletionRecordLast) {
   EXPECT_FALSE(OutputSet::ForFiles({root + "/a", root + "/sub/b"}).ok());
 }
 
+TEST(OutputSetTest, AnotherCommandsSetIsRefusedAndKeptWhole) {
+  // `dashi decode --out-dir model` onto `dashi learn`'s model directory (which decode reads).
+  const std::string root = FreshScratchDir("set_other_command");
+  const std::string out = root + "/model";
+  {
+    StatusOr<OutputSet> set = OutputSet::ForDirectory(out, "learn");
+    ASSERT_TRUE(set.ok()) << set.status().ToString();
+    ASSERT_TRUE(WriteText(set->Path("A.npy"), "model").ok());
+    ASSERT_TRUE(set->Commit().ok());
+  }
+  StatusOr<OutputSet> other = OutputSet::ForDirectory(out, "decode");
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(other.status().message().find("`dashi learn`"), std::string::npos)
+      << other.status().ToString();
+  EXPECT_EQ(FileText(out + "/A.npy"), "model");
+  // The same command still replaces its own set, and a marker naming no command counts as
+  // another command's.
+  StatusOr<OutputSet> again = OutputSet::ForDirectory(out, "learn");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_TRUE(WriteText(again->Path("A.npy"), "model 2").ok());
+  ASSERT_TRUE(again->Commit().ok());
+  EXPECT_EQ(FileText(out + "/A.npy"), "model 2");
+  ASSERT_TRUE(WriteText(out + "/" + kOutputSetMarker, "{\"format\": 1}").ok());
+  EXPECT_FALSE(OutputSet::ForDirectory(out, "learn").ok());
+}
+
+TEST(OutputSetTest, FileSetRefusesFinalNamesThatAreNotRegularFiles) {
+  // Renaming over a symlink replaces the link, over a device or FIFO (/dev/null) the node.
+  const std::string root = FreshScratchDir("set_not_regular");
+  ASSERT_TRUE(WriteText(root + "/target.npy", "kept").ok());
+  fs::create_symlink(root + "/target.npy", root + "/link.npy");
+  ASSERT_EQ(::mkfifo((root + "/fifo.npy").c_str(), 0600), 0);
+  for (const char* name : {"link.npy", "fifo.npy"}) {
+    const std::string path = root + "/" + name;
+    StatusOr<OutputSet> set = OutputSet::ForFiles({path, root + "/zT.chain.json"});
+    ASSERT_FALSE(set.ok()) << name;
+    EXPECT_EQ(set.status().code(), StatusCode::kInvalidArgument) << name;
+    EXPECT_NE(set.status().message().find("not a regular file"), std::string::npos)
+        << set.status().ToString();
+  }
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(root + "/link.npy")));
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(root + "/fifo.npy")));
+  EXPECT_EQ(FileText(root + "/target.npy"), "kept");
+}
+
 // A child process starts a set, writes into it and is stopped by `sig` before committing.
 void KillMidSet(const std::string& out, int sig) {
   const pid_t pid = ::fork();

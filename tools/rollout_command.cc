@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "core_ref/rollout/rollout_batch.h"
 #include "tools/chain_json.h"
 #include "tools/cli_util.h"
+#include "tools/dataset/dataset_generate.h"
 #include "tools/rollout_inputs.h"
 #include "tools/vulkan_flags.h"
 
@@ -166,17 +168,15 @@ Status CheckTrajectoryFitsMemory(const RolloutOptions& o, int64_t batch, int64_t
   if (pages <= 0 || page <= 0) return OkStatus();
   const long double limit = static_cast<long double>(pages) * page / 2.0L;
   if (bytes <= limit) return OkStatus();
-  auto gib = [](long double b) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1Lf", b / (1024.0L * 1024.0L * 1024.0L));
-    return std::string(buf);
+  const auto human = [](long double b) {  // --steps may be near 2^63: beyond int64 bytes
+    return b >= 9.0e18L ? std::string("more than 8 EiB") : HumanBytes(static_cast<int64_t>(b));
   };
   return ResourceExhaustedError(
       "--save-every " + std::to_string(o.save_every) + " with --steps " +
-      std::to_string(o.input.steps) + " keeps about " + gib(bytes) + " GiB of states (" +
+      std::to_string(o.input.steps) + " keeps about " + human(bytes) + " of states (" +
       std::to_string(batch) + " x " + std::to_string(dim) + " doubles each) in memory until the "
       "trajectory is written, more than half of this machine's " +
-      gib(static_cast<long double>(pages) * page) + " GiB: save less often (a larger "
+      human(static_cast<long double>(pages) * page) + ": save less often (a larger "
       "--save-every) or roll out in parts");
 }
 

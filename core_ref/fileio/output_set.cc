@@ -80,34 +80,23 @@ Existing Classify(const fs::path& dir) {
 }
 
 // The command an output set's marker records ("" where the marker cannot be read or names none).
+// MarkerText writes it first, unescaped for the commands' plain names.
 std::string MarkerCommand(const fs::path& dir) {
-  std::FILE* f = std::fopen((dir / kOutputSetMarker).c_str(), "rb");
-  if (f == nullptr) return "";
-  char buf[512];
-  const size_t n = std::fread(buf, 1, sizeof buf, f);
-  std::fclose(f);
-  const std::string head(buf, n);
+  StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes((dir / kOutputSetMarker).string());
+  if (!bytes.ok()) return "";
+  const std::string text(bytes->begin(), bytes->end());
   const std::string key = "\"command\": \"";
-  const size_t at = head.find(key);
+  const size_t at = text.find(key);
   if (at == std::string::npos) return "";
-  const size_t end = head.find('"', at + key.size());
-  return end == std::string::npos ? "" : head.substr(at + key.size(), end - at - key.size());
+  const size_t end = text.find('"', at + key.size());
+  return end == std::string::npos ? "" : text.substr(at + key.size(), end - at - key.size());
 }
 
-// An earlier output set is replaced only by the command that wrote it (`dashi decode --out-dir`
-// onto `dashi learn`'s directory would delete the model it reads).
-Status RefuseOtherCommand(const std::string& dir, const fs::path& final_dir,
-                          const std::string& command) {
-  const std::string recorded = MarkerCommand(final_dir);
-  if (recorded == command) return OkStatus();
-  return FailedPreconditionError(
-      dir + ": holds the outputs of " +
-      (recorded.empty() ? std::string("another dashi command") : "`dashi " + recorded + "`") +
-      " (" + std::string(kOutputSetMarker) + "); `dashi " + command +
-      "` replaces only its own earlier outputs: choose another output directory");
-}
-
-Status RefuseExisting(const std::string& dir, Existing e) {
+// What may not be replaced: a file, a foreign directory, and another command's output set (an
+// earlier set is replaced only by the command that wrote it: `dashi decode --out-dir` onto `dashi
+// learn`'s directory would delete the model it reads).
+Status RefuseExisting(const std::string& dir, const fs::path& final_dir, Existing e,
+                      const std::string& command) {
   if (e == Existing::kNotDir) {
     return InvalidArgumentError(dir + ": exists and is not a directory");
   }
@@ -116,6 +105,16 @@ Status RefuseExisting(const std::string& dir, Existing e) {
         dir + ": exists and holds files that are not a dashi output set (no " +
         std::string(kOutputSetMarker) + "); dashi replaces only its own output directories: "
         "choose a new output directory, or empty or remove this one");
+  }
+  if (e == Existing::kOutputSet) {
+    const std::string recorded = MarkerCommand(final_dir);
+    if (recorded != command) {
+      return FailedPreconditionError(
+          dir + ": holds the outputs of " +
+          (recorded.empty() ? std::string("another dashi command") : "`dashi " + recorded + "`") +
+          " (" + std::string(kOutputSetMarker) + "); `dashi " + command +
+          "` replaces only its own earlier outputs: choose another output directory");
+    }
   }
   return OkStatus();
 }
@@ -189,11 +188,7 @@ StatusOr<OutputSet> OutputSet::ForDirectory(const std::string& dir, const std::s
   if (base.empty() || base == "." || base == "..") {
     return InvalidArgumentError(dir + ": name a directory by its own name (not . or ..)");
   }
-  const Existing existing = Classify(final_dir);
-  DASHI_RETURN_IF_ERROR(RefuseExisting(dir, existing));
-  if (existing == Existing::kOutputSet) {
-    DASHI_RETURN_IF_ERROR(RefuseOtherCommand(dir, final_dir, command));
-  }
+  DASHI_RETURN_IF_ERROR(RefuseExisting(dir, final_dir, Classify(final_dir), command));
   const std::string parent = ParentOf(final_dir);
   fs::create_directories(parent, ec);
   if (ec) return InvalidArgumentError(parent + ": cannot create directory: " + ec.message());
@@ -271,10 +266,8 @@ Status OutputSet::Commit() {
   DASHI_RETURN_IF_ERROR(WriteFileAtomically(s.staging + "/" + kOutputSetMarker, marker));
   const std::string final_dir = s.final_dir.string();
   const Existing e = Classify(s.final_dir);
-  DASHI_RETURN_IF_ERROR(RefuseExisting(final_dir, e));  // it may have changed since creation
-  if (e == Existing::kOutputSet) {
-    DASHI_RETURN_IF_ERROR(RefuseOtherCommand(final_dir, s.final_dir, s.command));
-  }
+  // It may have changed since creation.
+  DASHI_RETURN_IF_ERROR(RefuseExisting(final_dir, s.final_dir, e, s.command));
   if (e == Existing::kMissing || e == Existing::kEmptyDir) {
     DASHI_RETURN_IF_ERROR(RenameOrError(s.staging, final_dir));
   } else if (::renameat2(AT_FDCWD, s.staging.c_str(), AT_FDCWD, final_dir.c_str(),

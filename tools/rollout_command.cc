@@ -169,14 +169,15 @@ Status CheckTrajectoryFitsMemory(const RolloutOptions& o, int64_t batch, int64_t
   const long double limit = static_cast<long double>(pages) * page / 2.0L;
   if (bytes <= limit) return OkStatus();
   const auto human = [](long double b) {  // --steps may be near 2^63: beyond int64 bytes
-    return b >= 9.0e18L ? std::string("more than 8 EiB") : HumanBytes(static_cast<int64_t>(b));
+    return b >= 9.0e18L ? std::string("more than 8 EiB")
+                        : "about " + HumanBytes(static_cast<int64_t>(b));
   };
   return ResourceExhaustedError(
       "--save-every " + std::to_string(o.save_every) + " with --steps " +
-      std::to_string(o.input.steps) + " keeps about " + human(bytes) + " of states (" +
+      std::to_string(o.input.steps) + " keeps " + human(bytes) + " of states (" +
       std::to_string(batch) + " x " + std::to_string(dim) + " doubles each) in memory until the "
       "trajectory is written, more than half of this machine's " +
-      human(static_cast<long double>(pages) * page) + ": save less often (a larger "
+      HumanBytes(static_cast<int64_t>(pages) * page) + ": save less often (a larger "
       "--save-every) or roll out in parts");
 }
 

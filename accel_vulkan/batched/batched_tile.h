@@ -150,13 +150,12 @@ Status CheckBatchedLimits(int64_t batch, int64_t dim, const BatchedTile& tile,
 // threads, 4×2 outputs), 16×16 in K groups (4×8 threads, 4×2 outputs, scalar loads; taken
 // wherever it gives at most 2·sm_count workgroups: eight copies up to sm_count workgroups, four
 // beyond, these with slice_k 16) — the K-group tiles only for m ≤ 32 and where every copy has
-// chunks (but at m = 12 … 14, where idle copies were measured faster); for 16 < m ≤ 32 only the 16×16 tile and 8×16 (2×8 threads), after 64×64 in 2·s0
-// blocks (no 64×32), and there a K-group or 64×64 tile may leave fewer than half its rows
-// idle —, 32×32 (2×2
-// outputs) with 2·s0 and with 4·s0 (these with vector_loads),
-// 16×32, 16×16 (1×1 outputs) and 8×8 (8×8 threads) with 4·s0 of at most B rows whose workgroup
-// count ceil(B/rows)·ceil(D/cols)·blocks reaches sm_count − sm_count/16, else the last, every
-// one with spread_combine; the 64×64 tiles, 64×32 in one block and the K-group tiles with
+// chunks (but at m = 12 … 14, where idle copies were measured faster); for 16 < m ≤ 32 only
+// the 16×16 tile and 8×16 (2×8 threads), after 64×64 in 2·s0 blocks (no 64×32), and there a
+// K-group or 64×64 tile may leave fewer than half its rows idle —, 32×32 (2×2 outputs) with
+// 2·s0 and with 4·s0 (these with vector_loads), 16×32, 16×16 (1×1 outputs) and 8×8 (8×8
+// threads) with 4·s0 of at most B rows whose workgroup count ceil(B/rows)·ceil(D/cols)·blocks
+// reaches sm_count − sm_count/16, else the last, every one with spread_combine; the 64×64 tiles, 64×32 in one block and the K-group tiles with
 // single_stage, the 64×64 ones with local_slots where their blocks need five or more tree
 // slots; a chosen 64×64 tile takes slice_k 16 and local_slots (two workgroups per SM on NVIDIA)
 // where it gives at least 2·(sm_count − sm_count/16) workgroups with five or more slots, or

@@ -47,6 +47,14 @@ bool IsPersistent(BatchedKernel kernel) {
          kernel == BatchedKernel::kTiledPersistent;
 }
 
+// Doubles per state entry in the persistent kernels' buffer (binding 3): the small-batch
+// kernel's chunk partials (2·m) and one state plane (the per-chunk counters' second state); the
+// column-slice and tiled persistent kernels' two state planes (batched_columns.comp,
+// batched_tiled_persistent.comp).
+uint64_t PersistentPlanes(BatchedKernel kernel, int64_t chunks) {
+  return kernel == BatchedKernel::kSmallBatch ? 2 * static_cast<uint64_t>(chunks) + 1 : 2;
+}
+
 // The options every persistent kernel reads; `kernel` names it in the error.
 Status ValidatePersistentOptions(const VulkanBatchedRolloutOptions& options, const char* kernel) {
   if (options.small_batch_spin_limit == 0 || options.small_batch_max_steps_per_dispatch < 0) {
@@ -142,11 +150,14 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // 14.12), and at D = 705 … 896 for B = 32 and 48 … 64 (the same part: the 16 × 16 tiles with
 // idle copies, 13.65 against 16.22 µs at D = 768, B = 32, 20.25–20.51 against 20.87–27.06 at
 // B = 48 … 64; the small-batch kernel wins at B = 24 and 40), and at D = 897 … 1023 for
-// B = 25 … 32 and 56 … 64 ("Large batches, part 15", an H200: at D = 960 / 1000 the 16 × 16 tile
+// B = 25 … 32 and 48 … 64 ("Large batches, part 15", an H200: at D = 960 / 1000 the 16 × 16 tile
 // in eight K groups 13.99–14.08 / 14.33–14.40 µs at B = 25 … 32 against the small-batch kernel's
 // 14.28–15.20 / 14.63–15.42, in four 21.41–21.50 / 21.85–21.96 at B = 56 … 64 against
-// 24.04–26.51 / 24.67–27.40; at B = 24 12.62 / 12.69 against 14.02 / 14.40; B = 33 … 55 not
-// measured); those rows keep the forced kernel's settings.
+// 24.04–26.51 / 24.67–27.40; at B = 24 12.62 / 12.69 against 14.02 / 14.40. The crossing, an H200
+// at D = 897 / 960 / 1000 / 1023: within ±1.1 % at B = 46 and 48, the tiled kernel 7.1–10.7 %
+// faster from 50; an H100 at D = 960 / 1000: the small-batch kernel faster at 40, the tiled
+// kernel 5.4–6.6 % faster at 48 and 14.3–15.4 % at 55; the small-batch kernel stays at 33 … 47,
+// where the H200 had it 1.1–1.4 % faster at 44); those rows keep the forced kernel's settings.
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 32, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
@@ -179,10 +190,10 @@ constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 705, .max_dim = 896, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true, .automatic = false},
     // D = 897 … 1023 (m = 15, 16): the tiled kernel's 16 × 16 K-group tiles (every copy busy)
-    // at B = 25 … 32 and 56 … 64, as at D = 1024; the small-batch kernel at the other B.
+    // at B = 25 … 32 and 48 … 64 (D = 1024 from 57); the small-batch kernel at the other B.
     {.min_dim = 897, .max_dim = 1023, .min_rows = 25, .max_rows = 32, .rebuild_once = true,
      .pair_loads = true, .automatic = false},
-    {.min_dim = 897, .max_dim = 1023, .min_rows = 56, .max_rows = 64, .rebuild_once = true,
+    {.min_dim = 897, .max_dim = 1023, .min_rows = 48, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true, .automatic = false},
     {.min_dim = 512, .max_dim = 1024, .min_rows = 16, .max_rows = 64, .rebuild_once = true,
      .pair_loads = true},
@@ -296,10 +307,10 @@ Status VulkanBatchedRollout::InitTiledPersistent() {
                       "automatically at D = 512 with eight K groups on a GPU)";
     return OkStatus();
   }
-  DASHI_RETURN_IF_ERROR(ValidatePersistentOptions(options_, "tiled persistent"));
+  DASHI_RETURN_IF_ERROR(ValidatePersistentOptions(options_, "tiled-persistent"));
   if (BatchedBlocks(chunks_, tile_) > 1 || tile_.tree_in_memory != 0) {
     return InvalidArgumentError(
-        "batched rollout (tiled persistent): the tile " + tile_.ToString() +
+        "batched rollout (tiled-persistent): the tile " + tile_.ToString() +
         " has K blocks (split " + std::to_string(tile_.split) + " gives " +
         std::to_string(BatchedBlocks(chunks_, tile_)) +
         " blocks) or tree slots in memory; the persistent kernel runs one block, slots in "
@@ -308,7 +319,7 @@ Status VulkanBatchedRollout::InitTiledPersistent() {
   // The tile's shared memory plus the grid barrier's flag (grid_barrier.glsl).
   if (BatchedSharedBytes(tile_) + sizeof(uint32_t) > limits_.maxComputeSharedMemorySize) {
     return InvalidArgumentError(
-        "batched rollout (tiled persistent): the tile " + tile_.ToString() + " needs " +
+        "batched rollout (tiled-persistent): the tile " + tile_.ToString() + " needs " +
         std::to_string(BatchedSharedBytes(tile_) + sizeof(uint32_t)) +
         " bytes of shared memory with the grid barrier's flag; the device allows "
         "maxComputeSharedMemorySize = " + std::to_string(limits_.maxComputeSharedMemorySize));
@@ -316,7 +327,7 @@ Status VulkanBatchedRollout::InitTiledPersistent() {
   uint64_t groups = forced ? options_.small_batch_groups : 0;
   if (groups == 0) groups = sm_info_.has_value() ? sm_info_->sm_count : 1;
   DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
-      ctx_, "batched rollout (tiled persistent)", groups, sm_info_.has_value(),
+      ctx_, "batched rollout (tiled-persistent)", groups, sm_info_.has_value(),
       options_.small_batch_allow_unverified_groups,
       "Use small_batch_groups = 1 or the tiled kernel"));
   tp_max_groups_ = static_cast<uint32_t>(groups);
@@ -341,12 +352,12 @@ uint32_t VulkanBatchedRollout::TiledPersistentGroups(int64_t batch) const {
 
 Status VulkanBatchedRollout::TiledPersistentFits(int64_t batch) const {
   if (!tp_unavailable_.empty() || tp_pipe_ == nullptr) {
-    return UnimplementedError("batched rollout (tiled persistent): " +
+    return UnimplementedError("batched rollout (tiled-persistent): " +
                               (tp_unavailable_.empty() ? std::string("not built")
                                                        : tp_unavailable_));
   }
   DASHI_RETURN_IF_ERROR(CheckBatchedLimits(batch, dim_, tile_, kGuardBytes, limits_));
-  return PersistentBuffersFit(batch);
+  return PersistentBuffersFit(batch, BatchedKernel::kTiledPersistent);
 }
 
 Status VulkanBatchedRollout::EnsureSync() {
@@ -376,7 +387,7 @@ Status VulkanBatchedRollout::InitColumnSlice() {
                       std::to_string(kSmallBatchMaxChunks) + " (D <= 2048)";
     return OkStatus();
   }
-  DASHI_RETURN_IF_ERROR(ValidatePersistentOptions(options_, "column slice"));
+  DASHI_RETURN_IF_ERROR(ValidatePersistentOptions(options_, "column-slice"));
   const uint64_t m = static_cast<uint64_t>(chunks_);
   const uint64_t d = static_cast<uint64_t>(dim_);
   const uint64_t max_wg =
@@ -390,20 +401,20 @@ Status VulkanBatchedRollout::InitColumnSlice() {
     cols = std::min(cols, d);
   }
   if (cols < 1 || cols > d || cols * m > max_wg) {
-    return InvalidArgumentError("batched rollout (column slice): " + std::to_string(cols) +
+    return InvalidArgumentError("batched rollout (column-slice): " + std::to_string(cols) +
                                 " columns per slice x " + std::to_string(m) +
                                 " chunks is not within [1, D] columns and " +
                                 std::to_string(max_wg) + " invocations");
   }
   const uint32_t group_rows = options_.column_slice_group_rows;
   if (group_rows != 0 && group_rows != 1 && group_rows != 2 && group_rows != 4) {
-    return InvalidArgumentError("batched rollout (column slice): column_slice_group_rows " +
+    return InvalidArgumentError("batched rollout (column-slice): column_slice_group_rows " +
                                 std::to_string(group_rows) + " is not 0, 1, 2 or 4");
   }
   const uint64_t slices = CeilDiv(dim_, static_cast<int64_t>(cols));
   groups = std::min<uint64_t>(groups, slices);
   DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
-      ctx_, "batched rollout (column slice)", groups, sm_info_.has_value(),
+      ctx_, "batched rollout (column-slice)", groups, sm_info_.has_value(),
       options_.small_batch_allow_unverified_groups,
       "Use small_batch_groups = 1 or the tiled kernel"));
   cs_groups_ = static_cast<uint32_t>(groups);
@@ -412,7 +423,7 @@ Status VulkanBatchedRollout::InitColumnSlice() {
   cs_resident_ = slices <= groups && !options_.column_slice_a_in_memory;
   if (options_.column_slice_a_in_shared && !cs_resident_) {
     return InvalidArgumentError(
-        "batched rollout (column slice): column_slice_a_in_shared needs one slice per workgroup "
+        "batched rollout (column-slice): column_slice_a_in_shared needs one slice per workgroup "
         "(" + std::to_string(slices) + " slices, " + std::to_string(groups) + " workgroups)");
   }
   if (small_max_wg_ == 0) small_max_wg_ = static_cast<uint32_t>(max_wg);
@@ -451,7 +462,7 @@ StatusOr<VulkanBatchedRollout::ColumnSliceShape> VulkanBatchedRollout::ColumnSli
   const uint64_t pmax = max_pass(r);
   if (workgroup(r) > max_wg || pmax == 0) {
     return InvalidArgumentError(
-        "batched rollout (column slice): " + std::to_string(r) + " row groups of " +
+        "batched rollout (column-slice): " + std::to_string(r) + " row groups of " +
         std::to_string(pairs) + " invocations exceed the workgroup limit " +
         std::to_string(max_wg) + ", or one row of " + std::to_string(m) +
         " padded chunks does not fit maxComputeSharedMemorySize = " +
@@ -470,7 +481,7 @@ StatusOr<VulkanBatchedRollout::ColumnSliceShape> VulkanBatchedRollout::ColumnSli
     p = std::max(p, g);
   }
   if (p == 0 || p % g != 0 || p > pmax) {
-    return InvalidArgumentError("batched rollout (column slice): " + std::to_string(p) +
+    return InvalidArgumentError("batched rollout (column-slice): " + std::to_string(p) +
                                 " rows per pass is not a multiple of " + std::to_string(g) +
                                 " interleaved rows within " + std::to_string(pmax) +
                                 " (shared memory and prefetch registers)");
@@ -516,11 +527,11 @@ Status VulkanBatchedRollout::SelectColumnSlicePipeline(int64_t batch) {
 
 Status VulkanBatchedRollout::ColumnSliceFits(int64_t batch) const {
   if (!cs_unavailable_.empty() || cs_cols_ == 0) {
-    return UnimplementedError("batched rollout (column slice): " +
+    return UnimplementedError("batched rollout (column-slice): " +
                               (cs_unavailable_.empty() ? std::string("not built")
                                                        : cs_unavailable_));
   }
-  DASHI_RETURN_IF_ERROR(PersistentBuffersFit(batch));
+  DASHI_RETURN_IF_ERROR(PersistentBuffersFit(batch, BatchedKernel::kColumnSlice));
   return ColumnSliceShapeFor(batch).status();
 }
 
@@ -543,7 +554,7 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                          "' does not report its SM count (VK_NV_shader_sm_builtins)";
     return OkStatus();
   }
-  DASHI_RETURN_IF_ERROR(ValidatePersistentOptions(options_, "small batch"));
+  DASHI_RETURN_IF_ERROR(ValidatePersistentOptions(options_, "small-batch"));
   uint64_t groups = options_.small_batch_groups;
   if (groups == 0) groups = sm_info_.has_value() ? sm_info_->sm_count : 1;
   const uint64_t m = static_cast<uint64_t>(chunks_);
@@ -559,7 +570,7 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   }
   const uint64_t row_groups = options_.small_batch_row_groups;
   if (cols < kSmallBatchMinWorkgroup || cols * std::max<uint64_t>(row_groups, 1) > max_wg) {
-    return InvalidArgumentError("batched rollout (small batch): workgroup size " +
+    return InvalidArgumentError("batched rollout (small-batch): workgroup size " +
                                 std::to_string(cols) + " x " +
                                 std::to_string(std::max<uint64_t>(row_groups, 1)) +
                                 " row groups is outside [" +
@@ -568,34 +579,34 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   }
   const uint32_t group_rows = options_.small_batch_group_rows;
   if (group_rows != 0 && group_rows != 1 && group_rows != 2 && group_rows != 4) {
-    return InvalidArgumentError("batched rollout (small batch): small_batch_group_rows " +
+    return InvalidArgumentError("batched rollout (small-batch): small_batch_group_rows " +
                                 std::to_string(group_rows) + " is not 0, 1, 2 or 4");
   }
   if (options_.small_batch_rebuild_once > 5) {
-    return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_once " +
+    return InvalidArgumentError("batched rollout (small-batch): small_batch_rebuild_once " +
                                 std::to_string(options_.small_batch_rebuild_once) +
                                 " is not 0 (automatic), 1 (off), 2 (on), 3 (on, plain barriers), "
                                 "4 (on, per-chunk counters) or 5 (on, in two halves)");
   }
   if (options_.small_batch_timing_probe > 15 ||
       (options_.small_batch_timing_probe != 0 && options_.small_batch_rebuild_once != 2)) {
-    return InvalidArgumentError("batched rollout (small batch): small_batch_timing_probe " +
+    return InvalidArgumentError("batched rollout (small-batch): small_batch_timing_probe " +
                                 std::to_string(options_.small_batch_timing_probe) +
                                 " (a benchmark's timing probe, wrong states) is not 0, or not "
                                 "1..15 with small_batch_rebuild_once = 2");
   }
   if (options_.small_batch_pair_loads > 2) {
-    return InvalidArgumentError("batched rollout (small batch): small_batch_pair_loads " +
+    return InvalidArgumentError("batched rollout (small-batch): small_batch_pair_loads " +
                                 std::to_string(options_.small_batch_pair_loads) +
                                 " is not 0 (automatic), 1 (off) or 2 (on)");
   }
   if (options_.small_batch_pair_state_loads > 2) {
-    return InvalidArgumentError("batched rollout (small batch): small_batch_pair_state_loads " +
+    return InvalidArgumentError("batched rollout (small-batch): small_batch_pair_state_loads " +
                                 std::to_string(options_.small_batch_pair_state_loads) +
                                 " is not 0 (automatic), 1 (off) or 2 (on)");
   }
   if (options_.small_batch_rebuild_unroll > 4) {
-    return InvalidArgumentError("batched rollout (small batch): small_batch_rebuild_unroll " +
+    return InvalidArgumentError("batched rollout (small-batch): small_batch_rebuild_unroll " +
                                 std::to_string(options_.small_batch_rebuild_unroll) +
                                 " is not 0 (automatic) or 1..4");
   }
@@ -613,7 +624,7 @@ Status VulkanBatchedRollout::InitSmallBatch() {
                 std::max<uint32_t>(rule.row_groups, 1) > max_wg ||
         rule.rebuild_unroll > 4) {
       return InvalidArgumentError(
-          "batched rollout (small batch): small_batch_rules row " + std::to_string(k) +
+          "batched rollout (small-batch): small_batch_rules row " + std::to_string(k) +
           " is not valid (min <= max, columns 0 or >= " +
           std::to_string(kSmallBatchMinWorkgroup) + ", columns x row groups <= " +
           std::to_string(max_wg) + ", rebuild unroll <= 4)");
@@ -621,13 +632,13 @@ Status VulkanBatchedRollout::InitSmallBatch() {
   }
   const uint64_t tiles = CeilDiv(dim_, static_cast<int64_t>(cols));
   DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
-      ctx_, "batched rollout (small batch)", std::min<uint64_t>(groups, m * tiles),
+      ctx_, "batched rollout (small-batch)", std::min<uint64_t>(groups, m * tiles),
       sm_info_.has_value(), options_.small_batch_allow_unverified_groups,
       "Use small_batch_groups = 1 or the tiled kernel"));
   const uint64_t pass_rows = options_.small_batch_pass_rows;
   if (pass_rows != 0 &&
       (pass_rows % 4 != 0 || pass_rows > 1024 || !SmallBatchPassFits(pass_rows, lim))) {
-    return InvalidArgumentError("batched rollout (small batch): small_batch_pass_rows " +
+    return InvalidArgumentError("batched rollout (small-batch): small_batch_pass_rows " +
                                 std::to_string(pass_rows) +
                                 " is not a multiple of 4 whose 512·P bytes fit "
                                 "maxComputeSharedMemorySize = " +
@@ -745,7 +756,7 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
   const SmallBatchShape shape = SmallBatchShapeFor(batch);
   // A table row's C may give more units (and workgroups) than the set-up default.
   DASHI_RETURN_IF_ERROR(CheckWaitingWorkgroups(
-      ctx_, "batched rollout (small batch)", shape.groups, sm_info_.has_value(),
+      ctx_, "batched rollout (small-batch)", shape.groups, sm_info_.has_value(),
       options_.small_batch_allow_unverified_groups,
       "Use small_batch_groups = 1 or the tiled kernel"));
   for (const auto& [s, pipe] : small_pipes_) {
@@ -775,27 +786,27 @@ Status VulkanBatchedRollout::SelectSmallBatchPipeline(int64_t batch) {
 
 Status VulkanBatchedRollout::SmallBatchFits(int64_t batch) const {
   if (!small_unavailable_.empty() || !small_ready_) {
-    return UnimplementedError("batched rollout (small batch): " +
+    return UnimplementedError("batched rollout (small-batch): " +
                               (small_unavailable_.empty() ? std::string("not built")
                                                           : small_unavailable_));
   }
-  return PersistentBuffersFit(batch);
+  return PersistentBuffersFit(batch, BatchedKernel::kSmallBatch);
 }
 
-Status VulkanBatchedRollout::PersistentBuffersFit(int64_t batch) const {
-  // The partials (2·B·m·D doubles) and one state (B·D: the per-chunk counters' second state
-  // plane) in one storage buffer, with 32-bit indices in the shader: the buffer every persistent
-  // kernel gets (the column-slice and tiled persistent kernels use two B·D planes of it).
-  const uint64_t doubles = (2ull * static_cast<uint64_t>(chunks_) + 1) *
-                           static_cast<uint64_t>(batch) * static_cast<uint64_t>(dim_);
+Status VulkanBatchedRollout::PersistentBuffersFit(int64_t batch, BatchedKernel kernel) const {
+  // The kernel's planes (PersistentPlanes) in one storage buffer, with 32-bit indices in the
+  // shader.
+  const uint64_t doubles = PersistentPlanes(kernel, chunks_) * static_cast<uint64_t>(batch) *
+                           static_cast<uint64_t>(dim_);
   const uint64_t bytes = doubles * sizeof(double) + kGuardBytes;
   if (doubles >= (1ull << 32) || bytes > limits_.maxStorageBufferRange) {
-    return UnimplementedError("batched rollout (persistent kernels): B = " + std::to_string(batch) +
-                              " needs " + std::to_string(bytes) +
-                              " bytes of chunk partials and state planes in one storage "
-                              "buffer; the device "
-                              "allows maxStorageBufferRange = " +
-                              std::to_string(limits_.maxStorageBufferRange));
+    return UnimplementedError(
+        std::string("batched rollout (") + BatchedKernelName(kernel) + "): B = " +
+        std::to_string(batch) + " needs " + std::to_string(bytes) + " bytes of " +
+        (kernel == BatchedKernel::kSmallBatch ? "chunk partials and a state plane"
+                                              : "two state planes") +
+        " in one storage buffer (at most 2^32 doubles); the device allows "
+        "maxStorageBufferRange = " + std::to_string(limits_.maxStorageBufferRange));
   }
   return OkStatus();
 }
@@ -908,17 +919,18 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
   if (kernel_ == BatchedKernel::kTiledPersistent) small_pipe_ = tp_pipe_.get();
   if (persistent &&
       (regrown || !small_partials_.has_value() || batch > small_capacity_ ||
-       slots_ > history_slots_)) {
+       PersistentPlanes(kernel_, chunks_) > small_planes_ || slots_ > history_slots_)) {
     // Sized for the state buffers' capacity, so they regrow (and spend descriptor sets) with them.
     const int64_t rows = std::max(capacity_, batch);
-    const int64_t partial_rows = PersistentBuffersFit(rows).ok() ? rows : batch;
+    const int64_t partial_rows = PersistentBuffersFit(rows, kernel_).ok() ? rows : batch;
+    const uint64_t planes = PersistentPlanes(kernel_, chunks_);
     small_capacity_ = 0;
+    small_planes_ = 0;
     small_partials_.reset();
     history_.reset();
     DASHI_ASSIGN_OR_RETURN(
         DeviceBuffer partials,
-        CreateGuardedBuffer(ctx_, (2 * static_cast<uint64_t>(chunks_) + 1) *
-                                      static_cast<uint64_t>(partial_rows) * row_bytes));
+        CreateGuardedBuffer(ctx_, planes * static_cast<uint64_t>(partial_rows) * row_bytes));
     small_partials_.emplace(std::move(partials));
     // The history ring: one slot per staging slot, fewer if its bytes exceed a storage buffer.
     const uint64_t ring_state_bytes = static_cast<uint64_t>(partial_rows) * row_bytes;
@@ -935,6 +947,7 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
       DASHI_ASSIGN_OR_RETURN(small_sets_[src], small_pipe_->Bindings(bufs));
     }
     small_capacity_ = partial_rows;
+    small_planes_ = planes;
   }
   return OkStatus();
 }

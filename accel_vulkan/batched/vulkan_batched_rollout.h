@@ -414,8 +414,9 @@ class VulkanBatchedRollout {
   Status SelectSmallBatchPipeline(int64_t batch);
   // Why the small-batch kernel cannot run `batch` rows here (OK when it can).
   Status SmallBatchFits(int64_t batch) const;
-  // The persistent kernels' partials (or column-slice states) and history for `batch` rows fit.
-  Status PersistentBuffersFit(int64_t batch) const;
+  // `kernel`'s buffer for `batch` rows fits a storage buffer: the small-batch kernel's chunk
+  // partials and state plane, the column-slice and tiled persistent kernels' two state planes.
+  Status PersistentBuffersFit(int64_t batch, BatchedKernel kernel) const;
   // The column-slice kernel: settings that do not depend on B, its per-B shape and pipeline, and
   // why it cannot run `batch` rows (OK when it can).
   Status InitColumnSlice();
@@ -489,6 +490,7 @@ class VulkanBatchedRollout {
   std::optional<HostVisibleBuffer> sync_host_;
   std::array<VkDescriptorSet, 2> small_sets_{};
   int64_t small_capacity_ = 0;  // rows the partials and history were made for
+  uint64_t small_planes_ = 0;   // doubles per state entry in small_partials_ (PersistentPlanes)
   int64_t history_slots_ = 0;
   uint32_t small_max_groups_ = 0;  // resident workgroups (before clamping to the units)
   uint32_t small_default_cols_ = 0;  // C where neither the options nor a table row set it

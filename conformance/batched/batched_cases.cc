@@ -52,6 +52,9 @@
 //   batched_rollout.small_batch.per_batch   one object with automatic settings run with B = 16,
 //                                      32, 16, 64 at D = 512 (the per-B columns per unit of
 //                                      DefaultSmallBatchRules switch between the runs on a GPU)
+//   batched_rollout.auto.per_batch     one kAuto object run with B = 48, 32, 64, 16, 48 at
+//                                      D = 512 (on a GPU the tiled persistent and small-batch
+//                                      kernels alternate: their buffer regrows for planes and rows)
 //   batched_rollout.small_batch.rebuild_once_plain.parity.b<B>_d<D>   the same with the plain
 //                                      device-wide barrier (= 3), (B, D) ∈ {(3, 1000), (4, 506),
 //                                      (64, 506)}
@@ -478,6 +481,44 @@ DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.per_batch", "batched_rollout
                        "trajectories differing from core_ref, summed over B = 16, 32, 16, 64 on "
                        "one object",
                        0.0, [](VulkanContext& ctx) { return SmallBatchPerBatch(ctx); });
+
+// One kAuto object (the tile SuggestBatchedTile gives at D = 512, B = 48) run with B = 48, 32,
+// 64, 16, 48 rows in turn: on a GPU that reports its SM count kAuto alternates between the tiled
+// persistent kernel (B = 33 … 64: two state planes in the persistent buffer) and the small-batch
+// kernel (B ≤ 32: 2·m + 1 planes), so the buffer must regrow for more planes as well as for more
+// rows; without an SM count (lavapipe) every run takes the tiled kernel. Differing trajectories
+// summed over the runs; the detail names each run's kernel.
+CaseResult AutoPerBatch(VulkanContext& ctx) {
+  if (auto ns = NeedsFloat64(ctx)) return *ns;
+  const int64_t dim = 512;
+  const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
+  const std::optional<vk::SmInfo> sm = vk::QuerySmInfo(ctx);
+  const vk::VulkanBatchedRolloutOptions options{
+      .tile = vk::SuggestBatchedTile(48, dim, sm ? sm->sm_count : 0),
+      .kernel = BatchedKernel::kAuto};
+  CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
+              VulkanBatchedRollout::Create(ctx, dim, a, options));
+  int64_t differ = 0;
+  std::string detail = "D=" + std::to_string(dim) + ", 20 steps, hash_every 7";
+  for (const int64_t batch : {48, 32, 64, 16, 48}) {
+    const std::vector<double> z0 =
+        testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+    const Reference want = RunCoreRef(z0, a, dim, kParityParams);
+    if (!want.status.ok()) return FailFromStatus(want.status);
+    CASE_ASSIGN(BatchedRolloutResult got, r->Run(z0, batch, kParityParams));
+    const auto [n, first] = DifferingTrajectories(got, want);
+    differ += n;
+    detail += "; B=" + std::to_string(batch) + " (" + SeedText(batch, dim) + "): " +
+              vk::BatchedKernelName(r->last_timings().kernel) + ", " + std::to_string(n) +
+              " differ";
+  }
+  return Judge(static_cast<double>(differ), 0, detail);
+}
+
+DASHI_CONFORMANCE_CASE("batched_rollout.auto.per_batch", "batched_rollout",
+                       "trajectories differing from core_ref, summed over B = 48, 32, 64, 16, 48 "
+                       "on one kAuto object",
+                       0.0, [](VulkanContext& ctx) { return AutoPerBatch(ctx); });
 
 // Every state observed, as the pipeline's eval rollout asks for it (B = 3, D = 506): the states
 // come back through the persistent kernels' history ring, several per dispatch on a GPU.

@@ -683,7 +683,7 @@ TEST_F(SmallBatchRolloutTest, ColumnsPerBatchFromTable) {
   // (D, B) is automatic): at D = 512 up to 32 rows; at D = 1024 up to 24 and from 33 to 56; at
   // D = 705 … 896 except B = 32 and 48 … 64; at D = 897 … 1023 except B = 25 … 32 and 48 … 64;
   // the tiled kernel's K-group tiles at the others (docs/PERF.md, "Large batches", parts 7, 10,
-  // 14 and 15).
+  // 14, 15 and 16).
   for (const auto& [dim, batch, automatic] :
        {std::tuple<int64_t, int64_t, bool>{512, 32, true},
         {512, 33, false},

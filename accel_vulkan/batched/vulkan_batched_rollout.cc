@@ -157,7 +157,10 @@ uint64_t ColumnSliceSharedBytes(uint64_t pass_rows, uint64_t chunks, uint64_t co
 // at D = 897 / 960 / 1000 / 1023: within ±1.1 % at B = 46 and 48, the tiled kernel 7.1–10.7 %
 // faster from 50; an H100 at D = 960 / 1000: the small-batch kernel faster at 40, the tiled
 // kernel 5.4–6.6 % faster at 48 and 14.3–15.4 % at 55; the small-batch kernel stays at 33 … 47,
-// where the H200 had it 1.1–1.4 % faster at 44); those rows keep the forced kernel's settings.
+// where the H200 had it 1.1–1.4 % faster at 44. "Large batches, part 16", both GPUs at
+// D = 897 / 960 / 1023: from 48 the H200 within 0.6 % and the H100 5.3–6.9 % faster with the
+// tiled kernel, both 6.8–13.9 % from 50; at 44 the H100 3.8–5.2 % faster with the tiled kernel,
+// the H200 1.3–2.5 % with the small-batch one); those rows keep the forced kernel's settings.
 constexpr SmallBatchRule kDefaultSmallBatchRules[] = {
     {.min_dim = 512, .max_dim = 512, .min_rows = 32, .max_rows = 32, .columns = 32,
      .row_groups = 8, .rebuild_once = true, .rebuild_unroll = 4, .pair_loads = true,
@@ -861,6 +864,10 @@ Status VulkanBatchedRollout::Reserve(int64_t batch) {
     const int64_t capacity = std::max(batch, std::min(2 * capacity_, max_rows));
     const VkDeviceSize bytes = static_cast<VkDeviceSize>(capacity) * row_bytes + kGuardBytes;
     capacity_ = 0;  // until both buffers and their descriptor sets exist again
+    // The persistent kernels' descriptor sets name the old state buffers too: they are made
+    // again by the next persistent run, whichever kernel regrew the buffers now (a tiled run
+    // between two persistent ones of fewer rows must not leave them naming freed buffers).
+    small_capacity_ = 0;
     for (auto& z : z_) {
       z.reset();
       DASHI_ASSIGN_OR_RETURN(DeviceBuffer b, DeviceBuffer::Create(ctx_, bytes));
@@ -1281,7 +1288,7 @@ Status VulkanBatchedRollout::CheckGuardWords() const {
   }
   if (small_partials_.has_value()) {
     regions.push_back({&*small_partials_, small_partials_->size() - kGuardBytes,
-                       "batched rollout chunk partials"});
+                       "batched rollout persistent buffer (chunk partials or state planes)"});
   }
   if (history_.has_value()) {
     regions.push_back(

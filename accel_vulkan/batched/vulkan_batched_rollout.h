@@ -29,7 +29,7 @@
 //    chosen per (D, B) from a measured table (SmallBatchRule, DefaultSmallBatchRules), so the
 //    tiles, workgroups and pipeline follow B from one Run() to the next. kAuto picks it where an
 //    automatic table row holds (D, B) (B ≤ kSmallBatchAutoMaxRows = 16 at any D; up to 64 rows at
-//    D ∈ [513, 704], up to 64 but B = 32 and 48 … 64 at D ∈ [705, 896], up to 55 but
+//    D ∈ [513, 704], up to 64 but B = 32 and 48 … 64 at D ∈ [705, 896], up to 47 but
 //    B = 25 … 32 at D ∈ [897, 1023], 56 at D = 1024 but B = 25 … 32, and 32 at D = 512, with
 //    small_batch_rebuild_once: each state
 //    entry rebuilt once per step, a second device-wide barrier; C = 32 from 17 rows at D = 512;
@@ -40,8 +40,9 @@
 //    any B for D ≤ 2048 (m ≤ 32 chunks: the state is rebuilt in registers). A bounded spin turns
 //    non-resident workgroups into UNAVAILABLE instead of a hang.
 //  - kColumnSlice (forced only: slower than the two above wherever measured, docs/PERF.md):
-//    shaders/batched/batched_columns.comp, ONE dispatch of many steps as kSmallBatch (same
-//    buffers, push constants, history ring and bounded spin), but no K split across workgroups:
+//    shaders/batched/batched_columns.comp, ONE dispatch of many steps as kSmallBatch (the same
+//    buffers, holding two state planes where kSmallBatch holds its chunk partials, push
+//    constants, history ring and bounded spin), but no K split across workgroups:
 //    workgroup g owns Wc columns over the full K, keeps its A in registers, reads the whole
 //    state from memory each step, folds its chunk partials in shared memory and writes its
 //    columns of the next state (double-buffered in the partials buffer); one device-wide
@@ -473,7 +474,10 @@ class VulkanBatchedRollout {
   std::array<VkDescriptorSet, 2> sets_{};  // [src]: (A, z[src], z[1−src], scratch)
   std::unique_ptr<CommandBatch> batch_cmd_;
 
-  // kSmallBatch: pipeline, per-batch partials (2·B·m·D doubles + guard), history ring
+  // The persistent kernels: pipeline, per-batch buffer (PersistentPlanes · rows · D doubles +
+  // guard: kSmallBatch's chunk partials and a state plane, 2·m + 1 planes; kColumnSlice's and
+  // kTiledPersistent's two state planes; remade for more rows, more planes or new state
+  // buffers), history ring
   // (slots_·B·D doubles + guard), sync words (error flag + arrival counters) and the flag's host
   // copy; descriptor sets [src]: (A, z[src], z[1−src], partials, sync, history), remade by
   // Reserve() whenever a buffer is.

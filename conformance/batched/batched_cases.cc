@@ -52,9 +52,10 @@
 //   batched_rollout.small_batch.per_batch   one object with automatic settings run with B = 16,
 //                                      32, 16, 64 at D = 512 (the per-B columns per unit of
 //                                      DefaultSmallBatchRules switch between the runs on a GPU)
-//   batched_rollout.auto.per_batch     one kAuto object run with B = 48, 32, 64, 16, 48 at
-//                                      D = 512 (on a GPU the tiled persistent and small-batch
-//                                      kernels alternate: their buffer regrows for planes and rows)
+//   batched_rollout.auto.per_batch     one kAuto object run with B = 48, 32, 64, 16, 128, 48, 32
+//                                      at D = 512 (on a GPU the tiled persistent, small-batch and
+//                                      tiled kernels alternate: the persistent buffer and its
+//                                      descriptor sets follow planes, rows and state buffers)
 //   batched_rollout.small_batch.rebuild_once_plain.parity.b<B>_d<D>   the same with the plain
 //                                      device-wide barrier (= 3), (B, D) ∈ {(3, 1000), (4, 506),
 //                                      (64, 506)}
@@ -113,6 +114,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -447,34 +449,47 @@ const bool kColumnSliceParityRegistered = [] {
   return true;
 }();
 
+// Runs one object with each B of `batches` in turn (z0 seeded per B, kParityParams) against
+// core_ref at D = `dim`: the measure is the differing trajectories summed over the runs; a run's
+// damaged guard words (VulkanBatchedRollout::CheckGuardWords) fail the case. `describe` names
+// the settings of the run just made in the detail.
+CaseResult PerBatchRuns(VulkanBatchedRollout& r, std::span<const double> a, int64_t dim,
+                        std::span<const int64_t> batches,
+                        const std::function<std::string()>& describe) {
+  int64_t differ = 0;
+  std::string detail = "D=" + std::to_string(dim) + ", 20 steps, hash_every 7";
+  for (const int64_t batch : batches) {
+    const std::vector<double> z0 =
+        testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
+    const Reference want = RunCoreRef(z0, a, dim, kParityParams);
+    if (!want.status.ok()) return FailFromStatus(want.status);
+    CASE_ASSIGN(BatchedRolloutResult got, r.Run(z0, batch, kParityParams));
+    const auto [n, first] = DifferingTrajectories(got, want);
+    differ += n;
+    detail += "; B=" + std::to_string(batch) + " (" + SeedText(batch, dim) + "): " + describe() +
+              ", " + std::to_string(n) + " differ";
+    CASE_CHECK(r.CheckGuardWords());
+  }
+  return Judge(static_cast<double>(differ), 0, detail);
+}
+
 // One small-batch object (automatic settings) run with B = 16, 32, 16, 64 rows in turn at
 // D = 512: on a GPU that reports its SM count the table (DefaultSmallBatchRules) switches the
 // columns per unit between runs (C 64 at B = 16, C 32 with 8 row groups from B = 17), so the
-// tiles, workgroups and pipeline must follow B. Differing trajectories summed over the runs.
+// tiles, workgroups and pipeline must follow B.
 CaseResult SmallBatchPerBatch(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t dim = 512;
   const std::vector<double> a = testing::DecayingMatrix(dim, kMatrixSeed + dim);
   CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
               VulkanBatchedRollout::Create(ctx, dim, a, KernelOptions(BatchedKernel::kSmallBatch)));
-  int64_t differ = 0;
-  std::string detail = "D=" + std::to_string(dim) + ", 20 steps, hash_every 7";
-  for (const int64_t batch : {16, 32, 16, 64}) {
-    const std::vector<double> z0 =
-        testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
-    const Reference want = RunCoreRef(z0, a, dim, kParityParams);
-    if (!want.status.ok()) return FailFromStatus(want.status);
-    CASE_ASSIGN(BatchedRolloutResult got, r->Run(z0, batch, kParityParams));
-    const auto [n, first] = DifferingTrajectories(got, want);
-    differ += n;
-    detail += "; B=" + std::to_string(batch) + " (" + SeedText(batch, dim) + "): C=" +
-              std::to_string(r->small_batch_columns()) + " R=" +
-              std::to_string(r->small_batch_row_groups()) + " " +
-              std::to_string(r->small_batch_groups()) + " workgroups" +
-              (r->small_batch_rebuild_once() ? " rebuild once" : "") + ", " +
-              std::to_string(n) + " differ";
-  }
-  return Judge(static_cast<double>(differ), 0, detail);
+  const int64_t batches[] = {16, 32, 16, 64};
+  return PerBatchRuns(*r, a, dim, batches, [&r] {
+    return "C=" + std::to_string(r->small_batch_columns()) +
+           " R=" + std::to_string(r->small_batch_row_groups()) + " " +
+           std::to_string(r->small_batch_groups()) + " workgroups" +
+           (r->small_batch_rebuild_once() ? " rebuild once" : "");
+  });
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.per_batch", "batched_rollout",
@@ -483,11 +498,12 @@ DASHI_CONFORMANCE_CASE("batched_rollout.small_batch.per_batch", "batched_rollout
                        0.0, [](VulkanContext& ctx) { return SmallBatchPerBatch(ctx); });
 
 // One kAuto object (the tile SuggestBatchedTile gives at D = 512, B = 48) run with B = 48, 32,
-// 64, 16, 48 rows in turn: on a GPU that reports its SM count kAuto alternates between the tiled
-// persistent kernel (B = 33 … 64: two state planes in the persistent buffer) and the small-batch
-// kernel (B ≤ 32: 2·m + 1 planes), so the buffer must regrow for more planes as well as for more
-// rows; without an SM count (lavapipe) every run takes the tiled kernel. Differing trajectories
-// summed over the runs; the detail names each run's kernel.
+// 64, 16, 128, 48, 32 rows in turn: on a GPU that reports its SM count (132 SMs) kAuto takes the
+// tiled persistent kernel at 48 and 64 (two state planes in the persistent buffer), the
+// small-batch kernel at 32 and 16 (2·m + 1 planes) and the tiled kernel at 128, whose larger
+// state buffers the persistent kernels' descriptor sets must then follow; so the persistent
+// buffer regrows for more planes, more rows and new state buffers. Without an SM count
+// (lavapipe) every run takes the tiled kernel. The detail names each run's kernel.
 CaseResult AutoPerBatch(VulkanContext& ctx) {
   if (auto ns = NeedsFloat64(ctx)) return *ns;
   const int64_t dim = 512;
@@ -498,26 +514,15 @@ CaseResult AutoPerBatch(VulkanContext& ctx) {
       .kernel = BatchedKernel::kAuto};
   CASE_ASSIGN(std::unique_ptr<VulkanBatchedRollout> r,
               VulkanBatchedRollout::Create(ctx, dim, a, options));
-  int64_t differ = 0;
-  std::string detail = "D=" + std::to_string(dim) + ", 20 steps, hash_every 7";
-  for (const int64_t batch : {48, 32, 64, 16, 48}) {
-    const std::vector<double> z0 =
-        testing::NonZeroUniform(static_cast<size_t>(batch * dim), kStateSeed + batch, 1.0);
-    const Reference want = RunCoreRef(z0, a, dim, kParityParams);
-    if (!want.status.ok()) return FailFromStatus(want.status);
-    CASE_ASSIGN(BatchedRolloutResult got, r->Run(z0, batch, kParityParams));
-    const auto [n, first] = DifferingTrajectories(got, want);
-    differ += n;
-    detail += "; B=" + std::to_string(batch) + " (" + SeedText(batch, dim) + "): " +
-              vk::BatchedKernelName(r->last_timings().kernel) + ", " + std::to_string(n) +
-              " differ";
-  }
-  return Judge(static_cast<double>(differ), 0, detail);
+  const int64_t batches[] = {48, 32, 64, 16, 128, 48, 32};
+  return PerBatchRuns(*r, a, dim, batches, [&r] {
+    return std::string(vk::BatchedKernelName(r->last_timings().kernel));
+  });
 }
 
 DASHI_CONFORMANCE_CASE("batched_rollout.auto.per_batch", "batched_rollout",
-                       "trajectories differing from core_ref, summed over B = 48, 32, 64, 16, 48 "
-                       "on one kAuto object",
+                       "trajectories differing from core_ref, summed over B = 48, 32, 64, 16, "
+                       "128, 48, 32 on one kAuto object",
                        0.0, [](VulkanContext& ctx) { return AutoPerBatch(ctx); });
 
 // Every state observed, as the pipeline's eval rollout asks for it (B = 3, D = 506): the states

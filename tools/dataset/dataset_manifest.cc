@@ -1,8 +1,11 @@
 #include "tools/dataset/dataset_manifest.h"
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "core_ref/fileio/atomic_file.h"
+#include "core_ref/fileio/path_overlap.h"
 #include "json_input/json_input.h"
 
 namespace dashi::tools {
@@ -77,6 +80,27 @@ StatusOr<DatasetSpec> ReadDatasetDirSpec(const std::string& dir) {
     return DataLossError(path + ": not the canonical text of the spec it holds (edited by hand?)");
   }
   return spec;
+}
+
+std::string EnclosingDatasetDir(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path canonical = CanonicalPath(path);
+  for (fs::path p = canonical.parent_path(); p.has_relative_path(); p = p.parent_path()) {
+    std::error_code ec;
+    if (fs::is_regular_file(p / kDatasetSpecName, ec) && fs::is_directory(p / kDatasetItemsDir, ec)) {
+      return p.string();
+    }
+  }
+  return "";
+}
+
+Status RefuseOutputInsideDataset(const std::string& out, const std::string& out_what) {
+  const std::string dataset = EnclosingDatasetDir(out);
+  if (dataset.empty()) return OkStatus();
+  return InvalidArgumentError(out_what + " " + out + " is inside the dataset " + dataset +
+                              " (it holds " + kDatasetSpecName + " and " + kDatasetItemsDir +
+                              "/): writing there would change that dataset; choose a directory "
+                              "outside it");
 }
 
 }  // namespace dashi::tools

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <utility>
 
 namespace dashi::tools {
 
@@ -53,6 +54,27 @@ std::string Utf8Problem(const std::string& text) {
     i += len;
   }
   return {};
+}
+
+CLI::Validator IntegerIn(int64_t lo, int64_t hi) {
+  const std::string range = hi == INT64_MAX ? ">= " + std::to_string(lo)
+                                            : "in [" + std::to_string(lo) + ", " +
+                                                  std::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        int64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto r = std::from_chars(text.data(), end, v, 10);
+        if (r.ec != std::errc() || r.ptr != end || (v >= lo && v <= hi)) return {};
+        return "'" + text + "' is out of range; this flag takes a number " + range;
+      },
+      range, "integer range");
+}
+
+void AddFlagCheck(CLI::App& cmd, std::function<std::string()> problem) {
+  cmd.parse_complete_callback([problem = std::move(problem)] {
+    if (std::string p = problem(); !p.empty()) throw CLI::ValidationError(p);
+  });
 }
 
 void RequireDecimalIntegers(CLI::App& app) {

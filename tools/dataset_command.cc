@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/dataset/dataset_generate.h"
 #include "tools/dataset/dataset_verify.h"
@@ -106,11 +107,13 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
   gen->add_option("--jobs", o->jobs,
                   "Items generated at once (1..32), each by its own thread (and its LES on "
                   "--threads threads)")
+      ->check(IntegerIn(1, 32))
       ->capture_default_str();
   gen->add_option("--threads", o->threads,
                   "Threads of each item's LES (1..256; FFT rows/columns and pointwise work split "
                   "over them). --jobs x --threads threads run in all. Neither changes a byte. "
                   "(`dashi run --threads` is different: LES runs at once, like --jobs here.)")
+      ->check(IntegerIn(1, 256))
       ->capture_default_str();
   gen->add_option("--max-disk", o->max_disk,
                   "Refuse to start when the shard's estimated size exceeds SIZE (e.g. 20G; "
@@ -125,7 +128,9 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
       "or listed twice, leftovers of a killed run. Names each problem; exit 1 if any.");
   ver->add_option("dir", o->dir, "Dataset directory")->required();
   ver->add_option("--regenerate", o->regenerate,
-                  "Also regenerate K items chosen at random and compare every file byte for byte")
+                  "Also regenerate K items chosen at random and compare every file byte for byte "
+                  "(>= 0)")
+      ->check(IntegerIn(0, INT64_MAX))
       ->capture_default_str();
   ver->add_option("--seed", o->seed, "Seed of the choice of items to regenerate")
       ->capture_default_str();

@@ -6,6 +6,7 @@
 #include "backend/provenance.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/npy/npy.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/decode_options.h"
 #include "tools/proxy_json.h"
@@ -88,8 +89,11 @@ CLI::App* AddDecodeCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--z", o->z, "Proxy state(s) .npy: [D] or [frames, D]")->required();
   cmd->add_option("--proxy", o->proxy, "proxy.json written by `dashi learn` or `dashi run`")
       ->required();
-  cmd->add_option("--frame", o->frame, "Row of a [frames, D] input")->capture_default_str();
-  cmd->add_option("--t", o->t, "Time key of the residual phases (default: the frame index)");
+  cmd->add_option("--frame", o->frame, "Row of a [frames, D] input (>= 0)")
+      ->check(IntegerIn(0, INT64_MAX))
+      ->capture_default_str();
+  cmd->add_option("--t", o->t, "Time key of the residual phases, >= 0 (default: the frame index)")
+      ->check(IntegerIn(0, INT64_MAX));
   cmd->add_option("--out-dir", o->out_dir, "Output directory")->capture_default_str();
   cmd->add_flag("--no-png", o->no_png, "Skip the PNG pictures");
   AddDecodeOptions(*cmd, o->decode);

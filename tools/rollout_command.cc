@@ -17,6 +17,7 @@
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/rollout/rollout_batch.h"
 #include "tools/chain_json.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/dataset/dataset_generate.h"
 #include "tools/rollout_inputs.h"
@@ -300,6 +301,7 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
                   "Also write zT.trajectory.npy with every k-th state and the final one (0: off); "
                   "the states are held in memory until the end, refused beyond half of the "
                   "machine's memory")
+      ->check(IntegerIn(0, INT64_MAX))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output .npy for the final state")->capture_default_str();
   cmd->add_option("--expect-chain", o->expect_chain,

@@ -1,0 +1,81 @@
+// The command line as dashi_main parses it, without running a command: a flag out of its range
+// is exit code 2 with CLI11's message naming the flag, before any work (docs/ARCHITECTURE.md: a
+// bad flag exits 2, a command that ran and failed 1); values in range parse.
+#include "tools/cli_app.h"
+
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace dashi::tools {
+namespace {
+
+struct Parsed {
+  int code;
+  std::string err;
+};
+
+Parsed Parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "dashi");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  CLI::App app{kDashiDescription};
+  std::function<int()> run;
+  BuildDashiApp(app, run);
+  ::testing::internal::CaptureStderr();
+  const int code = ParseDashiCommandLine(app, static_cast<int>(argv.size()), argv.data(), run);
+  return {code, ::testing::internal::GetCapturedStderr()};
+}
+
+void ExpectFlagError(const std::vector<std::string>& args, const std::string& expect) {
+  const Parsed p = Parse(args);
+  std::string line;
+  for (const std::string& a : args) line += a + " ";
+  EXPECT_EQ(p.code, 2) << line << "\n" << p.err;
+  EXPECT_NE(p.err.find(expect), std::string::npos) << line << "\n" << p.err;
+}
+
+TEST(CliApp, DecodeFlagsOutsideTheirRangesAreFlagErrors) {
+  const std::vector<std::string> base = {"decode", "--z", "z.npy", "--proxy", "p.json"};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  ExpectFlagError(with({"--t", "-5"}), "--t: '-5' is out of range; this flag takes a number >= 0");
+  ExpectFlagError(with({"--frame", "-1"}), "--frame: '-1' is out of range");
+  ExpectFlagError(with({"--tau", "1.5"}), "--tau 1.5 is outside (0, 1]");
+  ExpectFlagError(with({"--tau", "0"}), "--tau 0 is outside (0, 1]");
+  ExpectFlagError(with({"--tau", "nan"}), "--tau nan is outside (0, 1]");
+  ExpectFlagError(with({"--eta", "-1"}), "--eta -1 is outside [1, 9] for --maj-radius 1");
+  ExpectFlagError(with({"--eta", "10"}), "--eta 10 is outside [1, 9]");
+  ExpectFlagError(with({"--maj-radius", "-1"}), "--maj-radius -1 is outside [0, 4096]");
+  ExpectFlagError(with({"--max-levels", "-1"}), "--max-levels -1 is negative");
+  // `run` shares the decoder flags and their check.
+  ExpectFlagError({"run", "--tau", "2"}, "--tau 2 is outside (0, 1]");
+  for (const auto& ok : {with({"--t", "0", "--tau", "1", "--eta", "1"}),
+                         with({"--eta", "25", "--maj-radius", "2", "--frame", "3"})}) {
+    EXPECT_EQ(Parse(ok).code, -1) << Parse(ok).err;
+  }
+}
+
+// Integer flags with a fixed range were refused only when the command ran (exit 1).
+TEST(CliApp, IntegerFlagsOutsideTheirRangesAreFlagErrors) {
+  ExpectFlagError({"dataset", "generate", "--spec", "s", "--out", "o", "--jobs", "0"},
+                  "--jobs: '0' is out of range; this flag takes a number in [1, 32]");
+  ExpectFlagError({"dataset", "generate", "--spec", "s", "--out", "o", "--threads", "257"},
+                  "--threads: '257' is out of range; this flag takes a number in [1, 256]");
+  ExpectFlagError({"dataset", "verify", "d", "--regenerate", "-1"}, "--regenerate: '-1'");
+  ExpectFlagError({"rollout", "--z0", "z", "--a", "a", "--save-every", "-2"}, "--save-every: '-2'");
+  ExpectFlagError({"rollout", "--z0", "z", "--a", "a", "--hash-every", "0"},
+                  "--hash-every: '0' is out of range; this flag takes a number >= 1");
+  ExpectFlagError({"audit", "--z0", "z", "--a", "a", "--steps", "-1"}, "--steps: '-1'");
+  ExpectFlagError({"simulate", "--save-every", "0"}, "--save-every: '0'");
+  ExpectFlagError({"simulate", "--threads", "0"}, "--threads: '0'");
+  ExpectFlagError({"scales", "--n", "15"}, "--n: 15 (expected a power of two in [16, 2048])");
+  EXPECT_EQ(Parse({"dataset", "verify", "d", "--regenerate", "0"}).code, -1);
+}
+
+}  // namespace
+}  // namespace dashi::tools

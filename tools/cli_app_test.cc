@@ -77,5 +77,28 @@ TEST(CliApp, IntegerFlagsOutsideTheirRangesAreFlagErrors) {
   EXPECT_EQ(Parse({"dataset", "verify", "d", "--regenerate", "0"}).code, -1);
 }
 
+// Every file or directory argument refuses an empty value ("" was read as / or the current
+// directory: `dataset verify ""` examined /spec.json).
+TEST(CliApp, EmptyPathArgumentsAreFlagErrors) {
+  const std::string empty = "an empty path names no file or directory";
+  ExpectFlagError({"dataset", "verify", ""}, "dir: " + empty);
+  ExpectFlagError({"dataset", "merge", "out", "s0", ""}, empty);
+  ExpectFlagError({"dataset", "generate", "--spec", "s", "--out", ""}, "--out: " + empty);
+  ExpectFlagError({"rollout", "--z0", "", "--a", "a"}, "--z0: " + empty);
+  ExpectFlagError({"rollout", "--z0", "z", "--a", "a", "--expect-chain", ""},
+                  "--expect-chain: " + empty);
+  ExpectFlagError({"decode", "--z", "z", "--proxy", "p", "--out-dir", ""}, "--out-dir: " + empty);
+  ExpectFlagError({"golden", "verify", ""}, empty);
+  ExpectFlagError({"conform", "--golden-dir", ""}, "--golden-dir: " + empty);
+  ExpectFlagError({"devices", "--cert-store", ""}, empty);
+  ExpectFlagError({"learn", "--traj", "t", "--out-dir", ""}, empty);
+  ExpectFlagError({"run", "--out", ""}, empty);
+  ExpectFlagError({"simulate", "--out", ""}, empty);
+  ExpectFlagError({"audit", "--z0", "z", "--a", "a", "--out", ""}, empty);
+  ExpectFlagError({"scales", "--out", ""}, empty);
+  // A text flag where "" has a meaning keeps it.
+  EXPECT_EQ(Parse({"run", "--val-seeds", ""}).code, -1);
+}
+
 }  // namespace
 }  // namespace dashi::tools

@@ -56,6 +56,12 @@ std::string Utf8Problem(const std::string& text) {
   return {};
 }
 
+std::string EmptyPathProblem(const std::string& text) {
+  if (!text.empty()) return {};
+  return "an empty path names no file or directory (dashi would read it as / or the current "
+         "directory); give the path";
+}
+
 CLI::Validator IntegerIn(int64_t lo, int64_t hi) {
   const std::string range = hi == INT64_MAX ? ">= " + std::to_string(lo)
                                             : "in [" + std::to_string(lo) + ", " +
@@ -81,9 +87,13 @@ void RequireDecimalIntegers(CLI::App& app) {
   for (CLI::Option* opt : app.get_options()) {
     std::string type = opt->get_type_name();
     type = type.substr(0, type.find(':'));  // "INT:INT in [1 - 9]" → "INT"
-    if (type == "TEXT") {
+    if (type == "TEXT" || type == "PATH") {
       opt->check(CLI::Validator([](std::string& value) { return Utf8Problem(value); },
                                 std::string{}, "utf8"));
+      if (type == "PATH") {
+        opt->check(CLI::Validator([](std::string& value) { return EmptyPathProblem(value); },
+                                  std::string{}, "path"));
+      }
       continue;
     }
     if (type != "INT" && type != "UINT") continue;

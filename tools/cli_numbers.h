@@ -31,10 +31,14 @@ CLI::Validator IntegerIn(int64_t lo, int64_t hi);
 // (a message naming the flag) is a command-line error, exit code 2, before any work.
 void AddFlagCheck(CLI::App& cmd, std::function<std::string()> problem);
 
+// Empty when `text` can be a path, else why not (it is empty: "" + "/spec.json" is /spec.json).
+std::string EmptyPathProblem(const std::string& text);
+
 // Puts the decimal check in front of every integer option of `app` and of its subcommands, and a
 // UTF-8 check in front of every text option (paths, names: dashi records them in JSON, so a path
-// that is not UTF-8 is refused before any work) — options registered later are not covered:
-// call it after every command is added.
+// that is not UTF-8 is refused before any work), and refuses an empty value of every option
+// whose type name is "PATH" (`->type_name("PATH")`: every file or directory flag and argument) —
+// options registered later are not covered: call it after every command is added.
 void RequireDecimalIntegers(CLI::App& app);
 
 }  // namespace dashi::tools

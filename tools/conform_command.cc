@@ -94,10 +94,12 @@ CLI::App* AddConformCommand(CLI::App& app, std::function<int()>& run) {
       "validation layer) on one Vulkan device; print a table, write a JSON report and record the "
       "result in the certification store, which `dashi run --backend vulkan` consults.");
   AddVulkanFlags(*cmd, o->device, {.device = true, .cert_store = true, .no_validation = true});
-  cmd->add_option("--out", o->out, "Report path (JSON)")->capture_default_str();
+  cmd->add_option("--out", o->out, "Report path (JSON)")->type_name("PATH")->capture_default_str();
   cmd->add_option("--filter", o->filter,
                   "Run only cases whose name contains this (never certifies)");
-  cmd->add_option("--golden-dir", o->golden_dir, "Golden data directory")->capture_default_str();
+  cmd->add_option("--golden-dir", o->golden_dir, "Golden data directory")
+      ->type_name("PATH")
+      ->capture_default_str();
   cmd->add_flag("--no-store", o->no_store, "Do not record the result in the store");
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

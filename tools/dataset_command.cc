@@ -93,10 +93,12 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
          "{first, count}, les [parameter sets: dt, nu0, cs, init, energy, k_peak, tg_k, "
          "tg_amplitude], steps, save_every, keep {vorticity, series, proxy {k_lo, k_mid, "
          "anchors}}; README 'Datasets' shows one")
+      ->type_name("PATH")
       ->required();
   gen->add_option("--out", o->out,
                   "Dataset directory: missing, empty, or a dataset of the "
                   "same spec (resumed)")
+      ->type_name("PATH")
       ->required();
   gen->add_option("--shard", o->shard,
                   "I/N: generate only items whose index is I modulo N (e.g. "
@@ -126,7 +128,7 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
       "verify",
       "Check DIR: spec.json against dataset.json, every item's every hash, items missing, extra "
       "or listed twice, leftovers of a killed run. Names each problem; exit 1 if any.");
-  ver->add_option("dir", o->dir, "Dataset directory")->required();
+  ver->add_option("dir", o->dir, "Dataset directory")->type_name("PATH")->required();
   ver->add_option("--regenerate", o->regenerate,
                   "Also regenerate K items chosen at random and compare every file byte for byte "
                   "(>= 0)")
@@ -140,8 +142,12 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
       "merge",
       "Combine the directories of shards 0..N-1 of one spec (each verified first) into OUT, "
       "byte-identical to a one-process run.");
-  merge->add_option("out", o->merge_out, "Output directory (missing or empty)")->required();
-  merge->add_option("shard_dirs", o->shard_dirs, "The shard directories, any order")->required();
+  merge->add_option("out", o->merge_out, "Output directory (missing or empty)")
+      ->type_name("PATH")
+      ->required();
+  merge->add_option("shard_dirs", o->shard_dirs, "The shard directories, any order")
+      ->type_name("PATH")
+      ->required();
   merge->callback([o, &run] { run = [o] { return RunMerge(*o); }; });
   return ds;
 }

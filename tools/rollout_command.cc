@@ -303,15 +303,19 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
                   "machine's memory")
       ->check(IntegerIn(0, INT64_MAX))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Output .npy for the final state")->capture_default_str();
-  cmd->add_option("--expect-chain", o->expect_chain,
-                  "A recorded chain file (a run's chain.json or an earlier rollout's .chain.json) "
-                  "this replay must reproduce: every checkpoint compared, exit code 3 and the first "
-                  "difference when it does not (the outputs are still written). A record naming "
-                  "z0_hash / a_hash (a rollout's) must name these --z0 / --a: otherwise exit 3 "
-                  "before any step, nothing written. One trajectory only (a [D] --z0 and a single "
-                  "rollout's or a run's chain, not a batched one), and not a file this run writes "
-                  "(its own zT.chain.json)");
+  cmd->add_option("--out", o->out, "Output .npy for the final state")
+      ->type_name("PATH")
+      ->capture_default_str();
+  cmd->add_option(
+         "--expect-chain", o->expect_chain,
+         "A recorded chain file (a run's chain.json or an earlier rollout's .chain.json) "
+         "this replay must reproduce: every checkpoint compared, exit code 3 and the first "
+         "difference when it does not (the outputs are still written). A record naming "
+         "z0_hash / a_hash (a rollout's) must name these --z0 / --a: otherwise exit 3 "
+         "before any step, nothing written. One trajectory only (a [D] --z0 and a single "
+         "rollout's or a run's chain, not a batched one), and not a file this run writes "
+         "(its own zT.chain.json)")
+      ->type_name("PATH");
   AddVulkanFlags(*cmd, o->backend, kBackendWorkFlags);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

@@ -10,8 +10,11 @@ void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& f) {
   cmd.add_option("--z0", f.z0,
                  "Initial state .npy, float64 shape [D] (`rollout` also takes [B, D]: B "
                  "trajectories at once, each bit-exact to its own single rollout)")
+      ->type_name("PATH")
       ->required();
-  cmd.add_option("--a", f.a, "Transition matrix .npy, float64 shape [D, D]")->required();
+  cmd.add_option("--a", f.a, "Transition matrix .npy, float64 shape [D, D]")
+      ->type_name("PATH")
+      ->required();
   cmd.add_option("--steps", f.steps, "Number of steps (>= 0)")
       ->check(IntegerIn(0, INT64_MAX))
       ->capture_default_str();

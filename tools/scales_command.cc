@@ -272,7 +272,7 @@ CLI::App* AddScalesCommand(CLI::App& app, std::function<int()>& run) {
       ->capture_default_str();
   cmd->add_option("--tau", o->tau, "PDA threshold of every layer (on the band normalised by max|b|)")
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
+  cmd->add_option("--out", o->out, "Output directory")->type_name("PATH")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   AddVulkanFlags(*cmd, o->backend,
                  {.backend = true, .device = true, .allow_uncertified = true, .cert_store = true,

@@ -107,6 +107,7 @@ CLI::App* AddSimulateCommand(CLI::App& app, std::function<int()>& run) {
       ->check(IntegerIn(1, INT64_MAX))
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output .npy path (the JSON goes beside it)")
+      ->type_name("PATH")
       ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   cmd->add_option("--threads", o->threads,

@@ -32,7 +32,8 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagS
   if (which.cert_store) {
     cmd.add_option("--cert-store,--store", v.cert_store,
                    "Certification store directory (default $DASHI_CERT_STORE, else "
-                   "$XDG_DATA_HOME/dashi/certifications or ~/.local/share/dashi/certifications)");
+                   "$XDG_DATA_HOME/dashi/certifications or ~/.local/share/dashi/certifications)")
+        ->type_name("PATH");
   }
   if (which.validation) {
     cmd.add_flag("--validation", v.validation,

@@ -4,6 +4,7 @@
 #include "tools/cli_app.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@ namespace {
 
 struct Parsed {
   int code;
-  std::string err;
+  std::string err, out;
 };
 
 Parsed Parse(std::vector<std::string> args) {
@@ -24,8 +25,10 @@ Parsed Parse(std::vector<std::string> args) {
   std::function<int()> run;
   BuildDashiApp(app, run);
   ::testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
   const int code = ParseDashiCommandLine(app, static_cast<int>(argv.size()), argv.data(), run);
-  return {code, ::testing::internal::GetCapturedStderr()};
+  std::string out = ::testing::internal::GetCapturedStdout();
+  return {code, ::testing::internal::GetCapturedStderr(), std::move(out)};
 }
 
 void ExpectFlagError(const std::vector<std::string>& args, const std::string& expect) {
@@ -75,6 +78,24 @@ TEST(CliApp, IntegerFlagsOutsideTheirRangesAreFlagErrors) {
   ExpectFlagError({"simulate", "--threads", "0"}, "--threads: '0'");
   ExpectFlagError({"scales", "--n", "15"}, "--n: 15 (expected a power of two in [16, 2048])");
   EXPECT_EQ(Parse({"dataset", "verify", "d", "--regenerate", "0"}).code, -1);
+}
+
+// A byte limit of 0 meant "no limit"; it is refused, and a malformed size is a flag error too.
+TEST(CliApp, ByteLimitsOfZeroOrMalformedAreFlagErrors) {
+  const std::vector<std::string> gen = {"dataset", "generate", "--spec", "s", "--out", "o"};
+  auto with = [&](const std::string& flag, const std::string& v) {
+    std::vector<std::string> a = gen;
+    a.insert(a.end(), {flag, v});
+    return a;
+  };
+  ExpectFlagError(with("--max-disk", "0"), "--max-disk: '0': a limit of 0 bytes");
+  ExpectFlagError(with("--max-disk", "10X"), "--max-disk: '10X': expected decimal digits");
+  ExpectFlagError({"run", "--max-memory", "0G"}, "--max-memory: '0G': a limit of 0 bytes");
+  ExpectFlagError({"simulate", "--max-memory", "0"}, "a limit of 0 bytes");
+  EXPECT_EQ(Parse(with("--max-disk", "20G")).code, -1);
+  const Parsed help = Parse({"dataset", "generate", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("0 is refused"), std::string::npos) << help.out;
 }
 
 // Every file or directory argument refuses an empty value ("" was read as / or the current

@@ -66,13 +66,30 @@ StatusOr<int64_t> ParseByteSize(const std::string& text, const std::string& flag
     value = value * 10 + (text[i] - '0');
   }
   if (value > (INT64_MAX >> shift)) return InvalidArgumentError(flag + " '" + text + "': too large");
+  if (value == 0) {
+    return InvalidArgumentError(flag + " '" + text +
+                                "': a limit of 0 bytes; give a positive size, or leave the flag "
+                                "out for the default");
+  }
   return value << shift;
 }
 
+CLI::Option* AddByteSizeOption(CLI::App& cmd, const std::string& name, std::string& value,
+                               const std::string& description) {
+  return cmd.add_option(name, value, description)
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            StatusOr<int64_t> v = ParseByteSize(text, "");
+            return v.ok() ? std::string() : std::string(v.status().message()).substr(1);
+          },
+          std::string{}, "byte size"));
+}
+
 void AddMaxMemoryOption(CLI::App& cmd, std::string& value) {
-  cmd.add_option("--max-memory", value,
-                 "Refuse to start when the estimated memory exceeds SIZE (e.g. 4G, 512M, bytes "
-                 "without a unit); default: the machine's physical memory");
+  AddByteSizeOption(cmd, "--max-memory", value,
+                    "Refuse to start when the estimated memory exceeds SIZE (e.g. 4G, 512M, bytes "
+                    "without a unit; 0 is refused); default: the machine's physical memory");
 }
 
 Status EnsureDir(const std::string& dir) {

@@ -33,9 +33,15 @@ int64_t MachineMemoryBytes();
 Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what,
                            int64_t max_memory_bytes = 0, const std::string& hint = "");
 
-// A byte count from a flag: decimal digits with an optional binary unit (B, K/KiB, M/MiB, G/GiB,
-// T/TiB): "512M", "8GiB", "1000000". Empty text is 0 (no limit). Errors name `flag`.
+// A byte limit from a flag: decimal digits with an optional binary unit (B, K/KiB, M/MiB, G/GiB,
+// T/TiB): "512M", "8GiB", "1000000". Empty text (the flag not given) is 0, no limit; a limit of
+// zero bytes ("0", "0G") is refused, as it cannot mean "no limit". Errors name `flag`.
 StatusOr<int64_t> ParseByteSize(const std::string& text, const std::string& flag);
+
+// Registers a byte-limit option (`name`: "--max-disk") stored as text for ParseByteSize, whose
+// errors are command-line errors (exit code 2) naming the flag.
+CLI::Option* AddByteSizeOption(CLI::App& cmd, const std::string& name, std::string& value,
+                               const std::string& description);
 
 // --max-memory SIZE, explained in --help, stored as text for ParseByteSize.
 void AddMaxMemoryOption(CLI::App& cmd, std::string& value);

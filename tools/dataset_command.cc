@@ -117,10 +117,10 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
                   "(`dashi run --threads` is different: LES runs at once, like --jobs here.)")
       ->check(IntegerIn(1, 256))
       ->capture_default_str();
-  gen->add_option("--max-disk", o->max_disk,
-                  "Refuse to start when the shard's estimated size exceeds SIZE (e.g. 20G; "
-                  "units B, K, M, G, T); the free disk space is always checked")
-      ->capture_default_str();
+  AddByteSizeOption(*gen, "--max-disk", o->max_disk,
+                    "Refuse to start when the shard's estimated size exceeds SIZE (e.g. 20G; "
+                    "units B, K, M, G, T; 0 is refused); default: no limit but the free disk "
+                    "space, which is always checked");
   gen->add_flag("--quiet", o->quiet, "No progress output");
   gen->callback([o, &run] { run = [o] { return RunGenerate(*o); }; });
 

@@ -98,6 +98,17 @@ TEST(CliApp, ByteLimitsOfZeroOrMalformedAreFlagErrors) {
   EXPECT_NE(help.out.find("0 is refused"), std::string::npos) << help.out;
 }
 
+// rollout --out notes.txt replaced the user's file with an array: .npy outputs must be NAME.npy.
+TEST(CliApp, NpyOutputsMustBeNamedNpy) {
+  for (const std::string& bad : {"notes.txt", "zT.npy.bak", "out/.npy", "zT.NPY"}) {
+    ExpectFlagError({"rollout", "--z0", "z", "--a", "a", "--out", bad},
+                    "--out: " + bad + " is not NAME.npy");
+  }
+  ExpectFlagError({"simulate", "--out", "traj.json"}, "--out: traj.json is not NAME.npy");
+  EXPECT_EQ(Parse({"rollout", "--z0", "z", "--a", "a", "--out", "runs/x.npy"}).code, -1);
+  EXPECT_EQ(Parse({"simulate", "--out", "t.npy"}).code, -1);
+}
+
 // Every file or directory argument refuses an empty value ("" was read as / or the current
 // directory: `dataset verify ""` examined /spec.json).
 TEST(CliApp, EmptyPathArgumentsAreFlagErrors) {

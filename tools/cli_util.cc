@@ -171,6 +171,23 @@ std::string ReplaceNpySuffix(const std::string& path, std::string_view suffix) {
   return path + std::string(suffix);
 }
 
+CLI::Validator NpyOutputPath() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        if (path.empty()) return {};  // the PATH check of RequireDecimalIntegers names it
+        const std::string name = path.substr(path.find_last_of('/') + 1);
+        const std::string ext = ".npy";
+        if (name.size() > ext.size() &&
+            name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
+          return {};
+        }
+        return path +
+               " is not NAME.npy: the output is an .npy array (and its companions are named "
+               "after it), so a name without .npy could replace a file that is not dashi's";
+      },
+      "NAME.npy", "npy output");
+}
+
 void ProgressLine::Update(std::string_view stage, int64_t done, int64_t total) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();

@@ -69,6 +69,11 @@ StatusOr<NpyArray> ReadF64Array(const std::string& path, int min_rank, int max_r
 // `path` with its ".npy" suffix replaced by `suffix` (or `suffix` appended).
 std::string ReplaceNpySuffix(const std::string& path, std::string_view suffix);
 
+// A check for an option naming an .npy output (rollout's and simulate's --out; its siblings are
+// named from it by ReplaceNpySuffix): the file name must be NAME.npy with NAME not empty, so
+// `--out notes.txt` can never replace a file that is not an array. A command-line error (exit 2).
+CLI::Validator NpyOutputPath();
+
 // A progress line on stderr, at most every `interval` and always at the end:
 //   "simulate-train  [#######.............]  35%  700/2000  (12.3 s)"
 class ProgressLine {

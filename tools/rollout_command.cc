@@ -303,8 +303,11 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
                   "machine's memory")
       ->check(IntegerIn(0, INT64_MAX))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Output .npy for the final state")
+  cmd->add_option("--out", o->out,
+                  "Output .npy for the final state (NAME.npy; NAME.chain.json and, with "
+                  "--save-every, NAME.trajectory.npy go beside it)")
       ->type_name("PATH")
+      ->check(NpyOutputPath())
       ->capture_default_str();
   cmd->add_option(
          "--expect-chain", o->expect_chain,

@@ -106,8 +106,9 @@ CLI::App* AddSimulateCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--save-every", o->save_every, "Keep every k-th state (>= 1)")
       ->check(IntegerIn(1, INT64_MAX))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Output .npy path (the JSON goes beside it)")
+  cmd->add_option("--out", o->out, "Output .npy path, NAME.npy (NAME.json goes beside it)")
       ->type_name("PATH")
+      ->check(NpyOutputPath())
       ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   cmd->add_option("--threads", o->threads,

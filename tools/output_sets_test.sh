@@ -116,6 +116,11 @@ err=$("$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/n
 grep -q -- "--out: .*notes.txt is not NAME.npy" <<<"$err" || fail "rollout --out notes.txt: message '$err'"
 [ "$(cat "$T/ok/notes.txt")" = precious ] || fail "rollout --out notes.txt replaced the file"
 rm -f "$T/ok/notes.txt"
+err=$("$DASHI" golden generate --out "$T/foreign/mine" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "golden generate into a foreign directory: exit $rc, expected 1"
+grep -q "FAILED_PRECONDITION: .*mine: not empty and not a golden set" <<<"$err" ||
+  fail "golden generate into a foreign directory: message '$err'"
+[ "$(entries "$T/foreign/mine")" = "notes.txt " ] || fail "golden generate wrote into $(entries "$T/foreign/mine")"
 before=$(cat "$T/ok/zT.chain.json")
 err=$("$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/zT.npy" \
   --expect-chain "$T/ok/zT.chain.json" 2>&1 >/dev/null); rc=$?

@@ -29,7 +29,9 @@ struct GoldenArray {
 StatusOr<std::vector<GoldenArray>> ComputeGoldenArrays(
     const std::function<void(const std::string&)>& progress = {});
 
-// Writes the arrays and manifest.json into `dir` (created if missing).
+// Writes the arrays and manifest.json into `dir` (created if missing). `dir` must be missing,
+// empty, a golden set (its manifest.json parses), or hold only files of the set and BUILD /
+// README.md (an interrupted regeneration); anything else is FAILED_PRECONDITION before any write.
 Status GenerateGoldenSet(const std::string& dir,
                          const std::function<void(const std::string&)>& progress = {});
 
@@ -51,7 +53,8 @@ struct GoldenManifest {
   std::vector<std::string> problems;
 };
 // Checks the format and the "arrays" list of a parsed manifest; `path` names it in messages.
-// Malformed entries become problems; a missing format or arrays field is an error.
+// Malformed entries become problems (among them an array name listed twice, and a file that is
+// not its name + ".npy"); a missing format or arrays field is an error.
 StatusOr<GoldenManifest> ParseGoldenManifest(const nlohmann::json& m, const std::string& path);
 
 // Checks every file listed in `dir`/manifest.json. An unreadable or malformed manifest is an

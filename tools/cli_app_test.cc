@@ -3,6 +3,8 @@
 // bad flag exits 2, a command that ran and failed 1); values in range parse.
 #include "tools/cli_app.h"
 
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,6 +109,20 @@ TEST(CliApp, NpyOutputsMustBeNamedNpy) {
   ExpectFlagError({"simulate", "--out", "traj.json"}, "--out: traj.json is not NAME.npy");
   EXPECT_EQ(Parse({"rollout", "--z0", "z", "--a", "a", "--out", "runs/x.npy"}).code, -1);
   EXPECT_EQ(Parse({"simulate", "--out", "t.npy"}).code, -1);
+}
+
+// A --cert-store that is a regular file was read as an empty store.
+TEST(CliApp, CertStoreMustBeADirectory) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string file = std::string(tmp != nullptr ? tmp : "/tmp") + "/cert_store_file";
+  std::ofstream(file) << "not a store";
+  for (const char* cmd : {"devices", "conform"}) {
+    ExpectFlagError({cmd, "--cert-store", file},
+                    "--cert-store: " + file + " exists and is not a directory");
+  }
+  ExpectFlagError({"rollout", "--z0", "z", "--a", "a", "--store", file}, "is not a directory");
+  EXPECT_EQ(Parse({"devices", "--cert-store", std::string(tmp != nullptr ? tmp : "/tmp")}).code, -1);
+  EXPECT_EQ(Parse({"devices", "--cert-store", file + ".missing"}).code, -1);
 }
 
 // Every file or directory argument refuses an empty value ("" was read as / or the current

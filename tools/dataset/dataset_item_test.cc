@@ -195,6 +195,13 @@ TEST(DatasetItem, EveryPlantedCorruptionIsNamed) {
        StatusCode::kInvalidArgument, "field \"steps\""},
       {"item.json missing", [](const std::string& d) { fs::remove(d + "/item.json"); },
        StatusCode::kNotFound, "item.json"},
+      {"array as a symlink to an identical copy",
+       [](const std::string& d) {
+         fs::copy_file(d + "/z.npy", d + "/../z_copy.npy", fs::copy_options::overwrite_existing);
+         fs::remove(d + "/z.npy");
+         fs::create_symlink(d + "/../z_copy.npy", d + "/z.npy");
+       },
+       StatusCode::kDataLoss, "z.npy: is a symbolic link"},
   };
   for (const Corruption& c : cases) {
     SCOPED_TRACE(c.name);
@@ -326,6 +333,31 @@ TEST(Dataset, RefusesForeignOtherSpecAndTooLittleDisk) {
   s = GenerateDataset(o);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("missing.json"), std::string::npos);
+}
+
+// A dataset's item directories and files must be its own: links to identical copies elsewhere
+// verified before (the dataset would change with the files it points at).
+TEST(Dataset, VerifyNamesSymlinkedItems) {
+  const std::string root = FreshScratchDir("dataset_links");
+  GenerateOptions o = QuietOptions(root, "d");
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  const std::string item = o.out + "/items/n16_p0_s4";
+  fs::rename(item, root + "/elsewhere");
+  fs::create_directory_symlink(root + "/elsewhere", item);
+  StatusOr<VerifyReport> r = VerifyDataset({o.out, 0, 1});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_NE(r->problems[0].find(item + ": is a symbolic link"), std::string::npos)
+      << r->problems[0];
+  fs::remove(item);
+  fs::rename(root + "/elsewhere", item);
+  fs::rename(o.out + "/spec.json", root + "/spec_elsewhere.json");
+  fs::create_symlink(root + "/spec_elsewhere.json", o.out + "/spec.json");
+  r = VerifyDataset({o.out, 0, 1});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_NE(r->problems[0].find(o.out + "/spec.json: is a symbolic link"), std::string::npos)
+      << r->problems[0];
 }
 
 // An output inside, on or around an input dataset is refused before anything is written, naming

@@ -80,6 +80,14 @@ StatusOr<VerifyReport> VerifyDataset(const VerifyOptions& o) {
                          " is not the hash of spec.json (" + spec.blake2b128 + ")");
   }
   VerifyReport r;
+  for (const char* name : {kDatasetSpecName, kDatasetManifestName, kDatasetItemsDir}) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(o.dir + "/" + name, ec))) {
+      r.problems.push_back(o.dir + "/" + name +
+                           ": is a symbolic link (a dataset holds its own "
+                           "files, not links to files elsewhere)");
+    }
+  }
   std::map<std::string, const DatasetItem*> expected;
   for (const DatasetItem& item : spec.items) {
     if (m.shard.Holds(item.index)) expected[item.id] = &item;

@@ -7,6 +7,7 @@
 #include "backend/device_catalog.h"
 #include "conformance/report/conformance_report.h"
 #include "tools/cli_util.h"
+#include "tools/golden/golden_set.h"
 #include "tools/vulkan_flags.h"
 
 namespace dashi::tools {
@@ -21,6 +22,10 @@ struct ConformOptions {
 };
 
 int Run(const ConformOptions& o) {
+  // A missing or foreign golden directory made every golden case a device FAIL.
+  if (Status st = CheckGoldenDir(o.golden_dir, "--golden-dir"); !st.ok()) {
+    return Fail("conform", st);
+  }
   // Cases that compare against golden data read $DASHI_GOLDEN_DIR.
   ::setenv("DASHI_GOLDEN_DIR", o.golden_dir.c_str(), 1);
   // The report's place is checked (and its staging made) before the suite runs, not after it.

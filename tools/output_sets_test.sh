@@ -138,6 +138,11 @@ err=$("$DASHI" audit --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/rep
 grep -q "report_dir: is a directory, expected a file" <<<"$err" || fail "audit --out a directory: message '$err'"
 grep -q "hash chains" <<<"$err" && fail "audit --out a directory: the replays ran before the check"
 rmdir "$T/ok/report_dir"
+err=$("$DASHI" conform --golden-dir "$T/no_golden" --no-store --out "$T/ok/report.json" 2>&1); rc=$?
+[ "$rc" = 1 ] || fail "conform --golden-dir missing: exit $rc, expected 1"
+grep -q "NOT_FOUND: --golden-dir .*no_golden: no such directory" <<<"$err" ||
+  fail "conform --golden-dir missing: message '$err'"
+grep -q "FAIL" <<<"$err" && fail "conform --golden-dir missing: the suite ran"
 [ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after the refusals: $(entries "$T/ok")"
 
 # 8. simulate streams its frames: 4,001 frames of 64² (131 MB on disk) under a 300 MB

@@ -477,6 +477,21 @@ StatusOr<GoldenManifest> ParseGoldenManifest(const nlohmann::json& m, const std:
   return out;
 }
 
+Status CheckGoldenDir(const std::string& dir, const std::string& flag) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return Status(
+        std::filesystem::exists(dir, ec) ? StatusCode::kFailedPrecondition : StatusCode::kNotFound,
+        flag + " " + dir + ": " +
+            (std::filesystem::exists(dir, ec) ? "not a directory" : "no such directory") +
+            " (the golden data; `dashi golden generate --out DIR` makes it)");
+  }
+  StatusOr<nlohmann::json> m = ReadJson(dir + "/manifest.json");
+  Status st = m.ok() ? ParseGoldenManifest(*m, dir + "/manifest.json").status() : m.status();
+  if (st.ok()) return OkStatus();
+  return Status(st.code(), flag + " " + dir + ": not a golden set: " + std::string(st.message()));
+}
+
 StatusOr<GoldenReport> VerifyGoldenSet(const std::string& dir) {
   const std::string manifest_path = dir + "/manifest.json";
   DASHI_ASSIGN_OR_RETURN(nlohmann::json m, ReadJson(manifest_path));

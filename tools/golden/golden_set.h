@@ -57,6 +57,11 @@ struct GoldenManifest {
 // not its name + ".npy"); a missing format or arrays field is an error.
 StatusOr<GoldenManifest> ParseGoldenManifest(const nlohmann::json& m, const std::string& path);
 
+// Whether `dir` can serve as golden data (`dashi conform --golden-dir`): a directory whose
+// manifest.json reads and parses. Errors name `flag` and the directory; the files themselves are
+// checked by VerifyGoldenSet and by the cases that read them.
+Status CheckGoldenDir(const std::string& dir, const std::string& flag);
+
 // Checks every file listed in `dir`/manifest.json. An unreadable or malformed manifest is an
 // error; per-array problems are collected in the report.
 StatusOr<GoldenReport> VerifyGoldenSet(const std::string& dir);

@@ -201,6 +201,26 @@ TEST(GoldenTest, VerifyCannotBeFooled) {
   EXPECT_EQ(problems(PlainCopy("fool_none")), "");
 }
 
+// `conform --golden-dir` is checked before the suite runs: a directory with a parsing manifest.
+TEST(GoldenTest, CheckGoldenDirNamesTheFlagAndTheDirectory) {
+  EXPECT_TRUE(CheckGoldenDir(PlainCopy("check_dir_ok"), "--golden-dir").ok());
+  const std::string missing = TmpDir("check_dir_missing");
+  Status st = CheckGoldenDir(missing, "--golden-dir");
+  EXPECT_EQ(st.code(), StatusCode::kNotFound);
+  EXPECT_NE(st.message().find("--golden-dir " + missing + ": no such directory"), std::string::npos)
+      << st.ToString();
+  const std::string empty = TmpDir("check_dir_empty");
+  fs::create_directories(empty);
+  st = CheckGoldenDir(empty, "--golden-dir");
+  EXPECT_NE(st.message().find("--golden-dir " + empty + ": not a golden set: "), std::string::npos)
+      << st.ToString();
+  std::ofstream(empty + "/manifest.json") << R"({"format": "dashi-golden/1"})";
+  st = CheckGoldenDir(empty, "--golden-dir");
+  EXPECT_NE(st.message().find("arrays"), std::string::npos) << st.ToString();
+  EXPECT_EQ(CheckGoldenDir(empty + "/manifest.json", "--golden-dir").code(),
+            StatusCode::kFailedPrecondition);
+}
+
 // `golden generate --out DIR` wrote its arrays into any directory: DIR must be missing, empty, a
 // golden set, or an interrupted regeneration of one (only the set's files, BUILD, README.md).
 TEST(GoldenTest, GenerateRefusesADirectoryThatIsNotAGoldenSet) {

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+
 namespace dashi::tools {
 namespace {
 
@@ -118,6 +121,26 @@ TEST(ChainJson, RecordedInputHashesAreCompared) {
   r = ParseChainFile(j, "c.json");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("\"a_hash\""), std::string::npos) << r.status().ToString();
+}
+
+// The file reader behind --expect-chain refuses a key twice and trailing NUL bytes, naming the
+// file (nlohmann alone kept the last key and stopped reading at a NUL).
+TEST(ChainJson, FileWithAKeyTwiceOrNulBytesIsRefused) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/strict.chain.json";
+  const std::string good = SampleFile(SampleChain()).dump(2);
+  const auto read_back = [&](const std::string& text) {
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+    StatusOr<RecordedChain> r = ReadChainFile(path);
+    return r.ok() ? std::string("accepted") : r.status().ToString();
+  };
+  EXPECT_EQ(read_back(good), "accepted");
+  std::string twice = good;
+  twice.insert(twice.find("\"steps\""), "\"steps\": 1000,\n  ");
+  EXPECT_NE(read_back(twice).find(path + ": key \"steps\" appears twice"), std::string::npos)
+      << read_back(twice);
+  EXPECT_NE(read_back(good + std::string(3, '\0')).find(path + ": a NUL byte at offset"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -102,7 +102,7 @@ TEST(CliApp, ByteLimitsOfZeroOrMalformedAreFlagErrors) {
 
 // rollout --out notes.txt replaced the user's file with an array: .npy outputs must be NAME.npy.
 TEST(CliApp, NpyOutputsMustBeNamedNpy) {
-  for (const std::string& bad : {"notes.txt", "zT.npy.bak", "out/.npy", "zT.NPY"}) {
+  for (const std::string bad : {"notes.txt", "zT.npy.bak", "out/.npy", "zT.NPY"}) {
     ExpectFlagError({"rollout", "--z0", "z", "--a", "a", "--out", bad},
                     "--out: " + bad + " is not NAME.npy");
   }

@@ -72,6 +72,8 @@ TEST(CliApp, IntegerFlagsOutsideTheirRangesAreFlagErrors) {
   ExpectFlagError({"dataset", "generate", "--spec", "s", "--out", "o", "--threads", "257"},
                   "--threads: '257' is out of range; this flag takes a number in [1, 256]");
   ExpectFlagError({"dataset", "verify", "d", "--regenerate", "-1"}, "--regenerate: '-1'");
+  ExpectFlagError({"dataset", "generate", "--spec", "s", "--out", "o", "--shard", "2/2"},
+                  "--shard: \"2/2\": expected I/N with 0 <= I < N");
   ExpectFlagError({"rollout", "--z0", "z", "--a", "a", "--save-every", "-2"}, "--save-every: '-2'");
   ExpectFlagError({"rollout", "--z0", "z", "--a", "a", "--hash-every", "0"},
                   "--hash-every: '0' is out of range; this flag takes a number >= 1");

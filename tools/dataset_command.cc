@@ -105,6 +105,12 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
                   "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT, or "
                   "$JOB_COMPLETION_INDEX/<completions> on Kubernetes); merge the N directories "
                   "with `dataset merge`")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            StatusOr<ShardSel> s = ParseShard(text);  // "--shard \"2/2\": expected I/N ..."
+            return s.ok() ? std::string() : std::string(s.status().message()).substr(8);
+          },
+          "I/N", "shard"))
       ->capture_default_str();
   gen->add_option("--jobs", o->jobs,
                   "Items generated at once (1..32), each by its own thread (and its LES on "

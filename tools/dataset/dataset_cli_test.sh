@@ -94,7 +94,7 @@ err=$("$DASHI" dataset generate --spec "$T/spec.json" --out "$T/big" --max-disk 
 [ "$rc" = 1 ] || fail "max-disk: exit $rc"
 grep -q "estimated at" <<<"$err" || fail "max-disk message: $err"
 "$DASHI" dataset generate --spec "$T/spec.json" --out "$T/x" --shard 2/2 >/dev/null 2>&1
-[ "$?" = 1 ] || fail "--shard 2/2 accepted"
+[ "$?" = 2 ] || fail "--shard 2/2 accepted, or not as a flag error (exit 2)"
 
 # 6. An output inside an input dataset, and a complete dataset re-sharded, are refused before any
 #    work (exit 1, both named) and change nothing.

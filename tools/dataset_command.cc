@@ -96,8 +96,8 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
       ->type_name("PATH")
       ->required();
   gen->add_option("--out", o->out,
-                  "Dataset directory: missing, empty, or a dataset of the "
-                  "same spec (resumed)")
+                  "Dataset directory: missing, empty, or a dataset of the same spec and --shard "
+                  "(resumed); never inside another dataset")
       ->type_name("PATH")
       ->required();
   gen->add_option("--shard", o->shard,
@@ -148,7 +148,10 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
       "merge",
       "Combine the directories of shards 0..N-1 of one spec (each verified first) into OUT, "
       "byte-identical to a one-process run.");
-  merge->add_option("out", o->merge_out, "Output directory (missing or empty)")
+  merge
+      ->add_option("out", o->merge_out,
+                   "Output directory (missing or empty; not inside, on or around a shard or any "
+                   "dataset)")
       ->type_name("PATH")
       ->required();
   merge->add_option("shard_dirs", o->shard_dirs, "The shard directories, any order")

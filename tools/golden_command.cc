@@ -21,7 +21,11 @@ CLI::App* AddGoldenCommand(CLI::App& app, std::function<int()>& run) {
       "Compute every golden array with the reference and write DIR/*.npy and DIR/manifest.json "
       "(parameters, reference version, dtype, shape and BLAKE2b-128 of each array's data). "
       "Regenerating reproduces every byte.");
-  gen->add_option("--out", *out, "Output directory")->type_name("PATH")->capture_default_str();
+  gen->add_option("--out", *out,
+                  "Output directory: missing, empty, or a golden set (its manifest.json) to "
+                  "regenerate")
+      ->type_name("PATH")
+      ->capture_default_str();
   gen->callback([out, &run] {
     run = [out] {
       Status st = GenerateGoldenSet(*out, [](const std::string& stage) {

@@ -4,7 +4,8 @@
 // bytes for --jobs 1 and for 3 jobs of 2 LES threads, and for two shards merged; resume keeps what
 // verifies; a leftover staging directory, a missing manifest, a foreign or other-spec directory and
 // a disk limit are reported with the path or the estimate; kept decodes are the Decoder of each
-// frame's z.
+// frame's z; symlinked items are problems; an output on, inside or around an input dataset and a
+// resume as another shard are refused.
 #include "tools/dataset/dataset_item.h"
 
 #include <gtest/gtest.h>

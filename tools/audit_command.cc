@@ -90,7 +90,7 @@ CLI::App* AddAuditCommand(CLI::App& app, std::function<int()>& run) {
       "between checkpoints), with both states' hashes. Exit 0 if equal, 3 if they diverge.");
   AddRolloutInputFlags(*cmd, o->input);
   AddVulkanFlags(*cmd, o->device, {.device = true, .validation = true, .rollout_kernel = true});
-  cmd->add_option("--out", o->out, "Report path (JSON)")->capture_default_str();
+  cmd->add_option("--out", o->out, "Report path (JSON)")->type_name("PATH")->capture_default_str();
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;
 }

@@ -1,7 +1,11 @@
 #include "tools/chain_json.h"
 
+#include <tuple>
+#include <utility>
+
 #include "core_ref/blake2b/blake2b.h"
 #include "json_input/json_input.h"
+#include "tools/strict_json.h"
 
 namespace dashi::tools {
 
@@ -54,6 +58,14 @@ StatusOr<Hash128> HashFromHex(const nlohmann::json& obj, std::string_view key,
 
 StatusOr<RecordedChain> ParseChainFile(const nlohmann::json& j, const std::string& path) {
   if (!j.is_object()) return InvalidArgumentError(path + ": not a JSON object");
+  if (!j.contains("checkpoints") && j.contains("trajectories")) {
+    const nlohmann::json& t = j["trajectories"];
+    const std::string count = t.is_array() ? std::to_string(t.size()) + " " : "";
+    return InvalidArgumentError(path + ": a batched chain of " + count +
+                                "trajectories (written by a rollout of a [B, D] --z0); "
+                                "--expect-chain replays one trajectory's chain: roll out one row "
+                                "as a [D] --z0 and compare with a single rollout's chain");
+  }
   RecordedChain r;
   DASHI_ASSIGN_OR_RETURN(r.dim, IntField(j, "dim", path, 1, INT64_MAX));
   DASHI_ASSIGN_OR_RETURN(r.steps, IntField(j, "steps", path, 0, INT64_MAX));
@@ -75,6 +87,11 @@ StatusOr<RecordedChain> ParseChainFile(const nlohmann::json& j, const std::strin
     DASHI_ASSIGN_OR_RETURN(cp.link, HashFromHex(c, "link", what));
     r.chain.push_back(cp);
   }
+  for (const auto& [key, field] : {std::pair{"z0_hash", &r.z0_hash}, {"a_hash", &r.a_hash}}) {
+    if (!j.contains(key)) continue;
+    DASHI_ASSIGN_OR_RETURN(const Hash128 h, HashFromHex(j, key, path));
+    *field = ToHex(h);
+  }
   DASHI_ASSIGN_OR_RETURN(const std::string final_link, StringField(j, "final_link", path));
   if (final_link != FinalLinkHex(r.chain)) {
     return InvalidArgumentError(path + ": final_link " + final_link +
@@ -84,8 +101,23 @@ StatusOr<RecordedChain> ParseChainFile(const nlohmann::json& j, const std::strin
 }
 
 StatusOr<RecordedChain> ReadChainFile(const std::string& path) {
-  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonInput(path));
+  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ReadStrictJson(path));
   return ParseChainFile(j, path);
+}
+
+std::string F64HashHex(std::span<const double> values) {
+  return ToHex(Blake2b128(values.data(), values.size() * sizeof(double)));
+}
+
+std::string CompareRecordedInputs(const RecordedChain& recorded, const std::string& z0_hash,
+                                  const std::string& a_hash) {
+  for (const auto& [name, want, have] : {std::tuple{"z0_hash", &recorded.z0_hash, &z0_hash},
+                                         std::tuple{"a_hash", &recorded.a_hash, &a_hash}}) {
+    if (!want->empty() && *want != *have) {
+      return std::string(name) + " " + *have + " where the record has " + *want;
+    }
+  }
+  return "";
 }
 
 std::string CompareWithRecordedChain(const RecordedChain& recorded, int64_t dim, int64_t steps,

@@ -37,14 +37,28 @@ std::string FinalLinkHex(std::span<const ChainCheckpoint> chain);
 struct RecordedChain {
   int64_t dim = 0, steps = 0, hash_every = 0;
   std::vector<ChainCheckpoint> chain;
+  // BLAKE2b-128 (lowercase hex) of the inputs' float64 bytes, where the record names them (a
+  // rollout's chain does, a run's does not): "" when absent.
+  std::string z0_hash, a_hash;
 };
 // Checks dim ≥ 1, steps ≥ 0, hash_every ≥ 1, every checkpoint's step (increasing, within steps)
-// and 32-hex-digit hashes, and that final_link is the last link. Errors name `path` and the field.
+// and 32-hex-digit hashes (z0_hash and a_hash too, when present), and that final_link is the last
+// link. Errors name `path` and the field; a batched rollout's chain file (one chain per row under
+// "trajectories") is refused as such.
 StatusOr<RecordedChain> ParseChainFile(const nlohmann::json& j, const std::string& path);
 StatusOr<RecordedChain> ReadChainFile(const std::string& path);
 
 // Empty when `got` reproduces `recorded` (same dim, steps, spacing and every checkpoint), else
 // the first difference in words ("checkpoint 3 (step 300): link 1f.. where the record has 9a..").
+// BLAKE2b-128 in lowercase hex of float64 values' little-endian bytes: a rollout's z0_hash and
+// a_hash.
+std::string F64HashHex(std::span<const double> values);
+
+// Empty when the record names no input hashes or names these, else the first that differs
+// ("a_hash 1f.. where the record has 9a.."): a record made from other inputs cannot be reproduced.
+std::string CompareRecordedInputs(const RecordedChain& recorded, const std::string& z0_hash,
+                                  const std::string& a_hash);
+
 std::string CompareWithRecordedChain(const RecordedChain& recorded, int64_t dim, int64_t steps,
                                      int64_t hash_every, std::span<const ChainCheckpoint> got);
 

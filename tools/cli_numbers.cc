@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <utility>
 
 namespace dashi::tools {
 
@@ -55,13 +56,44 @@ std::string Utf8Problem(const std::string& text) {
   return {};
 }
 
+std::string EmptyPathProblem(const std::string& text) {
+  if (!text.empty()) return {};
+  return "an empty path names no file or directory (dashi would read it as / or the current "
+         "directory); give the path";
+}
+
+CLI::Validator IntegerIn(int64_t lo, int64_t hi) {
+  const std::string range = hi == INT64_MAX ? ">= " + std::to_string(lo)
+                                            : "in [" + std::to_string(lo) + ", " +
+                                                  std::to_string(hi) + "]";
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        int64_t v = 0;
+        const char* end = text.data() + text.size();
+        const auto r = std::from_chars(text.data(), end, v, 10);
+        if (r.ec != std::errc() || r.ptr != end || (v >= lo && v <= hi)) return {};
+        return "'" + text + "' is out of range; this flag takes a number " + range;
+      },
+      range, "integer range");
+}
+
+void AddFlagCheck(CLI::App& cmd, std::function<std::string()> problem) {
+  cmd.parse_complete_callback([problem = std::move(problem)] {
+    if (std::string p = problem(); !p.empty()) throw CLI::ValidationError(p);
+  });
+}
+
 void RequireDecimalIntegers(CLI::App& app) {
   for (CLI::Option* opt : app.get_options()) {
     std::string type = opt->get_type_name();
     type = type.substr(0, type.find(':'));  // "INT:INT in [1 - 9]" → "INT"
-    if (type == "TEXT") {
+    if (type == "TEXT" || type == "PATH") {
       opt->check(CLI::Validator([](std::string& value) { return Utf8Problem(value); },
                                 std::string{}, "utf8"));
+      if (type == "PATH") {
+        opt->check(CLI::Validator([](std::string& value) { return EmptyPathProblem(value); },
+                                  std::string{}, "path"));
+      }
       continue;
     }
     if (type != "INT" && type != "UINT") continue;

@@ -5,6 +5,8 @@
 #ifndef DASHI_TOOLS_CLI_NUMBERS_H_
 #define DASHI_TOOLS_CLI_NUMBERS_H_
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -18,10 +20,25 @@ std::string CanonicalDecimal(std::string& text, bool is_signed);
 // Empty when `text` is valid UTF-8, else a message naming the first bad byte's offset.
 std::string Utf8Problem(const std::string& text);
 
+// A check for an integer flag's range, e.g. `->check(IntegerIn(1, 32))`: CLI11 reports a value
+// outside it as "--jobs: '0' is outside [1, 32]" (or "... is below 0; this flag takes a number
+// >= 0" when hi is INT64_MAX), a command-line error (exit code 2). Text that is not a decimal
+// integer passes here and is reported by the decimal check of RequireDecimalIntegers.
+CLI::Validator IntegerIn(int64_t lo, int64_t hi);
+
+// Checks that span several flags, run once `cmd`'s command line is parsed (CLI11's
+// parse_complete_callback of `cmd`, which this takes: one per command): a non-empty `problem()`
+// (a message naming the flag) is a command-line error, exit code 2, before any work.
+void AddFlagCheck(CLI::App& cmd, std::function<std::string()> problem);
+
+// Empty when `text` can be a path, else why not (it is empty: "" + "/spec.json" is /spec.json).
+std::string EmptyPathProblem(const std::string& text);
+
 // Puts the decimal check in front of every integer option of `app` and of its subcommands, and a
 // UTF-8 check in front of every text option (paths, names: dashi records them in JSON, so a path
-// that is not UTF-8 is refused before any work) — options registered later are not covered:
-// call it after every command is added.
+// that is not UTF-8 is refused before any work), and refuses an empty value of every option
+// whose type name is "PATH" (`->type_name("PATH")`: every file or directory flag and argument) —
+// options registered later are not covered: call it after every command is added.
 void RequireDecimalIntegers(CLI::App& app);
 
 }  // namespace dashi::tools

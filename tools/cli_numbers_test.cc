@@ -81,5 +81,33 @@ TEST(CliNumbers, TextFlagsMustBeUtf8) {
   EXPECT_EQ(Utf8Problem("plain"), "");
 }
 
+// An empty path argument was read as / or the current directory (`dataset verify ""` checked
+// /spec.json). A PATH option refuses it (and checks UTF-8 as a TEXT one does); TEXT may be empty.
+TEST(CliNumbers, PathFlagsMustNotBeEmpty) {
+  std::string dir, out, seeds;
+  CLI::App app;
+  app.add_option("dir", dir)->type_name("PATH");
+  app.add_option("--out", out)->type_name("PATH");
+  app.add_option("--seeds", seeds);
+  RequireDecimalIntegers(app);
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{""}, {"--out", "", "d"}, {"d\xff"}}) {
+    std::vector<std::string> args(bad.rbegin(), bad.rend());  // CLI11 takes them reversed
+    try {
+      app.parse(args);
+      ADD_FAILURE() << "accepted an empty or non-UTF-8 path";
+    } catch (const CLI::ParseError& e) {
+      const std::string what = e.what();
+      EXPECT_TRUE(what.find("an empty path names no file or directory") != std::string::npos ||
+                  what.find("not valid UTF-8") != std::string::npos)
+          << what;
+    }
+  }
+  std::vector<std::string> ok = {"", "--seeds", "d"};
+  app.parse(ok);
+  EXPECT_EQ(dir, "d");
+  EXPECT_EQ(seeds, "");
+}
+
 }  // namespace
 }  // namespace dashi::tools

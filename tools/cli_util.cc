@@ -10,6 +10,7 @@
 
 #include "core_ref/fileio/atomic_file.h"
 #include "json_input/json_input.h"
+#include "tools/strict_json.h"
 
 namespace dashi::tools {
 
@@ -66,13 +67,30 @@ StatusOr<int64_t> ParseByteSize(const std::string& text, const std::string& flag
     value = value * 10 + (text[i] - '0');
   }
   if (value > (INT64_MAX >> shift)) return InvalidArgumentError(flag + " '" + text + "': too large");
+  if (value == 0) {
+    return InvalidArgumentError(flag + " '" + text +
+                                "': a limit of 0 bytes; give a positive size, or leave the flag "
+                                "out for the default");
+  }
   return value << shift;
 }
 
+CLI::Option* AddByteSizeOption(CLI::App& cmd, const std::string& name, std::string& value,
+                               const std::string& description) {
+  return cmd.add_option(name, value, description)
+      ->type_name("SIZE")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            StatusOr<int64_t> v = ParseByteSize(text, "");
+            return v.ok() ? std::string() : std::string(v.status().message()).substr(1);
+          },
+          std::string{}, "byte size"));
+}
+
 void AddMaxMemoryOption(CLI::App& cmd, std::string& value) {
-  cmd.add_option("--max-memory", value,
-                 "Refuse to start when the estimated memory exceeds SIZE (e.g. 4G, 512M, bytes "
-                 "without a unit); default: the machine's physical memory");
+  AddByteSizeOption(cmd, "--max-memory", value,
+                    "Refuse to start when the estimated memory exceeds SIZE (e.g. 4G, 512M, bytes "
+                    "without a unit; 0 is refused); default: the machine's physical memory");
 }
 
 Status EnsureDir(const std::string& dir) {
@@ -115,7 +133,7 @@ Status WriteJson(const std::string& path, const nlohmann::json& value) {
       path, value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
-StatusOr<nlohmann::json> ReadJson(const std::string& path) { return ReadJsonInput(path); }
+StatusOr<nlohmann::json> ReadJson(const std::string& path) { return ReadStrictJson(path); }
 
 StatusOr<NpyArray> ReadF64Array(const std::string& path, int rank) {
   return ReadF64Array(path, rank, rank);
@@ -152,6 +170,23 @@ std::string ReplaceNpySuffix(const std::string& path, std::string_view suffix) {
     return path.substr(0, path.size() - ext.size()) + std::string(suffix);
   }
   return path + std::string(suffix);
+}
+
+CLI::Validator NpyOutputPath() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        if (path.empty()) return {};  // the PATH check of RequireDecimalIntegers names it
+        const std::string name = path.substr(path.find_last_of('/') + 1);
+        const std::string ext = ".npy";
+        if (name.size() > ext.size() &&
+            name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
+          return {};
+        }
+        return path +
+               " is not NAME.npy: the output is an .npy array (and its companions are named "
+               "after it), so a name without .npy could replace a file that is not dashi's";
+      },
+      "NAME.npy", "npy output");
 }
 
 void ProgressLine::Update(std::string_view stage, int64_t done, int64_t total) {

@@ -33,9 +33,15 @@ int64_t MachineMemoryBytes();
 Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what,
                            int64_t max_memory_bytes = 0, const std::string& hint = "");
 
-// A byte count from a flag: decimal digits with an optional binary unit (B, K/KiB, M/MiB, G/GiB,
-// T/TiB): "512M", "8GiB", "1000000". Empty text is 0 (no limit). Errors name `flag`.
+// A byte limit from a flag: decimal digits with an optional binary unit (B, K/KiB, M/MiB, G/GiB,
+// T/TiB): "512M", "8GiB", "1000000". Empty text (the flag not given) is 0, no limit; a limit of
+// zero bytes ("0", "0G") is refused, as it cannot mean "no limit". Errors name `flag`.
 StatusOr<int64_t> ParseByteSize(const std::string& text, const std::string& flag);
+
+// Registers a byte-limit option (`name`: "--max-disk") stored as text for ParseByteSize, whose
+// errors are command-line errors (exit code 2) naming the flag.
+CLI::Option* AddByteSizeOption(CLI::App& cmd, const std::string& name, std::string& value,
+                               const std::string& description);
 
 // --max-memory SIZE, explained in --help, stored as text for ParseByteSize.
 void AddMaxMemoryOption(CLI::App& cmd, std::string& value);
@@ -62,6 +68,11 @@ StatusOr<NpyArray> ReadF64Array(const std::string& path, int min_rank, int max_r
 
 // `path` with its ".npy" suffix replaced by `suffix` (or `suffix` appended).
 std::string ReplaceNpySuffix(const std::string& path, std::string_view suffix);
+
+// A check for an option naming an .npy output (rollout's and simulate's --out; its siblings are
+// named from it by ReplaceNpySuffix): the file name must be NAME.npy with NAME not empty, so
+// `--out notes.txt` can never replace a file that is not an array. A command-line error (exit 2).
+CLI::Validator NpyOutputPath();
 
 // A progress line on stderr, at most every `interval` and always at the end:
 //   "simulate-train  [#######.............]  35%  700/2000  (12.3 s)"

@@ -20,6 +20,19 @@ TEST(ParseByteSize, DecimalWithBinaryUnits) {
   }
 }
 
+// `--max-disk 0` silently meant "no limit" (the value of an absent flag): a zero limit is refused.
+TEST(ParseByteSize, ZeroIsRefusedNotNoLimit) {
+  for (const char* zero : {"0", "0G", "000KiB"}) {
+    StatusOr<int64_t> r = ParseByteSize(zero, "--max-disk");
+    ASSERT_FALSE(r.ok()) << zero;
+    EXPECT_NE(r.status().message().find("--max-disk '" + std::string(zero) +
+                                        "': a limit of 0 bytes"),
+              std::string_view::npos)
+        << r.status().ToString();
+  }
+  EXPECT_EQ(*ParseByteSize("1", "--max-disk"), 1);
+}
+
 TEST(CheckMemoryEstimate, TheFlagIsTheLimitWhenGiven) {
   EXPECT_TRUE(CheckMemoryEstimate(100, "dashi x", 100).ok());
   Status st = CheckMemoryEstimate(int64_t{3} << 30, "dashi x", int64_t{1} << 30);

@@ -7,6 +7,7 @@
 #include "backend/device_catalog.h"
 #include "conformance/report/conformance_report.h"
 #include "tools/cli_util.h"
+#include "tools/golden/golden_set.h"
 #include "tools/vulkan_flags.h"
 
 namespace dashi::tools {
@@ -21,6 +22,10 @@ struct ConformOptions {
 };
 
 int Run(const ConformOptions& o) {
+  // A missing or foreign golden directory made every golden case a device FAIL.
+  if (Status st = CheckGoldenDir(o.golden_dir, "--golden-dir"); !st.ok()) {
+    return Fail("conform", st);
+  }
   // Cases that compare against golden data read $DASHI_GOLDEN_DIR.
   ::setenv("DASHI_GOLDEN_DIR", o.golden_dir.c_str(), 1);
   // The report's place is checked (and its staging made) before the suite runs, not after it.
@@ -94,10 +99,12 @@ CLI::App* AddConformCommand(CLI::App& app, std::function<int()>& run) {
       "validation layer) on one Vulkan device; print a table, write a JSON report and record the "
       "result in the certification store, which `dashi run --backend vulkan` consults.");
   AddVulkanFlags(*cmd, o->device, {.device = true, .cert_store = true, .no_validation = true});
-  cmd->add_option("--out", o->out, "Report path (JSON)")->capture_default_str();
+  cmd->add_option("--out", o->out, "Report path (JSON)")->type_name("PATH")->capture_default_str();
   cmd->add_option("--filter", o->filter,
                   "Run only cases whose name contains this (never certifies)");
-  cmd->add_option("--golden-dir", o->golden_dir, "Golden data directory")->capture_default_str();
+  cmd->add_option("--golden-dir", o->golden_dir, "Golden data directory")
+      ->type_name("PATH")
+      ->capture_default_str();
   cmd->add_flag("--no-store", o->no_store, "Do not record the result in the store");
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

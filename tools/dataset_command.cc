@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/dataset/dataset_generate.h"
 #include "tools/dataset/dataset_verify.h"
@@ -92,30 +93,40 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
          "{first, count}, les [parameter sets: dt, nu0, cs, init, energy, k_peak, tg_k, "
          "tg_amplitude], steps, save_every, keep {vorticity, series, proxy {k_lo, k_mid, "
          "anchors}}; README 'Datasets' shows one")
+      ->type_name("PATH")
       ->required();
   gen->add_option("--out", o->out,
-                  "Dataset directory: missing, empty, or a dataset of the "
-                  "same spec (resumed)")
+                  "Dataset directory: missing, empty, or a dataset of the same spec and --shard "
+                  "(resumed); never inside another dataset")
+      ->type_name("PATH")
       ->required();
   gen->add_option("--shard", o->shard,
                   "I/N: generate only items whose index is I modulo N (e.g. "
                   "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT, or "
                   "$JOB_COMPLETION_INDEX/<completions> on Kubernetes); merge the N directories "
                   "with `dataset merge`")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            StatusOr<ShardSel> s = ParseShard(text);  // "--shard \"2/2\": expected I/N ..."
+            return s.ok() ? std::string() : std::string(s.status().message()).substr(8);
+          },
+          "I/N", "shard"))
       ->capture_default_str();
   gen->add_option("--jobs", o->jobs,
                   "Items generated at once (1..32), each by its own thread (and its LES on "
                   "--threads threads)")
+      ->check(IntegerIn(1, 32))
       ->capture_default_str();
   gen->add_option("--threads", o->threads,
                   "Threads of each item's LES (1..256; FFT rows/columns and pointwise work split "
                   "over them). --jobs x --threads threads run in all. Neither changes a byte. "
                   "(`dashi run --threads` is different: LES runs at once, like --jobs here.)")
+      ->check(IntegerIn(1, 256))
       ->capture_default_str();
-  gen->add_option("--max-disk", o->max_disk,
-                  "Refuse to start when the shard's estimated size exceeds SIZE (e.g. 20G; "
-                  "units B, K, M, G, T); the free disk space is always checked")
-      ->capture_default_str();
+  AddByteSizeOption(*gen, "--max-disk", o->max_disk,
+                    "Refuse to start when the shard's estimated size exceeds SIZE (e.g. 20G; "
+                    "units B, K, M, G, T; 0 is refused); default: no limit but the free disk "
+                    "space, which is always checked");
   gen->add_flag("--quiet", o->quiet, "No progress output");
   gen->callback([o, &run] { run = [o] { return RunGenerate(*o); }; });
 
@@ -123,9 +134,11 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
       "verify",
       "Check DIR: spec.json against dataset.json, every item's every hash, items missing, extra "
       "or listed twice, leftovers of a killed run. Names each problem; exit 1 if any.");
-  ver->add_option("dir", o->dir, "Dataset directory")->required();
+  ver->add_option("dir", o->dir, "Dataset directory")->type_name("PATH")->required();
   ver->add_option("--regenerate", o->regenerate,
-                  "Also regenerate K items chosen at random and compare every file byte for byte")
+                  "Also regenerate K items chosen at random and compare every file byte for byte "
+                  "(>= 0)")
+      ->check(IntegerIn(0, INT64_MAX))
       ->capture_default_str();
   ver->add_option("--seed", o->seed, "Seed of the choice of items to regenerate")
       ->capture_default_str();
@@ -135,8 +148,15 @@ CLI::App* AddDatasetCommand(CLI::App& app, std::function<int()>& run) {
       "merge",
       "Combine the directories of shards 0..N-1 of one spec (each verified first) into OUT, "
       "byte-identical to a one-process run.");
-  merge->add_option("out", o->merge_out, "Output directory (missing or empty)")->required();
-  merge->add_option("shard_dirs", o->shard_dirs, "The shard directories, any order")->required();
+  merge
+      ->add_option("out", o->merge_out,
+                   "Output directory (missing or empty; not inside, on or around a shard or any "
+                   "dataset)")
+      ->type_name("PATH")
+      ->required();
+  merge->add_option("shard_dirs", o->shard_dirs, "The shard directories, any order")
+      ->type_name("PATH")
+      ->required();
   merge->callback([o, &run] { run = [o] { return RunMerge(*o); }; });
   return ds;
 }

@@ -6,6 +6,7 @@
 #include "backend/provenance.h"
 #include "core_ref/decode/decoder.h"
 #include "core_ref/npy/npy.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/decode_options.h"
 #include "tools/proxy_json.h"
@@ -85,12 +86,20 @@ CLI::App* AddDecodeCommand(CLI::App& app, std::function<int()>& run) {
       "threshold, closure) + residual synthesis with counter-based random phases. Writes to "
       "--out-dir: omega.npy, omega_lp.npy, omega_resid.npy, mask.npy (int8), decode.json and "
       "PNG pictures of the field, the low-pass and the mask.");
-  cmd->add_option("--z", o->z, "Proxy state(s) .npy: [D] or [frames, D]")->required();
-  cmd->add_option("--proxy", o->proxy, "proxy.json written by `dashi learn` or `dashi run`")
+  cmd->add_option("--z", o->z, "Proxy state(s) .npy: [D] or [frames, D]")
+      ->type_name("PATH")
       ->required();
-  cmd->add_option("--frame", o->frame, "Row of a [frames, D] input")->capture_default_str();
-  cmd->add_option("--t", o->t, "Time key of the residual phases (default: the frame index)");
-  cmd->add_option("--out-dir", o->out_dir, "Output directory")->capture_default_str();
+  cmd->add_option("--proxy", o->proxy, "proxy.json written by `dashi learn` or `dashi run`")
+      ->type_name("PATH")
+      ->required();
+  cmd->add_option("--frame", o->frame, "Row of a [frames, D] input (>= 0)")
+      ->check(IntegerIn(0, INT64_MAX))
+      ->capture_default_str();
+  cmd->add_option("--t", o->t, "Time key of the residual phases, >= 0 (default: the frame index)")
+      ->check(IntegerIn(0, INT64_MAX));
+  cmd->add_option("--out-dir", o->out_dir, "Output directory")
+      ->type_name("PATH")
+      ->capture_default_str();
   cmd->add_flag("--no-png", o->no_png, "Skip the PNG pictures");
   AddDecodeOptions(*cmd, o->decode);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });

@@ -1,6 +1,11 @@
 #include "tools/decode_options.h"
 
+#include <cstdio>
+#include <utility>
+
+#include "core_ref/carrier/window_sum.h"
 #include "core_ref/npy/npy.h"
+#include "tools/cli_numbers.h"
 #include "tools/png_image.h"
 
 namespace dashi::tools {
@@ -26,21 +31,52 @@ StatusOr<DecodeParams> DecodeCliOptions::ToParams() const {
   return p;
 }
 
+std::string DecodeCliOptions::FlagProblem() const {
+  if (!(tau > 0.0 && tau <= 1.0)) {  // NaN fails too
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", tau);
+    return "--tau " + std::string(text) +
+           " is outside (0, 1]: the threshold applies to the low-pass normalised to max |f| = 1";
+  }
+  for (const auto& [flag, r] : {std::pair{"--smooth-radius", smooth_radius},
+                                {"--ann-radius", ann_radius}, {"--maj-radius", maj_radius}}) {
+    if (r < 0 || r > kMaxWindowRadius) {
+      return std::string(flag) + " " + std::to_string(r) + " is outside [0, " +
+             std::to_string(kMaxWindowRadius) + "]";
+    }
+  }
+  const int64_t window = (2 * int64_t{maj_radius} + 1) * (2 * int64_t{maj_radius} + 1);
+  if (eta < 1 || eta > window) {
+    return "--eta " + std::to_string(eta) + " is outside [1, " + std::to_string(window) +
+           "] for --maj-radius " + std::to_string(maj_radius) +
+           ": the agreement margin counts the cell itself, and the window holds " +
+           std::to_string(window) + " cells";
+  }
+  if (max_levels < 0) return "--max-levels " + std::to_string(max_levels) + " is negative";
+  return "";
+}
+
 void AddDecodeOptions(CLI::App& cmd, DecodeCliOptions& o) {
   cmd.add_option("--tau", o.tau, "PDA threshold on the normalised smoothed low-pass, in (0, 1]")
       ->capture_default_str();
   cmd.add_option("--smoothing", o.smoothing, "Mask smoothing kernel: box or triangle")
       ->capture_default_str();
-  cmd.add_option("--smooth-radius", o.smooth_radius, "Mask smoothing radius")
+  const std::string radius_range = " (0.." + std::to_string(kMaxWindowRadius) + ")";
+  cmd.add_option("--smooth-radius", o.smooth_radius, "Mask smoothing radius" + radius_range)
       ->capture_default_str();
-  cmd.add_option("--ann-radius", o.ann_radius, "Annihilation window radius")
+  cmd.add_option("--ann-radius", o.ann_radius, "Annihilation window radius" + radius_range)
       ->capture_default_str();
-  cmd.add_option("--maj-radius", o.maj_radius, "Majority window radius")->capture_default_str();
-  cmd.add_option("--eta", o.eta, "Majority agreement margin")->capture_default_str();
-  cmd.add_option("--max-levels", o.max_levels, "Cap on closure iterations")
+  cmd.add_option("--maj-radius", o.maj_radius, "Majority window radius" + radius_range)
+      ->capture_default_str();
+  cmd.add_option("--eta", o.eta,
+                 "Majority agreement margin: a cell s is kept when s times its window's sum "
+                 "(itself included) is at least eta; 1..(2 maj-radius + 1)^2")
+      ->capture_default_str();
+  cmd.add_option("--max-levels", o.max_levels, "Cap on closure iterations (>= 0)")
       ->capture_default_str();
   cmd.add_option("--phase-seed", o.seed, "Seed of the residual phases (counter-based PRNG)")
       ->capture_default_str();
+  AddFlagCheck(cmd, [&o] { return o.FlagProblem(); });
 }
 
 nlohmann::json DecodeParamsJson(const DecodeParams& p) {

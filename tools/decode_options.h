@@ -23,8 +23,18 @@ struct DecodeCliOptions {
   uint64_t seed = 1;
 
   StatusOr<DecodeParams> ToParams() const;
+  // "" when every flag is in its range, else the first that is not, named ("--tau 1.5 is
+  // outside (0, 1] ..."). The ranges: --tau in (0, 1] (P_τ takes τ > 0, docs/MATH.md §1.2, and
+  // the field is normalised to max |f| = 1, so τ > 1 cuts every cell); radii in
+  // [0, kMaxWindowRadius]; --eta in [1, (2·maj-radius + 1)²] (S includes the cell itself: below 1
+  // a cell its window outvotes is kept, above the window size every cell is removed);
+  // --max-levels >= 0.
+  std::string FlagProblem() const;
 };
 
+// Registers the flags on `cmd` and checks them once the command line is parsed (AddFlagCheck,
+// tools/cli_numbers.h): a value out of range is a command-line error (exit code 2) naming the
+// flag, before any work.
 void AddDecodeOptions(CLI::App& cmd, DecodeCliOptions& o);
 nlohmann::json DecodeParamsJson(const DecodeParams& p);
 // Closure depth, per-level statistics and stage times of one decoded frame.

@@ -96,7 +96,8 @@ void AddEvaluationOptions(CLI::App& cmd, EvaluationCliOptions& o) {
   cmd.add_flag("--no-train", o.no_train,
                "Do not fit: evaluate the A given by --a (its D must match the proxy of these "
                "parameters; the train seeds still give the anchors and the damped persistence)");
-  cmd.add_option("--a", o.a_path, "A.npy (float64 [D, D]) to evaluate with --no-train");
+  cmd.add_option("--a", o.a_path, "A.npy (float64 [D, D]) to evaluate with --no-train")
+      ->type_name("PATH");
   cmd.add_option("--threads", o.threads,
                  "LES runs at once (each single-threaded; the results do not depend on it)")
       ->capture_default_str();

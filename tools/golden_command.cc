@@ -21,7 +21,11 @@ CLI::App* AddGoldenCommand(CLI::App& app, std::function<int()>& run) {
       "Compute every golden array with the reference and write DIR/*.npy and DIR/manifest.json "
       "(parameters, reference version, dtype, shape and BLAKE2b-128 of each array's data). "
       "Regenerating reproduces every byte.");
-  gen->add_option("--out", *out, "Output directory")->capture_default_str();
+  gen->add_option("--out", *out,
+                  "Output directory: missing, empty, or a golden set (its manifest.json) to "
+                  "regenerate")
+      ->type_name("PATH")
+      ->capture_default_str();
   gen->callback([out, &run] {
     run = [out] {
       Status st = GenerateGoldenSet(*out, [](const std::string& stage) {
@@ -35,7 +39,7 @@ CLI::App* AddGoldenCommand(CLI::App& app, std::function<int()>& run) {
   CLI::App* ver = golden->add_subcommand(
       "verify", "Check DIR against DIR/manifest.json: names every missing, corrupt or "
                 "mismatching file; exit 1 if any.");
-  ver->add_option("dir", *dir, "Golden directory")->capture_default_str();
+  ver->add_option("dir", *dir, "Golden directory")->type_name("PATH")->capture_default_str();
   ver->callback([dir, &run] {
     run = [dir] {
       StatusOr<GoldenReport> r = VerifyGoldenSet(*dir);

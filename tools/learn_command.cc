@@ -125,11 +125,16 @@ CLI::App* AddLearnCommand(CLI::App& app, std::function<int()>& run) {
       "transition A by ridge regression (Cholesky, fp64). Writes to --out-dir: A.npy [D, D], "
       "z_train.npy [frames, D], z0.npy [D] (the first eval state, or the first train state), "
       "proxy.json (the encoding, needed by decode) and learn.json (one-step errors).");
-  cmd->add_option("--traj", o->traj, "Training trajectory .npy [frames, N, N]")->required();
+  cmd->add_option("--traj", o->traj, "Training trajectory .npy [frames, N, N]")
+      ->type_name("PATH")
+      ->required();
   cmd->add_option("--eval-traj", o->eval_traj,
-                  "Held-out trajectory .npy (another seed) to report the eval error on");
+                  "Held-out trajectory .npy (another seed) to report the eval error on")
+      ->type_name("PATH");
   AddLearnerOptions(*cmd, o->learner);
-  cmd->add_option("--out-dir", o->out_dir, "Output directory")->capture_default_str();
+  cmd->add_option("--out-dir", o->out_dir, "Output directory")
+      ->type_name("PATH")
+      ->capture_default_str();
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;
 }

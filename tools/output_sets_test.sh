@@ -92,7 +92,8 @@ before=$(cat "$T/ok/zT.chain.json")
 [ "$(cat "$T/ok/zT.chain.json")" = "$before" ] || fail "a failed rollout changed the chain"
 [ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after rollouts: $(entries "$T/ok")"
 
-# 7b. Outputs that would destroy something are refused before any work (exit 1, message named):
+# 7b. Outputs that would destroy something are refused before any work (exit 1, message named;
+#     exit 2 for an --out that is not NAME.npy, a flag error):
 #     another command's output set (decode onto run's directory, which holds its inputs), a final
 #     name that is a symlink or a FIFO (renaming would replace the link / the node), --expect-chain
 #     naming the run's own chain, a --save-every trajectory beyond half the machine's memory, and
@@ -109,6 +110,17 @@ for name in link.npy fifo.npy; do
 done
 [ -L "$T/ok/link.npy" ] && [ -p "$T/ok/fifo.npy" ] || fail "the symlink or FIFO was replaced"
 rm -f "$T/ok/link.npy" "$T/ok/fifo.npy"
+echo precious >"$T/ok/notes.txt"
+err=$("$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/notes.txt" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 2 ] || fail "rollout --out notes.txt: exit $rc, expected 2"
+grep -q -- "--out: .*notes.txt is not NAME.npy" <<<"$err" || fail "rollout --out notes.txt: message '$err'"
+[ "$(cat "$T/ok/notes.txt")" = precious ] || fail "rollout --out notes.txt replaced the file"
+rm -f "$T/ok/notes.txt"
+err=$("$DASHI" golden generate --out "$T/foreign/mine" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "golden generate into a foreign directory: exit $rc, expected 1"
+grep -q "FAILED_PRECONDITION: .*mine: not empty and not a golden set" <<<"$err" ||
+  fail "golden generate into a foreign directory: message '$err'"
+[ "$(entries "$T/foreign/mine")" = "notes.txt " ] || fail "golden generate wrote into $(entries "$T/foreign/mine")"
 before=$(cat "$T/ok/zT.chain.json")
 err=$("$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/zT.npy" \
   --expect-chain "$T/ok/zT.chain.json" 2>&1 >/dev/null); rc=$?
@@ -126,6 +138,11 @@ err=$("$DASHI" audit --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/rep
 grep -q "report_dir: is a directory, expected a file" <<<"$err" || fail "audit --out a directory: message '$err'"
 grep -q "hash chains" <<<"$err" && fail "audit --out a directory: the replays ran before the check"
 rmdir "$T/ok/report_dir"
+err=$("$DASHI" conform --golden-dir "$T/no_golden" --no-store --out "$T/ok/report.json" 2>&1); rc=$?
+[ "$rc" = 1 ] || fail "conform --golden-dir missing: exit $rc, expected 1"
+grep -q "NOT_FOUND: --golden-dir .*no_golden: no such directory" <<<"$err" ||
+  fail "conform --golden-dir missing: message '$err'"
+grep -q "FAIL" <<<"$err" && fail "conform --golden-dir missing: the suite ran"
 [ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after the refusals: $(entries "$T/ok")"
 
 # 8. simulate streams its frames: 4,001 frames of 64² (131 MB on disk) under a 300 MB

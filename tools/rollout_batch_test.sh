@@ -2,7 +2,8 @@
 # `dashi rollout --z0` with a [B, D] array (issue 13 #4), through the real binary, on the
 # reference and on Vulkan (lavapipe in CI, with the validation layer): every row's final state
 # and chain equal those of a single `dashi rollout` of that row, bit for bit, on both backends;
-# --save-every writes [T, B, D]; bad shapes and --expect-chain with a batch are refused by name.
+# --save-every writes [T, B, D]; bad shapes, --expect-chain with a batch or of a batched chain are
+# refused by name; a record of another z0 (z0_hash) is a divergence before any step.
 set -uo pipefail
 export LC_ALL=C
 DASHI="$(cd "$(dirname "$0")" && pwd)/dashi"
@@ -73,6 +74,20 @@ cmp -s "$T/ref/batch.npy" "$T/vulkan/batch.npy" || fail "ref and vulkan batched 
   > /dev/null 2> "$T/err2"
 [ $? = 1 ] && grep -q "expect-chain replays one recorded trajectory" "$T/err2" ||
   fail "--expect-chain with a batch: $(cat "$T/err2")"
+# A batched chain as the record of a single replay: named as a batched chain of 6 trajectories.
+"$DASHI" rollout --z0 "$T/ref/z0_0.npy" --a "$A" --steps 37 --hash-every 5 \
+  --expect-chain "$T/ref/batch.chain.json" --out "$T/bad.npy" > /dev/null 2> "$T/err3"
+[ $? = 1 ] && grep -q "batch.chain.json: a batched chain of 6 trajectories" "$T/err3" ||
+  fail "--expect-chain of a batched chain: $(cat "$T/err3")"
+# A record of another z0 (its z0_hash): a divergence (exit 3) before any step, nothing written.
+"$DASHI" rollout --z0 "$T/ref/z0_3.npy" --a "$A" --steps 37 --hash-every 5 \
+  --expect-chain "$T/ref/single_0.chain.json" --out "$T/bad.npy" > "$T/out4" 2>&1
+rc=$?
+[ "$rc" = 3 ] && grep -q "replay DIVERGES from .*single_0.chain.json: z0_hash [0-9a-f]\{32\} where the record has" "$T/out4" ||
+  fail "--expect-chain of another z0: exit $rc, $(cat "$T/out4")"
+"$DASHI" rollout --z0 "$T/ref/z0_0.npy" --a "$A" --steps 37 --hash-every 5 \
+  --expect-chain "$T/ref/single_0.chain.json" --out "$T/good.npy" > "$T/out5" 2>&1 &&
+  grep -q "replay REPRODUCES" "$T/out5" || fail "--expect-chain of its own inputs: $(cat "$T/out5")"
 [ ! -e "$T/bad.npy" ] || fail "a refused rollout left an output"
 
 if [ "$failures" -gt 0 ]; then echo "$failures failure(s)"; exit 1; fi

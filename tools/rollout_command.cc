@@ -12,12 +12,12 @@
 #include <system_error>
 
 #include "backend/backend.h"
-#include "core_ref/blake2b/blake2b.h"
 #include "core_ref/npy/npy.h"
 #include "core_ref/pipeline/pipeline.h"
 #include "core_ref/rollout/rollout.h"
 #include "core_ref/rollout/rollout_batch.h"
 #include "tools/chain_json.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/dataset/dataset_generate.h"
 #include "tools/rollout_inputs.h"
@@ -119,8 +119,8 @@ int RunBatched(const RolloutOptions& o, const RolloutInputs& in, backend::Backen
       {"device_timing", b.PipelineDeviceJson()},
       {"z0", o.input.z0},
       {"a", o.input.a},
-      {"z0_hash", ToHex(Blake2b128(in.z0.data(), in.z0.size() * sizeof(double)))},
-      {"a_hash", ToHex(Blake2b128(in.a.data(), in.a.size() * sizeof(double)))},
+      {"z0_hash", F64HashHex(in.z0)},
+      {"a_hash", F64HashHex(in.a)},
       {"seconds", secs},
       {"trajectory_steps_per_second", secs > 0 ? traj_steps / secs : 0.0}};
   st = WriteJson(out_set->Path(chain_path), chain);
@@ -213,6 +213,18 @@ int Run(const RolloutOptions& o) {
                                "--expect-chain replays one recorded trajectory: give " + o.input.z0 +
                                " as [D], not [B, D]"));
   }
+  if (recorded.has_value()) {
+    // A record of other inputs cannot be reproduced: a divergence (exit 3), found before any
+    // step, so nothing is rolled out or written.
+    const std::string diff =
+        CompareRecordedInputs(*recorded, F64HashHex(in->z0), F64HashHex(in->a));
+    if (!diff.empty()) {
+      std::printf("replay DIVERGES from %s: %s (--z0 %s, --a %s): the record was made from other "
+                  "inputs; nothing rolled out or written\n",
+                  o.expect_chain.c_str(), diff.c_str(), o.input.z0.c_str(), o.input.a.c_str());
+      return 3;
+    }
+  }
   StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi rollout");
   if (!b.ok()) return Fail("rollout", b.status());
   AnnounceDowngrade(*b, "rollout");
@@ -248,8 +260,8 @@ int Run(const RolloutOptions& o) {
   chain["device_timing"] = prepared->DeviceTimingJson();
   chain["z0"] = o.input.z0;
   chain["a"] = o.input.a;
-  chain["z0_hash"] = ToHex(Blake2b128(in->z0.data(), in->z0.size() * sizeof(double)));
-  chain["a_hash"] = ToHex(Blake2b128(in->a.data(), in->a.size() * sizeof(double)));
+  chain["z0_hash"] = F64HashHex(in->z0);
+  chain["a_hash"] = F64HashHex(in->a);
   chain["seconds"] = secs;
   chain["steps_per_second"] = o.input.steps > 0 ? static_cast<double>(o.input.steps) / secs : 0.0;
   st = WriteJson(out_set->Path(chain_path), chain);
@@ -289,13 +301,24 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
                   "Also write zT.trajectory.npy with every k-th state and the final one (0: off); "
                   "the states are held in memory until the end, refused beyond half of the "
                   "machine's memory")
+      ->check(IntegerIn(0, INT64_MAX))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Output .npy for the final state")->capture_default_str();
-  cmd->add_option("--expect-chain", o->expect_chain,
-                  "A recorded chain file (a run's chain.json or an earlier rollout's .chain.json) "
-                  "this replay must reproduce: every checkpoint compared, exit code 3 and the first "
-                  "difference when it does not (the outputs are still written). One trajectory "
-                  "only (a [D] --z0), and not a file this run writes (its own zT.chain.json)");
+  cmd->add_option("--out", o->out,
+                  "Output .npy for the final state (NAME.npy; NAME.chain.json and, with "
+                  "--save-every, NAME.trajectory.npy go beside it)")
+      ->type_name("PATH")
+      ->check(NpyOutputPath())
+      ->capture_default_str();
+  cmd->add_option(
+         "--expect-chain", o->expect_chain,
+         "A recorded chain file (a run's chain.json or an earlier rollout's .chain.json) "
+         "this replay must reproduce: every checkpoint compared, exit code 3 and the first "
+         "difference when it does not (the outputs are still written). A record naming "
+         "z0_hash / a_hash (a rollout's) must name these --z0 / --a: otherwise exit 3 "
+         "before any step, nothing written. One trajectory only (a [D] --z0 and a single "
+         "rollout's or a run's chain, not a batched one), and not a file this run writes "
+         "(its own zT.chain.json)")
+      ->type_name("PATH");
   AddVulkanFlags(*cmd, o->backend, kBackendWorkFlags);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;

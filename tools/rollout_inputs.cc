@@ -1,6 +1,7 @@
 #include "tools/rollout_inputs.h"
 
 #include "core_ref/npy/npy.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 
 namespace dashi::tools {
@@ -9,11 +10,17 @@ void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& f) {
   cmd.add_option("--z0", f.z0,
                  "Initial state .npy, float64 shape [D] (`rollout` also takes [B, D]: B "
                  "trajectories at once, each bit-exact to its own single rollout)")
+      ->type_name("PATH")
       ->required();
-  cmd.add_option("--a", f.a, "Transition matrix .npy, float64 shape [D, D]")->required();
-  cmd.add_option("--steps", f.steps, "Number of steps (>= 0)")->capture_default_str();
+  cmd.add_option("--a", f.a, "Transition matrix .npy, float64 shape [D, D]")
+      ->type_name("PATH")
+      ->required();
+  cmd.add_option("--steps", f.steps, "Number of steps (>= 0)")
+      ->check(IntegerIn(0, INT64_MAX))
+      ->capture_default_str();
   cmd.add_option("--hash-every", f.hash_every,
                  "Checkpoint spacing (>= 1); steps 0 and the last are always hashed")
+      ->check(IntegerIn(1, INT64_MAX))
       ->capture_default_str();
 }
 

@@ -381,7 +381,7 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
   VulkanFlagSet flags = kBackendWorkFlags;
   flags.decode_precision = true;
   AddVulkanFlags(*cmd, o->backend, flags);
-  cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
+  cmd->add_option("--out", o->out, "Output directory")->type_name("PATH")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   AddMaxMemoryOption(*cmd, o->max_memory);
   cmd->callback([o, cmd, &run] {

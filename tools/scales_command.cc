@@ -13,6 +13,7 @@
 #include "core_ref/les/les_solver.h"
 #include "core_ref/scales/filament_trace.h"
 #include "core_ref/scales/fining_depth.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/les_options.h"
 #include "tools/line_plot.h"
@@ -89,7 +90,6 @@ Status Validate(const ScalesOptions& o) {
 }
 
 int Run(const ScalesOptions& o) {
-  if (Status st = Validate(o); !st.ok()) return Fail("scales", st);
   StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi scales");
   if (!b.ok()) return Fail("scales", b.status());
   AnnounceDowngrade(*b, "scales");
@@ -272,11 +272,16 @@ CLI::App* AddScalesCommand(CLI::App& app, std::function<int()>& run) {
       ->capture_default_str();
   cmd->add_option("--tau", o->tau, "PDA threshold of every layer (on the band normalised by max|b|)")
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Output directory")->capture_default_str();
+  cmd->add_option("--out", o->out, "Output directory")->type_name("PATH")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   AddVulkanFlags(*cmd, o->backend,
                  {.backend = true, .device = true, .allow_uncertified = true, .cert_store = true,
                   .validation = true});
+  // The flags' ranges: a command-line error (exit code 2) before any work.
+  AddFlagCheck(*cmd, [o] {
+    const Status st = Validate(*o);
+    return st.ok() ? std::string() : std::string(st.message());
+  });
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });
   return cmd;
 }

@@ -9,6 +9,7 @@
 #include "core_ref/npy/npy.h"
 #include "core_ref/npy/npy_stream_writer.h"
 #include "core_ref/status/checked_arithmetic.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/les_options.h"
 
@@ -99,15 +100,21 @@ CLI::App* AddSimulateCommand(CLI::App& app, std::function<int()>& run) {
       "f*save_every) and traj.json beside it (parameters, time, energy and enstrophy per frame). "
       "Frames are written as they are made: memory does not grow with --steps.");
   AddLesOptions(*cmd, o->les);
-  cmd->add_option("--steps", o->steps, "Number of time steps (>= 0)")->capture_default_str();
-  cmd->add_option("--save-every", o->save_every, "Keep every k-th state (>= 1)")
+  cmd->add_option("--steps", o->steps, "Number of time steps (>= 0)")
+      ->check(IntegerIn(0, INT64_MAX))
       ->capture_default_str();
-  cmd->add_option("--out", o->out, "Output .npy path (the JSON goes beside it)")
+  cmd->add_option("--save-every", o->save_every, "Keep every k-th state (>= 1)")
+      ->check(IntegerIn(1, INT64_MAX))
+      ->capture_default_str();
+  cmd->add_option("--out", o->out, "Output .npy path, NAME.npy (NAME.json goes beside it)")
+      ->type_name("PATH")
+      ->check(NpyOutputPath())
       ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
   cmd->add_option("--threads", o->threads,
                   "Threads of the LES (1..1024): FFT rows/columns and pointwise work split over "
                   "them; the output bytes do not depend on it")
+      ->check(IntegerIn(1, 1024))
       ->capture_default_str();
   AddMaxMemoryOption(*cmd, o->max_memory);
   cmd->callback([o, &run] { run = [o] { return Run(*o); }; });

@@ -1,6 +1,8 @@
 #include "tools/vulkan_flags.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <system_error>
 
 namespace dashi::tools {
 
@@ -32,7 +34,21 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagS
   if (which.cert_store) {
     cmd.add_option("--cert-store,--store", v.cert_store,
                    "Certification store directory (default $DASHI_CERT_STORE, else "
-                   "$XDG_DATA_HOME/dashi/certifications or ~/.local/share/dashi/certifications)");
+                   "$XDG_DATA_HOME/dashi/certifications or ~/.local/share/dashi/certifications); "
+                   "a directory, created by `dashi conform` when missing")
+        ->type_name("PATH")
+        ->check(CLI::Validator(
+            [](std::string& path) -> std::string {
+              std::error_code ec;
+              const auto status = std::filesystem::status(path, ec);
+              if (!std::filesystem::exists(status) || std::filesystem::is_directory(status)) {
+                return {};
+              }
+              return path + " exists and is not a directory: a certification store is a "
+                            "directory of records (read as an empty store, every device would "
+                            "look uncertified)";
+            },
+            std::string{}, "store directory"));
   }
   if (which.validation) {
     cmd.add_flag("--validation", v.validation,

@@ -2,7 +2,8 @@
 # `dashi dataset` through the real binary (README "Datasets"): generate a small dataset, kill -9
 # a second run midway and resume it, verify (with regeneration), shard 2-way and merge, and
 # compare every byte with the one-process run; the kept decodes equal `dashi decode` of the
-# item's z; bad input exits 1 naming the file.
+# item's z; bad input exits 1 naming the file; an output inside an input dataset and a re-shard are
+# refused.
 set -uo pipefail
 DASHI="$TEST_SRCDIR/$TEST_WORKSPACE/tools/dashi"
 [ -x "$DASHI" ] || DASHI="$(cd "$(dirname "$0")/.." && pwd)/dashi"
@@ -93,7 +94,26 @@ err=$("$DASHI" dataset generate --spec "$T/spec.json" --out "$T/big" --max-disk 
 [ "$rc" = 1 ] || fail "max-disk: exit $rc"
 grep -q "estimated at" <<<"$err" || fail "max-disk message: $err"
 "$DASHI" dataset generate --spec "$T/spec.json" --out "$T/x" --shard 2/2 >/dev/null 2>&1
-[ "$?" = 1 ] || fail "--shard 2/2 accepted"
+[ "$?" = 2 ] || fail "--shard 2/2 accepted, or not as a flag error (exit 2)"
+
+# 6. An output inside an input dataset, and a complete dataset re-sharded, are refused before any
+#    work (exit 1, both named) and change nothing.
+sums() { (cd "$1" && find . -type f | sort | xargs md5sum); }
+before0=$(sums "$T/shard0"); before1=$(sums "$T/one")
+err=$("$DASHI" dataset merge "$T/shard0/items/inner" "$T/shard0" "$T/shard1" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "merge into a shard's items: exit $rc"
+grep -qF "INVALID_ARGUMENT: merge OUT $T/shard0/items/inner is inside shard directory $T/shard0" <<<"$err" ||
+  fail "merge into a shard's items: message '$err'"
+[ ! -e "$T/shard0/items/inner" ] || fail "merge into a shard's items created it"
+err=$("$DASHI" dataset generate --spec "$T/spec.json" --out "$T/shard0/items/inner" --quiet 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "generate into a dataset's items: exit $rc"
+grep -qF "is inside the dataset $T/shard0" <<<"$err" || fail "generate into a dataset's items: '$err'"
+err=$("$DASHI" dataset generate --spec "$T/spec.json" --out "$T/one" --shard 1/3 --quiet 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "re-shard: exit $rc"
+grep -qF "$T/one holds shard 0/1 of this spec ($T/one/dataset.json), not --shard 1/3" <<<"$err" ||
+  fail "re-shard: message '$err'"
+[ "$(sums "$T/shard0")" = "$before0" ] && [ "$(sums "$T/one")" = "$before1" ] ||
+  fail "a refused merge/generate changed an input dataset"
 
 if [ "$failures" = 0 ]; then echo "dataset_cli_test: all passed"; fi
 exit "$failures"

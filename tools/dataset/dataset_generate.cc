@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core_ref/fileio/atomic_file.h"
+#include "core_ref/fileio/path_overlap.h"
 #include "core_ref/status/checked_arithmetic.h"
 #include "tools/dataset/dataset_item.h"
 #include "tools/dataset/dataset_manifest.h"
@@ -20,8 +21,51 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// DIR is missing or empty (a new dataset: spec.json written now), or holds this spec.
-Status PrepareDirectory(const DatasetSpec& spec, const std::string& dir) {
+std::string ShardText(const ShardSel& s) {
+  return std::to_string(s.index) + "/" + std::to_string(s.count);
+}
+
+// A dataset of this spec is resumed only as the shard it was generated as: a complete one names
+// its shard (and spec hash) in dataset.json; an incomplete one (no dataset.json) must hold no item
+// of the spec that this shard does not generate. Anything else is refused naming both, before
+// dataset.json or any item is touched.
+Status CheckSameShard(const DatasetSpec& spec, const std::string& dir, const ShardSel& shard) {
+  StatusOr<DatasetManifest> m = ReadDatasetManifest(dir);
+  const std::string manifest = dir + "/" + kDatasetManifestName;
+  if (m.ok()) {
+    if (m->spec_blake2b128 != spec.blake2b128) {
+      return FailedPreconditionError(manifest + " names spec " + m->spec_blake2b128 +
+                                     ", this spec is " + spec.blake2b128 +
+                                     "; refusing to resume it: use another --out");
+    }
+    if (m->shard.index != shard.index || m->shard.count != shard.count) {
+      return FailedPreconditionError(
+          dir + " holds shard " + ShardText(m->shard) + " of this spec (" + manifest +
+          "), not --shard " + ShardText(shard) + "; refusing to re-shard it: use another --out, "
+          "or --shard " + ShardText(m->shard) + " to resume it");
+    }
+    return OkStatus();
+  }
+  if (m.status().code() != StatusCode::kNotFound) {
+    return FailedPreconditionError("cannot tell which shard " + dir + " holds: " +
+                                   m.status().ToString() + "; remove " + manifest +
+                                   " to resume from its items");
+  }
+  std::error_code ec;
+  for (const DatasetItem& item : spec.items) {
+    if (shard.Holds(item.index)) continue;
+    if (fs::exists(fs::path(dir) / kDatasetItemsDir / item.id, ec)) {
+      return FailedPreconditionError(
+          dir + " holds item " + item.id + " (index " + std::to_string(item.index) +
+          "), which --shard " + ShardText(shard) + " does not generate: it is another shard's "
+          "(or the whole) dataset; refusing to re-shard it: use another --out");
+    }
+  }
+  return OkStatus();
+}
+
+// DIR is missing or empty (a new dataset: spec.json written now), or holds this spec and shard.
+Status PrepareDirectory(const DatasetSpec& spec, const std::string& dir, const ShardSel& shard) {
   std::error_code ec;
   const bool exists = fs::exists(dir, ec);
   if (exists && !fs::is_directory(dir, ec)) {
@@ -39,6 +83,7 @@ Status PrepareDirectory(const DatasetSpec& spec, const std::string& dir) {
                                      held->blake2b128 + ", this spec " + spec.blake2b128 +
                                      "); use another --out");
     }
+    DASHI_RETURN_IF_ERROR(CheckSameShard(spec, dir, shard));
   } else {
     fs::create_directories(dir, ec);
     if (ec) return UnavailableError(dir + ": cannot create: " + ec.message());
@@ -119,6 +164,12 @@ StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o) {
     return InvalidArgumentError("--threads " + std::to_string(o.threads) + " must be in [1, 256]");
   }
   if (o.out.empty()) return InvalidArgumentError("--out is empty");
+  // The spec may be the dataset's own spec.json (a resume); anywhere else inside --out it could
+  // be replaced with an item.
+  if (ComparePaths(o.spec_path, o.out + "/" + kDatasetSpecName) != PathOverlap::kSame) {
+    DASHI_RETURN_IF_ERROR(RefuseOverlap(o.out, "--out", o.spec_path, "--spec"));
+  }
+  DASHI_RETURN_IF_ERROR(RefuseOutputInsideDataset(o.out, "--out"));
   DASHI_ASSIGN_OR_RETURN(DatasetSpec spec, ReadDatasetSpec(o.spec_path));
   DASHI_ASSIGN_OR_RETURN(int64_t shard_bytes, EstimateShardBytes(spec, o.shard));
   if (o.max_disk_bytes > 0 && shard_bytes > o.max_disk_bytes) {
@@ -127,7 +178,7 @@ StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o) {
                                   HumanBytes(shard_bytes) + " (" + std::to_string(shard_bytes) +
                                   " bytes), more than --max-disk " + HumanBytes(o.max_disk_bytes));
   }
-  DASHI_RETURN_IF_ERROR(PrepareDirectory(spec, o.out));
+  DASHI_RETURN_IF_ERROR(PrepareDirectory(spec, o.out, o.shard));
   const std::string items_dir = o.out + "/" + kDatasetItemsDir;
 
   GenerateSummary summary;

@@ -34,9 +34,11 @@ struct GenerateSummary {
   int64_t estimated_bytes = 0;  // of the generated items
 };
 
-// DIR must be missing, empty, or a dataset directory of the same spec (spec.json identical);
-// anything else is FAILED_PRECONDITION, before any work. RESOURCE_EXHAUSTED names the estimate
-// when the disk or max_disk_bytes cannot hold it.
+// DIR must be missing, empty, or a dataset directory of the same spec (spec.json identical) and
+// the same shard (its dataset.json's, or — without one — no item of another shard present);
+// anything else is FAILED_PRECONDITION, before any work. DIR inside a dataset directory, or
+// containing spec_path (other than DIR/spec.json), is INVALID_ARGUMENT. RESOURCE_EXHAUSTED names
+// the estimate when the disk or max_disk_bytes cannot hold it.
 StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o);
 
 // The bytes the dataset's items of `shard` take (sum of EstimateItemBytes).

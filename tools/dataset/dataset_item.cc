@@ -17,6 +17,7 @@
 #include "core_ref/npy/npy_stream_writer.h"
 #include "core_ref/proxy/proxy_encoder.h"
 #include "json_input/json_input.h"
+#include "tools/strict_json.h"
 #include "tools/decode_options.h"
 #include "tools/les_options.h"
 #include "tools/proxy_json.h"
@@ -225,9 +226,25 @@ StatusOr<std::string> VerifyItem(const DatasetSpec& spec, const DatasetItem& ite
                                  const std::string& item_dir) {
   const std::string manifest_path = item_dir + "/" + kItemManifestName;
   std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(item_dir, ec))) {
+    return DataLossError(item_dir +
+                         ": is a symbolic link (an item is a plain directory of its "
+                         "dataset, not a link to files elsewhere)");
+  }
   if (!fs::is_directory(item_dir, ec)) return NotFoundError(item_dir + ": no such item directory");
+  // Checked before a byte is read: a link would make another file's bytes this item's.
+  for (fs::directory_iterator it(item_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::file_status st = it->symlink_status(ec);
+    if (!ec && !fs::is_regular_file(st)) {
+      return DataLossError(
+          it->path().string() +
+          (fs::is_symlink(st) ? ": is a symbolic link" : ": is not a regular file") +
+          " (an item holds plain files only)");
+    }
+  }
+  if (ec) return UnavailableError(item_dir + ": cannot list: " + ec.message());
   DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(manifest_path));
-  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonInput(bytes, manifest_path));
+  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ParseStrictJson(bytes, manifest_path));
   if (!j.is_object()) return InvalidArgumentError(manifest_path + ": not a JSON object");
   const nlohmann::json head = ItemHead(spec, item);
   for (auto it = head.begin(); it != head.end(); ++it) {

@@ -4,7 +4,8 @@
 // bytes for --jobs 1 and for 3 jobs of 2 LES threads, and for two shards merged; resume keeps what
 // verifies; a leftover staging directory, a missing manifest, a foreign or other-spec directory and
 // a disk limit are reported with the path or the estimate; kept decodes are the Decoder of each
-// frame's z.
+// frame's z; symlinked items are problems; an output on, inside or around an input dataset and a
+// resume as another shard are refused.
 #include "tools/dataset/dataset_item.h"
 
 #include <gtest/gtest.h>
@@ -195,6 +196,13 @@ TEST(DatasetItem, EveryPlantedCorruptionIsNamed) {
        StatusCode::kInvalidArgument, "field \"steps\""},
       {"item.json missing", [](const std::string& d) { fs::remove(d + "/item.json"); },
        StatusCode::kNotFound, "item.json"},
+      {"array as a symlink to an identical copy",
+       [](const std::string& d) {
+         fs::copy_file(d + "/z.npy", d + "/../z_copy.npy", fs::copy_options::overwrite_existing);
+         fs::remove(d + "/z.npy");
+         fs::create_symlink(d + "/../z_copy.npy", d + "/z.npy");
+       },
+       StatusCode::kDataLoss, "z.npy: is a symbolic link"},
   };
   for (const Corruption& c : cases) {
     SCOPED_TRACE(c.name);
@@ -326,6 +334,138 @@ TEST(Dataset, RefusesForeignOtherSpecAndTooLittleDisk) {
   s = GenerateDataset(o);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("missing.json"), std::string::npos);
+}
+
+// A dataset's item directories and files must be its own: links to identical copies elsewhere
+// verified before (the dataset would change with the files it points at).
+TEST(Dataset, VerifyNamesSymlinkedItems) {
+  const std::string root = FreshScratchDir("dataset_links");
+  GenerateOptions o = QuietOptions(root, "d");
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  const std::string item = o.out + "/items/n16_p0_s4";
+  fs::rename(item, root + "/elsewhere");
+  fs::create_directory_symlink(root + "/elsewhere", item);
+  StatusOr<VerifyReport> r = VerifyDataset({o.out, 0, 1});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_NE(r->problems[0].find(item + ": is a symbolic link"), std::string::npos)
+      << r->problems[0];
+  fs::remove(item);
+  fs::rename(root + "/elsewhere", item);
+  fs::rename(o.out + "/spec.json", root + "/spec_elsewhere.json");
+  fs::create_symlink(root + "/spec_elsewhere.json", o.out + "/spec.json");
+  r = VerifyDataset({o.out, 0, 1});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->problems.size(), 1u);
+  EXPECT_NE(r->problems[0].find(o.out + "/spec.json: is a symbolic link"), std::string::npos)
+      << r->problems[0];
+}
+
+// An output inside, on or around an input dataset is refused before anything is written, naming
+// both paths (a merge into sh0/items/inner used to add an extra item to sh0).
+TEST(Dataset, OutputsInsideOrAroundInputDatasetsAreRefused) {
+  const std::string root = FreshScratchDir("dataset_overlap");
+  GenerateOptions o = QuietOptions(root, "shard0");
+  o.shard = {0, 2};
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  o.out = root + "/shard1";
+  o.shard = {1, 2};
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  const auto shard0 = Tree(root + "/shard0");
+  fs::create_directory_symlink(root + "/shard0/items", root + "/link");
+  const struct {
+    std::string out, expect;
+  } cases[] = {
+      {root + "/shard0/items/inner", "merge OUT " + root + "/shard0/items/inner is inside shard "
+                                     "directory " + root + "/shard0"},
+      {root + "/link/inner", "is inside shard directory " + root + "/shard0"},
+      {root + "/shard0", "is shard directory " + root + "/shard0"},
+      {root, "merge OUT " + root + " contains shard directory"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.out);
+    const Status st = MergeDatasets(c.out, {root + "/shard0", root + "/shard1"});
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << st.ToString();
+    EXPECT_NE(st.message().find(c.expect), std::string::npos) << st.ToString();
+    EXPECT_FALSE(fs::exists(root + "/shard0/items/inner"));
+    EXPECT_EQ(Tree(root + "/shard0"), shard0);
+  }
+  // Inside a dataset that is not an input, by merge or by generate.
+  const Status st = MergeDatasets(root + "/shard1/items/x", {root + "/shard0"});
+  EXPECT_NE(st.message().find("merge OUT " + root + "/shard1/items/x is inside the dataset " +
+                              root + "/shard1"),
+            std::string::npos)
+      << st.ToString();
+  EXPECT_FALSE(fs::exists(root + "/shard1/items/x"));
+  o.out = root + "/shard0/items/inner";
+  o.shard = {0, 1};
+  StatusOr<GenerateSummary> s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("--out " + o.out + " is inside the dataset " + root +
+                                      "/shard0"),
+            std::string::npos)
+      << s.status().ToString();
+  EXPECT_FALSE(fs::exists(o.out));
+  EXPECT_EQ(Tree(root + "/shard0"), shard0);
+  // A --spec inside --out (other than --out's own spec.json, a resume) is refused too.
+  o.out = root + "/shard0";
+  o.shard = {0, 2};
+  o.spec_path = root + "/shard0/spec.json";
+  EXPECT_TRUE(GenerateDataset(o).ok());
+  fs::copy_file(root + "/spec_in.json", root + "/shard0/items/spec_in.json");
+  o.spec_path = root + "/shard0/items/spec_in.json";
+  s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("contains --spec " + o.spec_path), std::string::npos)
+      << s.status().ToString();
+}
+
+// A dataset is resumed only as the shard (and spec) it was generated as: a complete one by its
+// dataset.json, an incomplete one by the items it holds.
+TEST(Dataset, ResumingAsAnotherShardIsRefused) {
+  const std::string root = FreshScratchDir("dataset_reshard");
+  GenerateOptions o = QuietOptions(root, "whole");
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  const auto whole = Tree(o.out);
+  o.shard = {1, 3};
+  StatusOr<GenerateSummary> s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.status().message().find(o.out + " holds shard 0/1 of this spec (" + o.out +
+                                      "/dataset.json), not --shard 1/3"),
+            std::string::npos)
+      << s.status().ToString();
+  EXPECT_EQ(Tree(o.out), whole);
+  // Incomplete (no dataset.json): the items of other shards give it away.
+  fs::remove(o.out + "/dataset.json");
+  s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("holds item n16_p0_s3 (index 0), which --shard 1/3 does "
+                                      "not generate"),
+            std::string::npos)
+      << s.status().ToString();
+  // The other way round: the whole spec onto a shard.
+  o.out = root + "/part";
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  const auto part = Tree(o.out);
+  o.shard = {0, 1};
+  s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("holds shard 1/3"), std::string::npos)
+      << s.status().ToString();
+  EXPECT_EQ(Tree(o.out), part);
+  // The same shard resumes; a dataset.json naming another spec hash is refused.
+  o.shard = {1, 3};
+  ASSERT_TRUE(GenerateDataset(o).ok());
+  std::string m = FileText(o.out + "/dataset.json");
+  const size_t at = m.find("\"spec_blake2b128\": \"") + 20;
+  m[at] = m[at] == '0' ? '1' : '0';
+  ASSERT_TRUE(WriteFileAtomically(o.out + "/dataset.json", m).ok());
+  s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("dataset.json names spec"), std::string::npos)
+      << s.status().ToString();
+  EXPECT_EQ(FileText(o.out + "/dataset.json"), m);
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 #include "tools/dataset/dataset_manifest.h"
 
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "core_ref/fileio/atomic_file.h"
+#include "core_ref/fileio/path_overlap.h"
 #include "json_input/json_input.h"
+#include "tools/strict_json.h"
 
 namespace dashi::tools {
 
@@ -27,7 +31,7 @@ Status WriteDatasetManifest(const std::string& dir, const DatasetManifest& m) {
 
 StatusOr<DatasetManifest> ReadDatasetManifest(const std::string& dir) {
   const std::string path = dir + "/" + kDatasetManifestName;
-  StatusOr<nlohmann::json> parsed = ReadJsonInput(path);
+  StatusOr<nlohmann::json> parsed = ReadStrictJson(path);
   if (!parsed.ok() && parsed.status().code() == StatusCode::kNotFound) {
     return NotFoundError(path +
                          ": missing: the dataset is incomplete (an interrupted or failed "
@@ -70,13 +74,34 @@ StatusOr<DatasetManifest> ReadDatasetManifest(const std::string& dir) {
 StatusOr<DatasetSpec> ReadDatasetDirSpec(const std::string& dir) {
   const std::string path = dir + "/" + kDatasetSpecName;
   DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
-  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonInput(bytes, path));
+  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ParseStrictJson(bytes, path));
   DASHI_ASSIGN_OR_RETURN(DatasetSpec spec, ParseDatasetSpec(j, path));
   const std::string text = spec.CanonicalSpecText();
   if (std::string(bytes.begin(), bytes.end()) != text) {
     return DataLossError(path + ": not the canonical text of the spec it holds (edited by hand?)");
   }
   return spec;
+}
+
+std::string EnclosingDatasetDir(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path canonical = CanonicalPath(path);
+  for (fs::path p = canonical.parent_path(); p.has_relative_path(); p = p.parent_path()) {
+    std::error_code ec;
+    if (fs::is_regular_file(p / kDatasetSpecName, ec) && fs::is_directory(p / kDatasetItemsDir, ec)) {
+      return p.string();
+    }
+  }
+  return "";
+}
+
+Status RefuseOutputInsideDataset(const std::string& out, const std::string& out_what) {
+  const std::string dataset = EnclosingDatasetDir(out);
+  if (dataset.empty()) return OkStatus();
+  return InvalidArgumentError(out_what + " " + out + " is inside the dataset " + dataset +
+                              " (it holds " + kDatasetSpecName + " and " + kDatasetItemsDir +
+                              "/): writing there would change that dataset; choose a directory "
+                              "outside it");
 }
 
 }  // namespace dashi::tools

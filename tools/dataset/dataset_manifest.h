@@ -46,6 +46,13 @@ StatusOr<DatasetManifest> ReadDatasetManifest(const std::string& dir);
 // to (so its hash is the spec's hash).
 StatusOr<DatasetSpec> ReadDatasetDirSpec(const std::string& dir);
 
+// The nearest directory strictly above `path` (resolved as core_ref/fileio/path_overlap.h
+// resolves it) that is a dataset directory (it holds spec.json and items/), or "" when none is:
+// an output there would add an extra item to that dataset or replace one of its items.
+std::string EnclosingDatasetDir(const std::string& path);
+// INVALID_ARGUMENT naming both when `out` lies inside a dataset directory (`out_what`: "--out").
+Status RefuseOutputInsideDataset(const std::string& out, const std::string& out_what);
+
 }  // namespace dashi::tools
 
 #endif  // DASHI_TOOLS_DATASET_DATASET_MANIFEST_H_

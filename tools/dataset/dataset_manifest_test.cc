@@ -50,6 +50,9 @@ TEST(DatasetManifest, HostileManifestsNameTheFileAndField) {
       {"shard index", edit("\"index\": 1\n", "\"index\": 3\n"), "index"},
       {"id type", edit("\"id\": \"n16_p0_s2\"", "\"id\": 7"), "items[0]"},
       {"no spec hash", edit("\"spec_blake2b128\"", "\"spec\""), "spec_blake2b128"},
+      {"a key twice", edit("\"item_count\": 2", "\"item_count\": 2, \"item_count\": 2"),
+       "key \"item_count\" appears twice"},
+      {"trailing NUL bytes", good + std::string(4, '\0'), "a NUL byte at offset"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core_ref/fileio/atomic_file.h"
+#include "core_ref/fileio/path_overlap.h"
 #include "core_ref/prng/prng.h"
 #include "tools/dataset/dataset_item.h"
 #include "tools/dataset/dataset_manifest.h"
@@ -79,6 +80,14 @@ StatusOr<VerifyReport> VerifyDataset(const VerifyOptions& o) {
                          " is not the hash of spec.json (" + spec.blake2b128 + ")");
   }
   VerifyReport r;
+  for (const char* name : {kDatasetSpecName, kDatasetManifestName, kDatasetItemsDir}) {
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(o.dir + "/" + name, ec))) {
+      r.problems.push_back(o.dir + "/" + name +
+                           ": is a symbolic link (a dataset holds its own "
+                           "files, not links to files elsewhere)");
+    }
+  }
   std::map<std::string, const DatasetItem*> expected;
   for (const DatasetItem& item : spec.items) {
     if (m.shard.Holds(item.index)) expected[item.id] = &item;
@@ -141,6 +150,12 @@ StatusOr<VerifyReport> VerifyDataset(const VerifyOptions& o) {
 
 Status MergeDatasets(const std::string& out, const std::vector<std::string>& shard_dirs) {
   if (shard_dirs.empty()) return InvalidArgumentError("merge: no shard directories given");
+  // Before anything is read or written: OUT must not be, hold or lie inside a shard, nor lie
+  // inside any other dataset (it would become an extra item there).
+  for (const std::string& dir : shard_dirs) {
+    DASHI_RETURN_IF_ERROR(RefuseOverlap(out, "merge OUT", dir, "shard directory"));
+  }
+  DASHI_RETURN_IF_ERROR(RefuseOutputInsideDataset(out, "merge OUT"));
   std::error_code ec;
   if (fs::exists(out, ec) && !(fs::is_directory(out, ec) && fs::is_empty(out, ec))) {
     return FailedPreconditionError(out + ": exists and is not an empty directory");

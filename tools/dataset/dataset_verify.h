@@ -30,11 +30,14 @@ struct VerifyReport {
 };
 
 // An error only when the dataset cannot be examined at all (no spec.json, a malformed
-// dataset.json, no dataset.json: an incomplete generation); everything else is a problem.
+// dataset.json, no dataset.json: an incomplete generation); everything else is a problem
+// (symlinked items, item files, spec.json, dataset.json or items/ among them).
 StatusOr<VerifyReport> VerifyDataset(const VerifyOptions& o);
 
-// `out` must be missing or empty. Every shard directory must be a complete, verifying dataset
-// of the same spec, and together they must be shards 0..N-1 of N, each once.
+// `out` must be missing or empty, and neither be, lie inside or contain a shard directory nor lie
+// inside any dataset (INVALID_ARGUMENT naming both, before anything is read). Every shard
+// directory must be a complete, verifying dataset of the same spec, and together they must be
+// shards 0..N-1 of N, each once.
 Status MergeDatasets(const std::string& out, const std::vector<std::string>& shard_dirs);
 
 }  // namespace dashi::tools

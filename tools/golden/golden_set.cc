@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "core_ref/blake2b/blake2b.h"
@@ -357,9 +358,45 @@ StatusOr<std::vector<GoldenArray>> ComputeGoldenArrays(
   return c.Take();
 }
 
+namespace {
+
+// Generation writes into `dir` only when it is missing or empty, holds a golden set (a manifest
+// of this format), or holds nothing but files of the set and the repository's BUILD / README.md
+// (a regeneration interrupted after its manifest was removed). Any other file means the directory
+// is someone else's: refused before a file is written.
+Status CheckGoldenOutputDir(const std::string& dir, const std::vector<GoldenArray>& arrays) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(dir, ec))) return OkStatus();
+  if (!fs::is_directory(dir, ec)) return FailedPreconditionError(dir + ": exists and is not a directory");
+  const std::string manifest = dir + "/manifest.json";
+  if (fs::exists(fs::symlink_status(manifest, ec))) {
+    StatusOr<nlohmann::json> m = ReadJson(manifest);
+    Status st = m.ok() ? ParseGoldenManifest(*m, manifest).status() : m.status();
+    if (st.ok()) return OkStatus();
+    return FailedPreconditionError(dir + ": not a golden set (" + st.ToString() +
+                                   "); refusing to write into it: choose an empty or new --out");
+  }
+  std::set<std::string> ours = {"BUILD", "README.md"};
+  for (const GoldenArray& g : arrays) ours.insert(g.name + ".npy");
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (ours.count(name) == 0 || it->is_symlink()) {
+      return FailedPreconditionError(
+          dir + ": not empty and not a golden set (no manifest.json, and " + name +
+          " is not a file of the set); refusing to write into it: choose an empty or new --out");
+    }
+  }
+  if (ec) return UnavailableError(dir + ": cannot list the directory: " + ec.message());
+  return OkStatus();
+}
+
+}  // namespace
+
 Status GenerateGoldenSet(const std::string& dir,
                          const std::function<void(const std::string&)>& progress) {
   DASHI_ASSIGN_OR_RETURN(std::vector<GoldenArray> arrays, ComputeGoldenArrays(progress));
+  DASHI_RETURN_IF_ERROR(CheckGoldenOutputDir(dir, arrays));
   DASHI_RETURN_IF_ERROR(EnsureDir(dir));
   // The golden directory also holds files of the repository (README.md, BUILD), so it is not
   // replaced as a whole: manifest.json is the set's completion record. It goes first and comes
@@ -395,14 +432,16 @@ StatusOr<GoldenManifest> ParseGoldenManifest(const nlohmann::json& m, const std:
   }
   DASHI_ASSIGN_OR_RETURN(const nlohmann::json* arrays, ArrayField(m, "arrays", path));
   GoldenManifest out;
+  std::set<std::string> names;
   int index = 0;
   for (const nlohmann::json& e : *arrays) {
     ++index;
-    if (!e.is_object() || !e.contains("file") || !e["file"].is_string() ||
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string() || !e.contains("file") ||
+        !e["file"].is_string() ||
         !e.contains("blake2b_128") || !e["blake2b_128"].is_string() || !e.contains("dtype") ||
         !e["dtype"].is_string() || !e.contains("shape") || !e["shape"].is_array()) {
       out.problems.push_back(path + ": entry " + std::to_string(index) +
-                             " lacks file, dtype, shape or blake2b_128");
+                             " lacks name, file, dtype, shape or blake2b_128");
       continue;
     }
     GoldenManifestEntry entry;
@@ -410,6 +449,18 @@ StatusOr<GoldenManifest> ParseGoldenManifest(const nlohmann::json& m, const std:
     entry.file = e["file"].get<std::string>();
     if (entry.file.find('/') != std::string::npos || entry.file.find("..") != std::string::npos) {
       out.problems.push_back(path + ": file name '" + entry.file + "' is not a plain name");
+      continue;
+    }
+    // Each array once, under its own name: file = name + ".npy".
+    const std::string name = e["name"].get<std::string>();
+    if (!names.insert(name).second) {
+      out.problems.push_back(path + ": entry " + std::to_string(index) + ": array name '" + name +
+                             "' is listed more than once");
+      continue;
+    }
+    if (entry.file != name + ".npy") {
+      out.problems.push_back(path + ": entry " + std::to_string(index) + ": file '" + entry.file +
+                             "' is not its array name '" + name + "' + .npy");
       continue;
     }
     entry.dtype = e["dtype"].get<std::string>();
@@ -424,6 +475,21 @@ StatusOr<GoldenManifest> ParseGoldenManifest(const nlohmann::json& m, const std:
     out.entries.push_back(std::move(entry));
   }
   return out;
+}
+
+Status CheckGoldenDir(const std::string& dir, const std::string& flag) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return Status(
+        std::filesystem::exists(dir, ec) ? StatusCode::kFailedPrecondition : StatusCode::kNotFound,
+        flag + " " + dir + ": " +
+            (std::filesystem::exists(dir, ec) ? "not a directory" : "no such directory") +
+            " (the golden data; `dashi golden generate --out DIR` makes it)");
+  }
+  StatusOr<nlohmann::json> m = ReadJson(dir + "/manifest.json");
+  Status st = m.ok() ? ParseGoldenManifest(*m, dir + "/manifest.json").status() : m.status();
+  if (st.ok()) return OkStatus();
+  return Status(st.code(), flag + " " + dir + ": not a golden set: " + std::string(st.message()));
 }
 
 StatusOr<GoldenReport> VerifyGoldenSet(const std::string& dir) {

@@ -29,7 +29,9 @@ struct GoldenArray {
 StatusOr<std::vector<GoldenArray>> ComputeGoldenArrays(
     const std::function<void(const std::string&)>& progress = {});
 
-// Writes the arrays and manifest.json into `dir` (created if missing).
+// Writes the arrays and manifest.json into `dir` (created if missing). `dir` must be missing,
+// empty, a golden set (its manifest.json parses), or hold only files of the set and BUILD /
+// README.md (an interrupted regeneration); anything else is FAILED_PRECONDITION before any write.
 Status GenerateGoldenSet(const std::string& dir,
                          const std::function<void(const std::string&)>& progress = {});
 
@@ -51,8 +53,14 @@ struct GoldenManifest {
   std::vector<std::string> problems;
 };
 // Checks the format and the "arrays" list of a parsed manifest; `path` names it in messages.
-// Malformed entries become problems; a missing format or arrays field is an error.
+// Malformed entries become problems (among them an array name listed twice, and a file that is
+// not its name + ".npy"); a missing format or arrays field is an error.
 StatusOr<GoldenManifest> ParseGoldenManifest(const nlohmann::json& m, const std::string& path);
+
+// Whether `dir` can serve as golden data (`dashi conform --golden-dir`): a directory whose
+// manifest.json reads and parses. Errors name `flag` and the directory; the files themselves are
+// checked by VerifyGoldenSet and by the cases that read them.
+Status CheckGoldenDir(const std::string& dir, const std::string& flag);
 
 // Checks every file listed in `dir`/manifest.json. An unreadable or malformed manifest is an
 // error; per-array problems are collected in the report.

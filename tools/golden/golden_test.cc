@@ -184,7 +184,71 @@ TEST(GoldenTest, VerifyCannotBeFooled) {
     fs::create_symlink(outside, fs::path(dir) / "fft_64_input.npy");
     EXPECT_NE(problems(dir).find("fft_64_input.npy: is a symbolic link"), std::string::npos);
   }
+  {  // an array name listed twice (entry 2 renamed as entry 1, its file unchanged)
+    const std::string dir = fresh_copy("fool_name_twice");
+    edit_manifest(dir, [](nlohmann::json& m) { m["arrays"][1]["name"] = m["arrays"][0]["name"]; });
+    EXPECT_NE(problems(dir).find("entry 2: array name 'carrier_32_field' is listed more than once"),
+              std::string::npos)
+        << problems(dir);
+  }
+  {  // a name that is not its file's
+    const std::string dir = fresh_copy("fool_name_file");
+    edit_manifest(dir, [](nlohmann::json& m) { m["arrays"][0]["name"] = "renamed"; });
+    EXPECT_NE(problems(dir).find("file 'carrier_32_field.npy' is not its array name 'renamed'"),
+              std::string::npos)
+        << problems(dir);
+  }
   EXPECT_EQ(problems(PlainCopy("fool_none")), "");
+}
+
+// `conform --golden-dir` is checked before the suite runs: a directory with a parsing manifest.
+TEST(GoldenTest, CheckGoldenDirNamesTheFlagAndTheDirectory) {
+  EXPECT_TRUE(CheckGoldenDir(PlainCopy("check_dir_ok"), "--golden-dir").ok());
+  const std::string missing = TmpDir("check_dir_missing");
+  Status st = CheckGoldenDir(missing, "--golden-dir");
+  EXPECT_EQ(st.code(), StatusCode::kNotFound);
+  EXPECT_NE(st.message().find("--golden-dir " + missing + ": no such directory"), std::string::npos)
+      << st.ToString();
+  const std::string empty = TmpDir("check_dir_empty");
+  fs::create_directories(empty);
+  st = CheckGoldenDir(empty, "--golden-dir");
+  EXPECT_NE(st.message().find("--golden-dir " + empty + ": not a golden set: "), std::string::npos)
+      << st.ToString();
+  std::ofstream(empty + "/manifest.json") << R"({"format": "dashi-golden/1"})";
+  st = CheckGoldenDir(empty, "--golden-dir");
+  EXPECT_NE(st.message().find("arrays"), std::string::npos) << st.ToString();
+  EXPECT_EQ(CheckGoldenDir(empty + "/manifest.json", "--golden-dir").code(),
+            StatusCode::kFailedPrecondition);
+}
+
+// `golden generate --out DIR` wrote its arrays into any directory: DIR must be missing, empty, a
+// golden set, or an interrupted regeneration of one (only the set's files, BUILD, README.md).
+TEST(GoldenTest, GenerateRefusesADirectoryThatIsNotAGoldenSet) {
+  const std::string foreign = TmpDir("gen_foreign");
+  fs::create_directories(foreign);
+  std::ofstream(foreign + "/notes.txt") << "precious";
+  Status st = GenerateGoldenSet(foreign);
+  EXPECT_EQ(st.code(), StatusCode::kFailedPrecondition) << st.ToString();
+  EXPECT_NE(st.message().find(foreign + ": not empty and not a golden set (no manifest.json, and "
+                              "notes.txt is not a file of the set)"),
+            std::string::npos)
+      << st.ToString();
+  EXPECT_EQ(Slurp(foreign + "/notes.txt"), "precious");
+  EXPECT_EQ(std::distance(fs::directory_iterator(foreign), fs::directory_iterator()), 1);
+  std::ofstream(foreign + "/manifest.json") << R"({"format": "something-else/1"})";
+  st = GenerateGoldenSet(foreign);
+  EXPECT_NE(st.message().find(foreign + ": not a golden set ("), std::string::npos)
+      << st.ToString();
+  // A golden set, and one whose regeneration was interrupted (manifest gone), are regenerated.
+  const std::string set = PlainCopy("gen_over_set");
+  EXPECT_TRUE(GenerateGoldenSet(set).ok());
+  fs::remove(set + "/manifest.json");
+  fs::remove(set + "/fft_64_input.npy");
+  st = GenerateGoldenSet(set);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  StatusOr<GoldenReport> r = VerifyGoldenSet(set);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->problems.empty());
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "json_input/json_input.h"
 
+#include <cstring>
+#include <optional>
+#include <set>
 #include <vector>
 
 #include "core_ref/fileio/atomic_file.h"
@@ -31,6 +34,42 @@ int NestingDepth(std::span<const uint8_t> bytes, int limit) {
   return deepest;
 }
 
+// A SAX pass that stops at the first key an object already holds (nlohmann itself keeps the
+// last value silently, so two readers could see two different records).
+class DuplicateKeyFinder : public nlohmann::json::json_sax_t {
+ public:
+  std::optional<std::string> duplicate;  // the first key found twice in one object
+
+  bool start_object(std::size_t) override {
+    keys_.emplace_back();
+    return true;
+  }
+  bool end_object() override {
+    keys_.pop_back();
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (keys_.back().insert(k).second) return true;
+    duplicate = k;
+    return false;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  std::vector<std::set<std::string>> keys_;
+};
+
 Status Missing(std::string_view key, const std::string& what) {
   return InvalidArgumentError(what + ": field \"" + std::string(key) + "\" is missing");
 }
@@ -60,6 +99,12 @@ StatusOr<nlohmann::json> ParseJsonInput(std::span<const uint8_t> bytes, const st
                                 " bytes of JSON, more than the limit of " +
                                 std::to_string(kJsonInputMaxBytes));
   }
+  // nlohmann stops reading at a NUL byte, so `{...}\0anything` would parse as the part before it.
+  if (const void* nul = std::memchr(bytes.data(), 0, bytes.size()); nul != nullptr) {
+    const auto offset = static_cast<const uint8_t*>(nul) - bytes.data();
+    return InvalidArgumentError(what + ": a NUL byte at offset " + std::to_string(offset) +
+                                " (JSON text holds none; a file cut short or padded?)");
+  }
   if (NestingDepth(bytes, kJsonInputMaxDepth) > kJsonInputMaxDepth) {
     return InvalidArgumentError(what + ": JSON nested deeper than " +
                                 std::to_string(kJsonInputMaxDepth) + " levels");
@@ -67,6 +112,14 @@ StatusOr<nlohmann::json> ParseJsonInput(std::span<const uint8_t> bytes, const st
   nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr,
                                            /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgumentError(what + ": not valid JSON");
+  // Valid and bounded: a second, SAX pass finds a key repeated within one object.
+  DuplicateKeyFinder finder;
+  nlohmann::json::sax_parse(bytes.begin(), bytes.end(), &finder,
+                            nlohmann::json::input_format_t::json, /*strict=*/true);
+  if (finder.duplicate.has_value()) {
+    return InvalidArgumentError(what + ": key \"" + *finder.duplicate +
+                                "\" appears twice in one object (which one counts is ambiguous)");
+  }
   return j;
 }
 

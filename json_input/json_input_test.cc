@@ -1,11 +1,14 @@
-// Issue 12 #2: hostile JSON (type-confused fields, deep nesting, huge files) gets a clear error,
-// never an exception or a stack overflow.
+// Issue 12 #2: hostile JSON (type-confused fields, deep nesting, huge files, NUL bytes, a key twice
+// in one object) gets a clear error naming the input, never an exception or a stack overflow.
 #include "json_input/json_input.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "core_ref/fileio/atomic_file.h"
+#include "core_ref/testing/scratch_dirs.h"
 
 namespace dashi {
 namespace {
@@ -47,6 +50,52 @@ TEST(JsonInput, DeepNestingAndHugeInputsAreRefusedBeforeParsing) {
   ASSERT_FALSE(h.ok());
   EXPECT_NE(h.status().message().find("more than the limit"), std::string::npos);
   EXPECT_FALSE(Parse("{\"a\": ").ok());
+}
+
+std::string ErrorOf(const std::string& text) {
+  StatusOr<nlohmann::json> j = Parse(text);
+  return j.ok() ? "accepted" : j.status().ToString();
+}
+
+// nlohmann stops reading at a NUL byte: `{...}\0garbage` parsed as the part before it.
+TEST(JsonInput, RefusesNulBytes) {
+  EXPECT_EQ(ErrorOf(std::string("{\"a\": 1}\0garbage", 16)),
+            "INVALID_ARGUMENT: in.json: a NUL byte at offset 8 (JSON text holds none; a file cut "
+            "short or padded?)");
+  EXPECT_NE(ErrorOf(std::string("{\"a\": 1}\0", 9)).find("a NUL byte at offset 8"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(std::string("{\"a\": \"x\0y\"}", 12)).find("offset 8"), std::string::npos);
+  StatusOr<nlohmann::json> escaped = Parse(R"({"a": "x\u0000y"})");  // an escape, not a byte
+  ASSERT_TRUE(escaped.ok()) << escaped.status().ToString();
+  EXPECT_EQ((*escaped)["a"].get<std::string>(), std::string("x\0y", 3));
+}
+
+// nlohmann keeps the last of a repeated key: two readers could see two different records.
+TEST(JsonInput, RefusesAKeyTwiceInOneObject) {
+  EXPECT_EQ(ErrorOf(R"({"steps": 8, "dim": 2, "steps": 9})"),
+            "INVALID_ARGUMENT: in.json: key \"steps\" appears twice in one object (which one "
+            "counts is ambiguous)");
+  EXPECT_NE(ErrorOf(R"({"a": [{"x": 1}, {"y": 1, "y": 2}]})").find("key \"y\" appears twice"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"": 1, "": 2})").find("key \"\" appears twice"), std::string::npos);
+  // The same key in sibling and nested objects is fine.
+  EXPECT_TRUE(Parse(R"({"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}]})").ok());
+}
+
+TEST(JsonInput, ReadsFilesNamingThem) {
+  const std::string dir = dashi::testing::FreshScratchDir("json_input_files");
+  const std::string path = dir + "/chain.json";
+  ASSERT_TRUE(WriteFileAtomically(path, std::string("{\"a\": 1}\0\0\0\0", 12)).ok());
+  StatusOr<nlohmann::json> j = ReadJsonInput(path);
+  ASSERT_FALSE(j.ok());
+  EXPECT_NE(j.status().message().find(path + ": a NUL byte at offset 8"), std::string::npos)
+      << j.status().ToString();
+  EXPECT_EQ(ReadJsonInput(dir + "/missing.json").status().code(), StatusCode::kNotFound);
+  ASSERT_TRUE(WriteFileAtomically(path, std::string(R"({"a": 1, "a": 1})")).ok());
+  EXPECT_NE(ReadJsonInput(path).status().message().find(path + ": key \"a\" appears twice"),
+            std::string::npos);
+  ASSERT_TRUE(WriteFileAtomically(path, std::string(R"({"a": 1})")).ok());
+  ASSERT_TRUE(ReadJsonInput(path).ok());
 }
 
 }  // namespace

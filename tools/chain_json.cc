@@ -5,7 +5,6 @@
 
 #include "core_ref/blake2b/blake2b.h"
 #include "json_input/json_input.h"
-#include "tools/strict_json.h"
 
 namespace dashi::tools {
 
@@ -101,7 +100,7 @@ StatusOr<RecordedChain> ParseChainFile(const nlohmann::json& j, const std::strin
 }
 
 StatusOr<RecordedChain> ReadChainFile(const std::string& path) {
-  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ReadStrictJson(path));
+  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonInput(path));
   return ParseChainFile(j, path);
 }
 

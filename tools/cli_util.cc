@@ -10,7 +10,6 @@
 
 #include "core_ref/fileio/atomic_file.h"
 #include "json_input/json_input.h"
-#include "tools/strict_json.h"
 
 namespace dashi::tools {
 
@@ -133,7 +132,7 @@ Status WriteJson(const std::string& path, const nlohmann::json& value) {
       path, value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
-StatusOr<nlohmann::json> ReadJson(const std::string& path) { return ReadStrictJson(path); }
+StatusOr<nlohmann::json> ReadJson(const std::string& path) { return ReadJsonInput(path); }
 
 StatusOr<NpyArray> ReadF64Array(const std::string& path, int rank) {
   return ReadF64Array(path, rank, rank);

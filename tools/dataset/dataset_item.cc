@@ -17,7 +17,6 @@
 #include "core_ref/npy/npy_stream_writer.h"
 #include "core_ref/proxy/proxy_encoder.h"
 #include "json_input/json_input.h"
-#include "tools/strict_json.h"
 #include "tools/decode_options.h"
 #include "tools/les_options.h"
 #include "tools/proxy_json.h"
@@ -244,7 +243,7 @@ StatusOr<std::string> VerifyItem(const DatasetSpec& spec, const DatasetItem& ite
   }
   if (ec) return UnavailableError(item_dir + ": cannot list: " + ec.message());
   DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(manifest_path));
-  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ParseStrictJson(bytes, manifest_path));
+  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonInput(bytes, manifest_path));
   if (!j.is_object()) return InvalidArgumentError(manifest_path + ": not a JSON object");
   const nlohmann::json head = ItemHead(spec, item);
   for (auto it = head.begin(); it != head.end(); ++it) {

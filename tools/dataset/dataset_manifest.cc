@@ -7,7 +7,6 @@
 #include "core_ref/fileio/atomic_file.h"
 #include "core_ref/fileio/path_overlap.h"
 #include "json_input/json_input.h"
-#include "tools/strict_json.h"
 
 namespace dashi::tools {
 
@@ -31,7 +30,7 @@ Status WriteDatasetManifest(const std::string& dir, const DatasetManifest& m) {
 
 StatusOr<DatasetManifest> ReadDatasetManifest(const std::string& dir) {
   const std::string path = dir + "/" + kDatasetManifestName;
-  StatusOr<nlohmann::json> parsed = ReadStrictJson(path);
+  StatusOr<nlohmann::json> parsed = ReadJsonInput(path);
   if (!parsed.ok() && parsed.status().code() == StatusCode::kNotFound) {
     return NotFoundError(path +
                          ": missing: the dataset is incomplete (an interrupted or failed "
@@ -74,7 +73,7 @@ StatusOr<DatasetManifest> ReadDatasetManifest(const std::string& dir) {
 StatusOr<DatasetSpec> ReadDatasetDirSpec(const std::string& dir) {
   const std::string path = dir + "/" + kDatasetSpecName;
   DASHI_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
-  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ParseStrictJson(bytes, path));
+  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ParseJsonInput(bytes, path));
   DASHI_ASSIGN_OR_RETURN(DatasetSpec spec, ParseDatasetSpec(j, path));
   const std::string text = spec.CanonicalSpecText();
   if (std::string(bytes.begin(), bytes.end()) != text) {

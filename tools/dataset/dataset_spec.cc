@@ -11,7 +11,6 @@
 #include "core_ref/proxy/proxy_encoder.h"
 #include "core_ref/status/checked_arithmetic.h"
 #include "json_input/json_input.h"
-#include "tools/strict_json.h"
 
 namespace dashi::tools {
 namespace {
@@ -247,7 +246,7 @@ StatusOr<DatasetSpec> ParseDatasetSpec(const nlohmann::json& j, const std::strin
 }
 
 StatusOr<DatasetSpec> ReadDatasetSpec(const std::string& path) {
-  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ReadStrictJson(path));
+  DASHI_ASSIGN_OR_RETURN(nlohmann::json j, ReadJsonInput(path));
   return ParseDatasetSpec(j, path);
 }
 

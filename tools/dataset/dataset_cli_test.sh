@@ -3,7 +3,7 @@
 # a second run midway and resume it, verify (with regeneration), shard 2-way and merge, and
 # compare every byte with the one-process run; the kept decodes equal `dashi decode` of the
 # item's z; bad input exits 1 naming the file; an output inside an input dataset and a re-shard are
-# refused.
+# refused; a symlinked item is regenerated in place; a second run on a busy --out is refused.
 set -uo pipefail
 DASHI="$TEST_SRCDIR/$TEST_WORKSPACE/tools/dashi"
 [ -x "$DASHI" ] || DASHI="$(cd "$(dirname "$0")/.." && pwd)/dashi"
@@ -114,6 +114,39 @@ grep -qF "$T/one holds shard 0/1 of this spec ($T/one/dataset.json), not --shard
   fail "re-shard: message '$err'"
 [ "$(sums "$T/shard0")" = "$before0" ] && [ "$(sums "$T/one")" = "$before1" ] ||
   fail "a refused merge/generate changed an input dataset"
+
+# 7. An item directory that is a symbolic link is regenerated in place on resume: the link is
+#    removed, its target (outside the dataset) left byte for byte as it was.
+cp -r "$T/one" "$T/linked"
+mv "$T/linked/items/n32_p0_s2" "$T/moved_item"
+ln -s "$T/moved_item" "$T/linked/items/n32_p0_s2"
+moved_before=$(sums "$T/moved_item")
+"$DASHI" dataset generate --spec "$T/spec.json" --out "$T/linked" >"$T/linked.txt" 2>&1 \
+  || fail "resume over a symlinked item failed: $(cat "$T/linked.txt")"
+grep -qF "$T/linked/items/n32_p0_s2 was a symbolic link (to $T/moved_item)" "$T/linked.txt" ||
+  fail "symlinked item: no notice: $(cat "$T/linked.txt")"
+[ -d "$T/linked/items/n32_p0_s2" ] && [ ! -L "$T/linked/items/n32_p0_s2" ] ||
+  fail "symlinked item: not a directory of its own after the resume"
+[ "$(sums "$T/moved_item")" = "$moved_before" ] || fail "symlinked item: the link's target changed"
+diff -r "$T/one" "$T/linked" >/dev/null || fail "symlinked item: resumed dataset differs"
+
+# 8. Two runs writing one --out at once: the second is refused (exit 1, naming the directory) and
+#    the first completes.
+"$DASHI" dataset generate --spec "$T/long.json" --out "$T/busy" --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do [ -f "$T/busy/spec.json" ] && break; sleep 0.05; done
+err=$("$DASHI" dataset generate --spec "$T/long.json" --out "$T/busy" --shard 1/2 --quiet 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "a second run on a busy --out: exit $rc ($err)"
+grep -qF "$T/busy: another \`dashi dataset generate\` is writing this directory now" <<<"$err" ||
+  fail "a second run on a busy --out: message '$err'"
+kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+"$DASHI" dataset generate --spec "$T/long.json" --out "$T/busy" --quiet >/dev/null 2>&1 &
+pid=$!
+sleep 0.2; kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+# The kernel dropped the killed run's lock: a new run may take the directory.
+err=$("$DASHI" dataset generate --spec "$T/spec.json" --out "$T/busy" --quiet 2>&1 >/dev/null)
+grep -q "another .dashi dataset generate. is writing" <<<"$err" &&
+  fail "a killed run's lock outlived it: '$err'"
 
 if [ "$failures" = 0 ]; then echo "dataset_cli_test: all passed"; fi
 exit "$failures"

@@ -14,6 +14,7 @@
 #include "core_ref/fileio/path_overlap.h"
 #include "core_ref/status/checked_arithmetic.h"
 #include "tools/dataset/dataset_item.h"
+#include "tools/dataset/dataset_lock.h"
 #include "tools/dataset/dataset_manifest.h"
 
 namespace dashi::tools {
@@ -178,8 +179,17 @@ StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o) {
                                   HumanBytes(shard_bytes) + " (" + std::to_string(shard_bytes) +
                                   " bytes), more than --max-disk " + HumanBytes(o.max_disk_bytes));
   }
+  DASHI_ASSIGN_OR_RETURN(DatasetDirLock lock, DatasetDirLock::Acquire(o.out, o.quiet));
   DASHI_RETURN_IF_ERROR(PrepareDirectory(spec, o.out, o.shard));
   const std::string items_dir = o.out + "/" + kDatasetItemsDir;
+  {
+    // Items are written into items/ by rename: through a link they would land elsewhere.
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(items_dir, ec))) {
+      return FailedPreconditionError(items_dir + ": is a symbolic link; a dataset's items/ must "
+                                     "be its own directory (move the items back into it)");
+    }
+  }
 
   GenerateSummary summary;
   DatasetManifest manifest{spec.blake2b128, o.shard, {}};
@@ -193,6 +203,23 @@ StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o) {
     if (kept.ok()) {
       ++summary.kept;
       continue;
+    }
+    // An item directory that is a symbolic link (verify reports it) is regenerated in place: the
+    // link itself is removed, never what it points to.
+    const std::string item_dir = items_dir + "/" + item.id;
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(item_dir, ec))) {
+      const fs::path target = fs::read_symlink(item_dir, ec);
+      if (!fs::remove(item_dir, ec) || ec) {
+        return UnavailableError(item_dir + ": is a symbolic link and cannot be removed: " +
+                                ec.message());
+      }
+      if (!o.quiet) {
+        std::fprintf(stderr,
+                     "dataset: %s was a symbolic link (to %s): the link was removed, its target "
+                     "left as it is; the item is generated in place\n",
+                     item_dir.c_str(), target.string().c_str());
+      }
     }
     todo.push_back(&item);
     todo_slot.push_back(manifest.items.size() - 1);

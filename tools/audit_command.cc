@@ -6,6 +6,7 @@
 #include "backend/backend.h"
 #include "backend/rollout_audit.h"
 #include "tools/cli_util.h"
+#include "tools/output_guard.h"
 #include "tools/rollout_inputs.h"
 #include "tools/vulkan_flags.h"
 
@@ -19,6 +20,10 @@ struct AuditOptions {
 };
 
 int Run(AuditOptions o) {
+  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {{"--z0", o.input.z0}, {"--a", o.input.a}});
+      !st.ok()) {
+    return Fail("audit", st);
+  }
   StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input);
   if (!in.ok()) return Fail("audit", in.status());
   // The report's place is checked (and its staging made) before the replays, not after them.

@@ -12,6 +12,7 @@
 #include "tools/run_command.h"
 #include "tools/scales_command.h"
 #include "tools/simulate_command.h"
+#include "tools/vulkan_flags.h"
 
 namespace dashi::tools {
 
@@ -41,6 +42,7 @@ int ParseDashiCommandLine(CLI::App& app, int argc, const char* const* argv,
                           const std::function<int()>& run) {
   try {
     app.parse(argc, argv);
+    CheckCertStoreEnvironment(app);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // prints help, or the flag and the problem
   }

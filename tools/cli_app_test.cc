@@ -127,6 +127,28 @@ TEST(CliApp, CertStoreMustBeADirectory) {
   EXPECT_EQ(Parse({"devices", "--cert-store", file + ".missing"}).code, -1);
 }
 
+// DASHI_CERT_STORE naming a regular file was read as an empty store ("uncertified ... in
+// certfile", exit 0) where --cert-store certfile is refused: the variable gets the same check,
+// named as the variable; --cert-store given on the command line overrides it.
+TEST(CliApp, CertStoreEnvironmentMustBeADirectory) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = tmp != nullptr ? tmp : "/tmp";
+  const std::string file = dir + "/cert_store_env_file";
+  std::ofstream(file) << "not a store";
+  ASSERT_EQ(::setenv("DASHI_CERT_STORE", file.c_str(), 1), 0);
+  for (const char* cmd : {"devices", "conform"}) {
+    ExpectFlagError({cmd}, "DASHI_CERT_STORE: " + file + " exists and is not a directory");
+  }
+  ExpectFlagError({"rollout", "--z0", "z", "--a", "a"}, "DASHI_CERT_STORE: " + file);
+  EXPECT_EQ(Parse({"devices", "--cert-store", dir}).code, -1);
+  EXPECT_EQ(Parse({"simulate"}).code, -1);  // takes no store
+  ASSERT_EQ(::setenv("DASHI_CERT_STORE", dir.c_str(), 1), 0);
+  EXPECT_EQ(Parse({"devices"}).code, -1);
+  ASSERT_EQ(::setenv("DASHI_CERT_STORE", (file + ".missing").c_str(), 1), 0);
+  EXPECT_EQ(Parse({"devices"}).code, -1);
+  ASSERT_EQ(::unsetenv("DASHI_CERT_STORE"), 0);
+}
+
 // Every file or directory argument refuses an empty value ("" was read as / or the current
 // directory: `dataset verify ""` examined /spec.json).
 TEST(CliApp, EmptyPathArgumentsAreFlagErrors) {

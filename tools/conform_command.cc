@@ -8,6 +8,7 @@
 #include "conformance/report/conformance_report.h"
 #include "tools/cli_util.h"
 #include "tools/golden/golden_set.h"
+#include "tools/output_guard.h"
 #include "tools/vulkan_flags.h"
 
 namespace dashi::tools {
@@ -22,6 +23,7 @@ struct ConformOptions {
 };
 
 int Run(const ConformOptions& o) {
+  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) return Fail("conform", st);
   // A missing or foreign golden directory made every golden case a device FAIL.
   if (Status st = CheckGoldenDir(o.golden_dir, "--golden-dir"); !st.ok()) {
     return Fail("conform", st);

@@ -9,6 +9,7 @@
 #include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/decode_options.h"
+#include "tools/output_guard.h"
 #include "tools/proxy_json.h"
 
 namespace dashi::tools {
@@ -23,6 +24,11 @@ struct DecodeOptions {
 };
 
 int Run(const DecodeOptions& o) {
+  if (Status st = CheckOutputPlaces({{"--out-dir", o.out_dir}},
+                                    {{"--z", o.z}, {"--proxy", o.proxy}});
+      !st.ok()) {
+    return Fail("decode", st);
+  }
   StatusOr<nlohmann::json> pj = ReadJson(o.proxy);
   if (!pj.ok()) return Fail("decode", pj.status());
   StatusOr<ProxySpec> spec = ProxySpecFromJson(*pj, o.proxy);

@@ -9,6 +9,7 @@
 #include "core_ref/pipeline/pipeline.h"
 #include "tools/cli_util.h"
 #include "tools/learner_options.h"
+#include "tools/output_guard.h"
 #include "tools/proxy_json.h"
 
 namespace dashi::tools {
@@ -43,6 +44,11 @@ StatusOr<std::vector<std::vector<double>>> LoadFrames(const std::string& path, i
 }
 
 int Run(const LearnOptions& o) {
+  if (Status st = CheckOutputPlaces({{"--out-dir", o.out_dir}},
+                                    {{"--traj", o.traj}, {"--eval-traj", o.eval_traj}});
+      !st.ok()) {
+    return Fail("learn", st);
+  }
   StatusOr<RidgePrior> prior = ParseRidgePrior(o.learner.prior);
   if (!prior.ok()) return Fail("learn", prior.status());
   int64_t n = 0;

@@ -4,8 +4,9 @@
 # leaves one that is recognisably stale and removed by the next run; a directory holding someone
 # else's files — or another command's output set — is refused and left untouched; a failed command
 # leaves nothing behind; a rollout's file set keeps its completion record (the chain) last; outputs
-# that would replace a symlink, a device or their own replay record are refused; simulate's memory
-# does not grow with the number of frames.
+# that would replace a symlink, a device, their own replay record or one of their inputs, or that
+# would land inside a dataset, are refused; simulate's memory does not grow with the number of
+# frames.
 set -uo pipefail
 DASHI="$(cd "$(dirname "$0")" && pwd)/dashi"
 [ -x "$DASHI" ] || DASHI="$TEST_SRCDIR/$TEST_WORKSPACE/tools/dashi"
@@ -98,9 +99,14 @@ before=$(cat "$T/ok/zT.chain.json")
 #     name that is a symlink or a FIFO (renaming would replace the link / the node), --expect-chain
 #     naming the run's own chain, a --save-every trajectory beyond half the machine's memory, and
 #     audit's report into a directory (checked before the replays).
-err=$("$DASHI" decode --z "$R/z0.npy" --proxy "$R/proxy.json" --out-dir "$R" 2>&1 >/dev/null); rc=$?
+mkdir -p "$T/in"; cp "$R/z0.npy" "$R/proxy.json" "$T/in/"
+err=$("$DASHI" decode --z "$T/in/z0.npy" --proxy "$T/in/proxy.json" --out-dir "$R" 2>&1 >/dev/null); rc=$?
 [ "$rc" = 1 ] || fail "decode onto run's directory: exit $rc, expected 1"
 grep -q "FAILED_PRECONDITION.*holds the outputs of .dashi run." <<<"$err" || fail "decode onto run: message '$err'"
+err=$("$DASHI" decode --z "$R/z0.npy" --proxy "$R/proxy.json" --out-dir "$R" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "decode onto the directory of its inputs: exit $rc, expected 1"
+grep -q -- "INVALID_ARGUMENT: --out-dir $R contains --z $R/z0.npy" <<<"$err" ||
+  fail "decode onto the directory of its inputs: message '$err'"
 [ -f "$R/A.npy" ] && [ -f "$R/proxy.json" ] || fail "decode onto run's directory removed its files"
 ln -s "$T/ok/zT.npy" "$T/ok/link.npy"; mkfifo "$T/ok/fifo.npy"
 for name in link.npy fifo.npy; do
@@ -144,6 +150,47 @@ grep -q "NOT_FOUND: --golden-dir .*no_golden: no such directory" <<<"$err" ||
   fail "conform --golden-dir missing: message '$err'"
 grep -q "FAIL" <<<"$err" && fail "conform --golden-dir missing: the suite ran"
 [ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after the refusals: $(entries "$T/ok")"
+
+# 7c. An output never replaces an input or lands inside a dataset: refused before any work (exit
+#     1, the flag, the path and the input or dataset named), the input and the dataset unchanged.
+G="$T/guard"; mkdir -p "$G"
+cp "$R/A.npy" "$R/z0.npy" "$G/"; cp "$R/A.npy" "$G/A.orig"; cp "$R/z0.npy" "$G/z0.orig"
+ln "$G/A.npy" "$G/A_hard.npy"
+for case in "A.npy:--a" "z0.npy:--z0" "A_hard.npy:the same file as --a"; do
+  name=${case%%:*}; want=${case#*:}
+  err=$("$DASHI" rollout --z0 "$G/z0.npy" --a "$G/A.npy" --steps 10 --out "$G/$name" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 1 ] || fail "rollout --out $name (an input): exit $rc, expected 1"
+  grep -q -- "INVALID_ARGUMENT: --out $G/$name is $want" <<<"$err" || fail "rollout --out $name: message '$err'"
+done
+cmp -s "$G/A.npy" "$G/A.orig" && cmp -s "$G/z0.npy" "$G/z0.orig" || fail "rollout replaced an input"
+cp "$G/A.npy" "$G/zT.chain.json"  # a companion named like an input
+err=$("$DASHI" rollout --z0 "$G/z0.npy" --a "$G/zT.chain.json" --steps 10 --out "$G/zT.npy" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "rollout chain file = --a: exit $rc, expected 1"
+grep -q -- "--out's chain file $G/zT.chain.json is --a" <<<"$err" || fail "rollout chain file = --a: message '$err'"
+cat >"$G/spec.json" <<'JSON'
+{"format": "dashi-dataset-spec/1", "n": [32], "seeds": {"first": 1, "count": 1},
+ "les": [{"nu0": 1e-3}], "steps": 10, "save_every": 5,
+ "keep": {"vorticity": true, "series": true, "proxy": {"k_lo": 4, "k_mid": 8, "anchors": 4},
+          "decodes": true}}
+JSON
+"$DASHI" dataset generate --spec "$G/spec.json" --out "$G/DS" --quiet >/dev/null || fail "dataset generate failed"
+I="$G/DS/items/n32_p0_s1"
+[ -f "$I/omega.npy" ] && [ -f "$I/z.npy" ] || fail "dataset item lacks omega.npy or z.npy: $(entries "$I")"
+before=$(cd "$G/DS" && find . -type f -exec md5sum {} + | sort)
+refused() {  # refused LABEL COMMAND...: exit 1 and "is inside the dataset $G/DS"
+  local label=$1; shift
+  err=$("$DASHI" "$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 1 ] || fail "$label into the dataset: exit $rc, expected 1"
+  grep -q "INVALID_ARGUMENT: .* is inside the dataset $G/DS " <<<"$err" || fail "$label into the dataset: message '$err'"
+}
+refused "simulate --out omega.npy" simulate --quiet --n 32 --steps 5 --out "$I/omega.npy"
+refused "rollout --out z.npy" rollout --z0 "$G/z0.npy" --a "$G/A.npy" --steps 10 --out "$I/z.npy"
+refused "decode --out-dir" decode --z "$G/z0.npy" --proxy "$R/proxy.json" --out-dir "$I/dec"
+refused "learn --out-dir" learn --traj "$I/omega.npy" --k-lo 4 --k-mid 8 --anchors 4 --out-dir "$I/model"
+refused "run --out" run "${SMALL[@]}" --out "$G/DS/run"
+refused "scales --out" scales --n 16 --out "$G/DS/items/scales"
+[ "$(cd "$G/DS" && find . -type f -exec md5sum {} + | sort)" = "$before" ] || fail "the dataset changed"
+[ ! -e "$I/dec" ] && [ ! -e "$I/model" ] && [ ! -e "$G/DS/run" ] || fail "a refused output appeared in the dataset"
 
 # 8. simulate streams its frames: 4,001 frames of 64² (131 MB on disk) under a 300 MB
 #    address-space cap (holding the frames, as before streaming, died of out-of-memory here).

@@ -20,6 +20,7 @@
 #include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/dataset/dataset_generate.h"
+#include "tools/output_guard.h"
 #include "tools/rollout_inputs.h"
 #include "tools/vulkan_flags.h"
 
@@ -181,7 +182,22 @@ Status CheckTrajectoryFitsMemory(const RolloutOptions& o, int64_t batch, int64_t
       "--save-every) or roll out in parts");
 }
 
+// Every file this rollout writes, checked against its inputs and any dataset before any work.
+Status CheckRolloutOutputPlaces(const RolloutOptions& o) {
+  std::vector<FlaggedPath> outputs = {
+      {"--out", o.out}, {"--out's chain file", ReplaceNpySuffix(o.out, ".chain.json")}};
+  if (o.save_every > 0) {
+    outputs.push_back({"--out's trajectory file", ReplaceNpySuffix(o.out, ".trajectory.npy")});
+  }
+  return CheckOutputPlaces(
+      outputs, {{"--z0", o.input.z0}, {"--a", o.input.a}, {"--expect-chain", o.expect_chain}});
+}
+
 int Run(const RolloutOptions& o) {
+  if (!o.expect_chain.empty()) {
+    if (Status st = CheckExpectChainIsNoOutput(o); !st.ok()) return Fail("rollout", st);
+  }
+  if (Status st = CheckRolloutOutputPlaces(o); !st.ok()) return Fail("rollout", st);
   StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input, /*allow_batch=*/true);
   if (!in.ok()) return Fail("rollout", in.status());
   const int64_t dim = in->dim;
@@ -191,7 +207,6 @@ int Run(const RolloutOptions& o) {
   }
   std::optional<RecordedChain> recorded;
   if (!o.expect_chain.empty()) {  // read and checked before any work
-    if (Status st = CheckExpectChainIsNoOutput(o); !st.ok()) return Fail("rollout", st);
     StatusOr<RecordedChain> c = ReadChainFile(o.expect_chain);
     if (!c.ok()) return Fail("rollout", c.status());
     recorded = std::move(*c);

@@ -14,6 +14,7 @@
 #include "tools/evaluation_options.h"
 #include "tools/learner_options.h"
 #include "tools/les_options.h"
+#include "tools/output_guard.h"
 #include "tools/png_image.h"
 #include "tools/proxy_json.h"
 #include "tools/run_evaluation_output.h"
@@ -272,6 +273,9 @@ void PrintEvaluationSummary(const PipelineResult& r) {
 
 int Run(const RunOptions& o) {
   const auto run_start = std::chrono::steady_clock::now();
+  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {{"--a", o.eval.a_path}}); !st.ok()) {
+    return Fail("run", st);
+  }
   StatusOr<PipelineParams> params = ToParams(o);
   if (!params.ok()) return Fail("run", params.status());
   if (Status st = ValidatePipelineParams(*params); !st.ok()) return Fail("run", st);

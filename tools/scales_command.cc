@@ -17,6 +17,7 @@
 #include "tools/cli_util.h"
 #include "tools/les_options.h"
 #include "tools/line_plot.h"
+#include "tools/output_guard.h"
 #include "tools/png_image.h"
 #include "tools/scales_json.h"
 #include "tools/vulkan_flags.h"
@@ -90,6 +91,7 @@ Status Validate(const ScalesOptions& o) {
 }
 
 int Run(const ScalesOptions& o) {
+  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) return Fail("scales", st);
   StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi scales");
   if (!b.ok()) return Fail("scales", b.status());
   AnnounceDowngrade(*b, "scales");

@@ -12,6 +12,7 @@
 #include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/les_options.h"
+#include "tools/output_guard.h"
 
 namespace dashi::tools {
 namespace {
@@ -30,6 +31,12 @@ int Run(const SimulateOptions& o) {
   StatusOr<LesParams> params = o.les.ToParams();
   if (!params.ok()) return Fail("simulate", params.status());
   if (o.out.empty()) return Fail("simulate", InvalidArgumentError("--out is empty"));
+  // simulate reads no file: its outputs are checked against datasets only.
+  if (Status st = CheckOutputPlaces(
+          {{"--out", o.out}, {"--out's metadata file", ReplaceNpySuffix(o.out, ".json")}}, {});
+      !st.ok()) {
+    return Fail("simulate", st);
+  }
   StatusOr<int64_t> max_memory = ParseByteSize(o.max_memory, "--max-memory");
   if (!max_memory.ok()) return Fail("simulate", max_memory.status());
   // The frames go to disk as they are made: the solver's working set is what is held, whatever

@@ -1,10 +1,24 @@
 #include "tools/vulkan_flags.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
 namespace dashi::tools {
+namespace {
+
+// Empty when `path` can be a certification store (a directory, or missing: `dashi conform`
+// creates it), else why not.
+std::string CertStoreProblem(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status) || std::filesystem::is_directory(status)) return {};
+  return path + " exists and is not a directory: a certification store is a directory of "
+                "records (read as an empty store, every device would look uncertified)";
+}
+
+}  // namespace
 
 void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagSet& which) {
   backend::VulkanOptions& v = o.vulkan;
@@ -37,18 +51,8 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagS
                    "$XDG_DATA_HOME/dashi/certifications or ~/.local/share/dashi/certifications); "
                    "a directory, created by `dashi conform` when missing")
         ->type_name("PATH")
-        ->check(CLI::Validator(
-            [](std::string& path) -> std::string {
-              std::error_code ec;
-              const auto status = std::filesystem::status(path, ec);
-              if (!std::filesystem::exists(status) || std::filesystem::is_directory(status)) {
-                return {};
-              }
-              return path + " exists and is not a directory: a certification store is a "
-                            "directory of records (read as an empty store, every device would "
-                            "look uncertified)";
-            },
-            std::string{}, "store directory"));
+        ->check(CLI::Validator([](std::string& path) { return CertStoreProblem(path); },
+                               std::string{}, "store directory"));
   }
   if (which.validation) {
     cmd.add_flag("--validation", v.validation,
@@ -73,6 +77,18 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagS
                    "fp64, or fp32 inverse FFTs in the Vulkan decoder (declared in the output)")
         ->check(CLI::IsMember({"fp64", "fp32"}))
         ->capture_default_str();
+  }
+}
+
+void CheckCertStoreEnvironment(const CLI::App& app) {
+  const char* env = std::getenv("DASHI_CERT_STORE");
+  if (env == nullptr || *env == '\0') return;  // unset or empty: conformance/ ignores it
+  for (const CLI::App* cmd : app.get_subcommands()) {
+    const CLI::Option* flag = cmd->get_option_no_throw("--cert-store");
+    if (flag == nullptr || flag->count() > 0) continue;  // no store, or the flag overrides it
+    if (std::string problem = CertStoreProblem(env); !problem.empty()) {
+      throw CLI::ValidationError("DASHI_CERT_STORE", problem + "; unset it or name a directory");
+    }
   }
 }
 

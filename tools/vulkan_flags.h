@@ -33,6 +33,13 @@ inline constexpr VulkanFlagSet kBackendWorkFlags = {.backend = true,
 
 void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& options, const VulkanFlagSet& which);
 
+// The certification store a command uses without --cert-store is $DASHI_CERT_STORE, resolved in
+// conformance/ (hashed into the suite id, so not checked there): after parsing, for the parsed
+// command that takes --cert-store and was not given it, a DASHI_CERT_STORE that exists and is not
+// a directory throws CLI::ValidationError "DASHI_CERT_STORE: <path> exists and is not a
+// directory ..." — a command-line error (exit code 2), as the flag's own check is.
+void CheckCertStoreEnvironment(const CLI::App& app);
+
 // When `b` was downgraded by --backend-policy permissive, says so once on stderr:
 // "dashi <command>: --backend-policy permissive: backend vulkan -> ref: <why>".
 void AnnounceDowngrade(const backend::Backend& b, const std::string& command);

@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "core_ref/fileio/atomic_file.h"
 #include "core_ref/fileio/errno_status.h"
@@ -92,6 +95,54 @@ std::string MarkerCommand(const fs::path& dir) {
   return end == std::string::npos ? "" : text.substr(at + key.size(), end - at - key.size());
 }
 
+// The relative paths an output set's marker records (MarkerText's "path" strings, unescaped).
+std::vector<std::string> MarkerPaths(const std::string& text) {
+  std::vector<std::string> paths;
+  const std::string key = "{\"path\": \"";
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at)) {
+    std::string path;
+    size_t i = at + key.size();
+    for (; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] != '\\' || i + 1 >= text.size()) {
+        path.push_back(text[i]);
+      } else if (text[i + 1] == 'u' && i + 5 < text.size()) {  // \u00XX: a control byte
+        path.push_back(static_cast<char>(std::strtol(text.substr(i + 2, 4).c_str(), nullptr, 16)));
+        i += 5;
+      } else {
+        path.push_back(text[++i]);
+      }
+    }
+    paths.push_back(std::move(path));
+    at = i;
+  }
+  return paths;
+}
+
+// The first entry under an earlier output set's directory that its marker does not record (a
+// file or link a user added, at any depth), relative to `dir`; "" when there is none.
+// Directories are walked, not judged: deleting an empty one loses nothing.
+std::string UnrecordedEntry(const fs::path& dir) {
+  StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes((dir / kOutputSetMarker).string());
+  if (!bytes.ok()) return std::string("an unreadable ") + kOutputSetMarker;
+  const std::vector<std::string> files = MarkerPaths(std::string(bytes->begin(), bytes->end()));
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string rel = fs::relative(it->path(), dir, ec).string();
+    if (rel == kOutputSetMarker) continue;
+    const fs::file_status st = it->symlink_status(ec);
+    bool recorded = false;
+    if (fs::is_regular_file(st)) {
+      recorded = std::find(files.begin(), files.end(), rel) != files.end();
+    } else if (fs::is_directory(st)) {
+      // Its entries are judged one by one; an empty one loses nothing.
+      recorded = true;
+    }
+    if (!recorded) return rel;
+  }
+  return ec ? "(an entry that cannot be listed: " + ec.message() + ")" : "";
+}
+
 // What may not be replaced: a file, a foreign directory, and another command's output set (an
 // earlier set is replaced only by the command that wrote it: `dashi decode --out-dir` onto `dashi
 // learn`'s directory would delete the model it reads).
@@ -114,6 +165,14 @@ Status RefuseExisting(const std::string& dir, const fs::path& final_dir, Existin
           (recorded.empty() ? std::string("another dashi command") : "`dashi " + recorded + "`") +
           " (" + std::string(kOutputSetMarker) + "); `dashi " + command +
           "` replaces only its own earlier outputs: choose another output directory");
+    }
+    // Replacing the set deletes the whole directory: only what the earlier run wrote.
+    if (const std::string extra = UnrecordedEntry(final_dir); !extra.empty()) {
+      return FailedPreconditionError(
+          dir + ": holds " + extra + ", which the earlier `dashi " + command +
+          "` did not write (it is not in " + std::string(kOutputSetMarker) +
+          "); replacing the outputs would delete it: move it out, or choose another output "
+          "directory");
     }
   }
   return OkStatus();

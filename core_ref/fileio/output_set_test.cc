@@ -158,6 +158,41 @@ TEST(OutputSetTest, AnotherCommandsSetIsRefusedAndKeptWhole) {
   EXPECT_FALSE(OutputSet::ForDirectory(out, "learn").ok());
 }
 
+// Re-running a command onto its own earlier outputs deletes the directory's contents: a file a
+// user added there at any depth (notes beside `dashi run`'s outputs) is refused and kept.
+TEST(OutputSetTest, TheSameCommandsSetWithUnrecordedEntriesIsRefusedAndKeptWhole) {
+  const std::string root = FreshScratchDir("set_unrecorded");
+  const std::string out = root + "/run";
+  {
+    StatusOr<OutputSet> set = OutputSet::ForDirectory(out, "run");
+    ASSERT_TRUE(set.ok()) << set.status().ToString();
+    fs::create_directories(set->Path("model"));
+    ASSERT_TRUE(WriteText(set->Path("model/A.npy"), "A").ok());
+    ASSERT_TRUE(WriteText(set->Path("metrics.json"), "{}").ok());
+    ASSERT_TRUE(set->Commit().ok());
+  }
+  fs::create_directories(out + "/myplots");  // empty: deleting it loses nothing
+  for (const char* added : {"analysis.md", "myplots/p.png", "model/notes.txt"}) {
+    ASSERT_TRUE(WriteText(out + "/" + added, "mine").ok());
+    StatusOr<OutputSet> again = OutputSet::ForDirectory(out, "run");
+    ASSERT_FALSE(again.ok()) << added;
+    EXPECT_EQ(again.status().code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(again.status().message().find(std::string("holds ") + added +
+                                            ", which the earlier `dashi run` did not write"),
+              std::string::npos)
+        << again.status().ToString();
+    EXPECT_EQ(FileText(out + "/" + added), "mine") << added;
+    EXPECT_EQ(FileText(out + "/model/A.npy"), "A");
+    fs::remove(out + "/" + added);
+  }
+  // Without them the set is replaced as before.
+  StatusOr<OutputSet> again = OutputSet::ForDirectory(out, "run");
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_TRUE(WriteText(again->Path("metrics.json"), "{\"v\": 2}").ok());
+  ASSERT_TRUE(again->Commit().ok());
+  EXPECT_EQ(EntryNames(out), (std::vector<std::string>{kOutputSetMarker, "metrics.json"}));
+}
+
 TEST(OutputSetTest, FileSetRefusesFinalNamesThatAreNotRegularFiles) {
   // Renaming over a symlink replaces the link, over a device or FIFO (/dev/null) the node.
   const std::string root = FreshScratchDir("set_not_regular");

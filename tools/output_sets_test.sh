@@ -27,10 +27,17 @@ LONG=(--quiet --n 32 --k-lo 4 --k-mid 8 --anchors 4 --train-steps 200000 --eval-
 [ "$(entries "$T/ok")" = "run " ] || fail "left beside the run: $(entries "$T/ok")"
 grep -q '"path": "A.npy"' "$T/ok/run/.dashi-output-set" || fail "marker does not list A.npy"
 
-# 2. Re-running into it replaces the set whole.
-touch "$T/ok/run/stale_from_earlier_version.npy"
+# 2. Re-running into it replaces the set whole — but not over a file its marker does not record
+#    (a user's notes beside the outputs): refused, exit 1, the file kept.
+echo mine >"$T/ok/run/analysis.md"
+err=$("$DASHI" run "${SMALL[@]}" --out "$T/ok/run" 2>&1 >/dev/null); rc=$?
+[ "$rc" = 1 ] || fail "re-run over an unrecorded file: exit $rc, expected 1"
+grep -q "holds analysis.md, which the earlier \`dashi run\` did not write" <<<"$err" ||
+  fail "re-run over an unrecorded file: message '$err'"
+[ "$(cat "$T/ok/run/analysis.md")" = mine ] || fail "re-run over an unrecorded file changed it"
+rm "$T/ok/run/analysis.md"
 "$DASHI" run "${SMALL[@]}" --out "$T/ok/run" >/dev/null || fail "re-run into an output set failed"
-[ ! -e "$T/ok/run/stale_from_earlier_version.npy" ] || fail "a file of the earlier set survived"
+[ -f "$T/ok/run/.dashi-output-set" ] || fail "re-run: no marker"
 
 # 3. Someone else's directory: refused before any work, exit 1, their file untouched.
 mkdir -p "$T/foreign/mine"; echo precious >"$T/foreign/mine/notes.txt"

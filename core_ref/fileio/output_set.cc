@@ -147,7 +147,7 @@ std::string UnrecordedEntry(const fs::path& dir) {
 // earlier set is replaced only by the command that wrote it: `dashi decode --out-dir` onto `dashi
 // learn`'s directory would delete the model it reads).
 Status RefuseExisting(const std::string& dir, const fs::path& final_dir, Existing e,
-                      const std::string& command) {
+                      const std::string& command, OutputSet::Unrecorded unrecorded) {
   if (e == Existing::kNotDir) {
     return InvalidArgumentError(dir + ": exists and is not a directory");
   }
@@ -167,6 +167,7 @@ Status RefuseExisting(const std::string& dir, const fs::path& final_dir, Existin
           "` replaces only its own earlier outputs: choose another output directory");
     }
     // Replacing the set deletes the whole directory: only what the earlier run wrote.
+    if (unrecorded == OutputSet::Unrecorded::kReplace) return OkStatus();
     if (const std::string extra = UnrecordedEntry(final_dir); !extra.empty()) {
       return FailedPreconditionError(
           dir + ": holds " + extra + ", which the earlier `dashi " + command +
@@ -183,6 +184,7 @@ Status RefuseExisting(const std::string& dir, const fs::path& final_dir, Existin
 struct OutputSet::State {
   bool directory_set = true;
   std::string command;
+  OutputSet::Unrecorded unrecorded = OutputSet::Unrecorded::kRefuse;
   fs::path final_dir;                    // directory set: the final directory
   std::vector<std::string> final_paths;  // file set: the final files, completion record last
   std::string staging;
@@ -232,10 +234,12 @@ Status RenameOrError(const std::string& from, const std::string& to) {
 
 }  // namespace
 
-StatusOr<OutputSet> OutputSet::ForDirectory(const std::string& dir, const std::string& command) {
+StatusOr<OutputSet> OutputSet::ForDirectory(const std::string& dir, const std::string& command,
+                                            Unrecorded unrecorded) {
   if (dir.empty()) return InvalidArgumentError("the output directory name is empty");
   auto s = std::make_unique<State>();
   s->command = command;
+  s->unrecorded = unrecorded;
   std::error_code ec;
   fs::path final_dir = fs::path(dir).lexically_normal();
   if (final_dir.filename().empty()) final_dir = final_dir.parent_path();  // "out/" → "out"
@@ -247,7 +251,8 @@ StatusOr<OutputSet> OutputSet::ForDirectory(const std::string& dir, const std::s
   if (base.empty() || base == "." || base == "..") {
     return InvalidArgumentError(dir + ": name a directory by its own name (not . or ..)");
   }
-  DASHI_RETURN_IF_ERROR(RefuseExisting(dir, final_dir, Classify(final_dir), command));
+  DASHI_RETURN_IF_ERROR(
+      RefuseExisting(dir, final_dir, Classify(final_dir), command, unrecorded));
   const std::string parent = ParentOf(final_dir);
   fs::create_directories(parent, ec);
   if (ec) return InvalidArgumentError(parent + ": cannot create directory: " + ec.message());
@@ -326,7 +331,7 @@ Status OutputSet::Commit() {
   const std::string final_dir = s.final_dir.string();
   const Existing e = Classify(s.final_dir);
   // It may have changed since creation.
-  DASHI_RETURN_IF_ERROR(RefuseExisting(final_dir, s.final_dir, e, s.command));
+  DASHI_RETURN_IF_ERROR(RefuseExisting(final_dir, s.final_dir, e, s.command, s.unrecorded));
   if (e == Existing::kMissing || e == Existing::kEmptyDir) {
     DASHI_RETURN_IF_ERROR(RenameOrError(s.staging, final_dir));
   } else if (::renameat2(AT_FDCWD, s.staging.c_str(), AT_FDCWD, final_dir.c_str(),

@@ -33,9 +33,15 @@ inline constexpr char kOutputSetMarker[] = ".dashi-output-set";
 
 class OutputSet {
  public:
+  // What an earlier set of the same command may hold that its marker does not record: refused
+  // (a user's file beside a run's outputs), or replaced with the set (a dataset item's directory,
+  // which is dashi's own: an unrecorded entry there is damage that the regeneration repairs).
+  enum class Unrecorded { kRefuse, kReplace };
   // `dir` must be missing, an empty directory, or an earlier dashi output set of the same
-  // `command` (a symlink is followed). `command` is recorded in the marker.
-  static StatusOr<OutputSet> ForDirectory(const std::string& dir, const std::string& command);
+  // `command` (a symlink is followed) holding only the files its marker records (or anything,
+  // with Unrecorded::kReplace). `command` is recorded in the marker.
+  static StatusOr<OutputSet> ForDirectory(const std::string& dir, const std::string& command,
+                                          Unrecorded unrecorded = Unrecorded::kRefuse);
   // `final_paths` share one parent directory; the last one is the set's completion record.
   static StatusOr<OutputSet> ForFiles(const std::vector<std::string>& final_paths);
 

@@ -131,7 +131,10 @@ std::string ItemText(const nlohmann::json& j) { return j.dump(2) + "\n"; }
 StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& item,
                                    const std::string& items_dir, int threads) {
   const std::string final_dir = items_dir + "/" + item.id;
-  DASHI_ASSIGN_OR_RETURN(OutputSet out, OutputSet::ForDirectory(final_dir, "dataset generate"));
+  // The item's directory is the dataset's own: whatever its marker does not record is damage
+  // (dataset verify names it) that this regeneration replaces.
+  DASHI_ASSIGN_OR_RETURN(OutputSet out, OutputSet::ForDirectory(final_dir, "dataset generate",
+                                                                OutputSet::Unrecorded::kReplace));
   const std::string dir = out.staging();
   const int64_t n = item.les.n, frames = spec.frames();
   std::optional<HashedNpyStream> omega, z, decoded;

@@ -82,12 +82,15 @@ Existing Classify(const fs::path& dir) {
                                                                              : Existing::kForeign;
 }
 
-// The command an output set's marker records ("" where the marker cannot be read or names none).
-// MarkerText writes it first, unescaped for the commands' plain names.
-std::string MarkerCommand(const fs::path& dir) {
+// An output set's marker text ("" where it cannot be read).
+std::string MarkerTextOf(const fs::path& dir) {
   StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes((dir / kOutputSetMarker).string());
-  if (!bytes.ok()) return "";
-  const std::string text(bytes->begin(), bytes->end());
+  return bytes.ok() ? std::string(bytes->begin(), bytes->end()) : std::string();
+}
+
+// The command a marker's text records ("" where it names none). MarkerText writes it first,
+// unescaped for the commands' plain names.
+std::string MarkerCommand(const std::string& text) {
   const std::string key = "\"command\": \"";
   const size_t at = text.find(key);
   if (at == std::string::npos) return "";
@@ -121,10 +124,8 @@ std::vector<std::string> MarkerPaths(const std::string& text) {
 // The first entry under an earlier output set's directory that its marker does not record (a
 // file or link a user added, at any depth), relative to `dir`; "" when there is none.
 // Directories are walked, not judged: deleting an empty one loses nothing.
-std::string UnrecordedEntry(const fs::path& dir) {
-  StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes((dir / kOutputSetMarker).string());
-  if (!bytes.ok()) return std::string("an unreadable ") + kOutputSetMarker;
-  const std::vector<std::string> files = MarkerPaths(std::string(bytes->begin(), bytes->end()));
+std::string UnrecordedEntry(const fs::path& dir, const std::string& marker_text) {
+  const std::vector<std::string> files = MarkerPaths(marker_text);
   std::error_code ec;
   for (fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
        !ec && it != end; it.increment(ec)) {
@@ -158,7 +159,8 @@ Status RefuseExisting(const std::string& dir, const fs::path& final_dir, Existin
         "choose a new output directory, or empty or remove this one");
   }
   if (e == Existing::kOutputSet) {
-    const std::string recorded = MarkerCommand(final_dir);
+    const std::string marker_text = MarkerTextOf(final_dir);
+    const std::string recorded = MarkerCommand(marker_text);
     if (recorded != command) {
       return FailedPreconditionError(
           dir + ": holds the outputs of " +
@@ -168,7 +170,7 @@ Status RefuseExisting(const std::string& dir, const fs::path& final_dir, Existin
     }
     // Replacing the set deletes the whole directory: only what the earlier run wrote.
     if (unrecorded == OutputSet::Unrecorded::kReplace) return OkStatus();
-    if (const std::string extra = UnrecordedEntry(final_dir); !extra.empty()) {
+    if (const std::string extra = UnrecordedEntry(final_dir, marker_text); !extra.empty()) {
       return FailedPreconditionError(
           dir + ": holds " + extra + ", which the earlier `dashi " + command +
           "` did not write (it is not in " + std::string(kOutputSetMarker) +

@@ -8,6 +8,7 @@
 #include "build_id/build_ids.h"
 #include "core_ref/blake2b/blake2b.h"
 #include "core_ref/fileio/atomic_file.h"
+#include "json_input/json_input.h"
 
 namespace dashi::conformance {
 
@@ -22,8 +23,9 @@ StatusOr<GoldenEntry> FindGoldenEntry(const std::string& dir, const std::string&
   StatusOr<std::vector<uint8_t>> bytes = ReadFileBytes(path);
   if (!bytes.ok()) {
     return Status(bytes.status().code(), "golden manifest " + path +
-                                             " unreadable (set DASHI_GOLDEN_DIR or run from the "
-                                             "repository root): " +
+                                             " unreadable (point `dashi conform --golden-dir`, or "
+                                             "DASHI_GOLDEN_DIR for the test binaries, at the "
+                                             "golden set): " +
                                              bytes.status().message());
   }
   const std::string got = ToHex(Blake2b128(bytes->data(), bytes->size()));
@@ -31,12 +33,13 @@ StatusOr<GoldenEntry> FindGoldenEntry(const std::string& dir, const std::string&
     return FailedPreconditionError("golden manifest " + path + " has BLAKE2b-128 " + got +
                                    ", but this binary's suite was built with " +
                                    want_manifest_hash +
-                                   ": point DASHI_GOLDEN_DIR (dashi conform --golden-dir) at "
-                                   "the golden set it was built from");
+                                   ": point `dashi conform --golden-dir` (DASHI_GOLDEN_DIR for "
+                                   "the test binaries) at the golden set it was built from");
   }
-  const nlohmann::json m = nlohmann::json::parse(bytes->begin(), bytes->end(), nullptr,
-                                                 /*allow_exceptions=*/false);
-  if (m.is_discarded() || !m.is_object() || !m.contains("arrays") || !m["arrays"].is_array()) {
+  StatusOr<nlohmann::json> parsed = ParseJsonInput(*bytes, "golden manifest " + path);
+  if (!parsed.ok()) return parsed.status();
+  const nlohmann::json& m = *parsed;
+  if (!m.is_object() || !m.contains("arrays") || !m["arrays"].is_array()) {
     return InvalidArgumentError("golden manifest " + path + " has no \"arrays\" list");
   }
   for (const nlohmann::json& e : m["arrays"]) {
@@ -79,8 +82,9 @@ StatusOr<NpyArray> ReadGolden(const std::string& name, const std::vector<int64_t
   StatusOr<NpyArray> a = ReadNpy(path);
   if (!a.ok()) {
     return Status(a.status().code(), "golden array " + name +
-                                         " unreadable (set DASHI_GOLDEN_DIR or run from the "
-                                         "repository root): " +
+                                         " unreadable (point `dashi conform --golden-dir`, or "
+                                         "DASHI_GOLDEN_DIR for the test binaries, at the "
+                                         "golden set): " +
                                          a.status().message());
   }
   const std::string got = ToHex(Blake2b128(a->data.data(), a->data.size()));

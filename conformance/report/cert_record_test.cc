@@ -41,10 +41,12 @@ class CertStoreTest : public ::testing::Test {
     r.validation = true;
     r.accelerator_build = key_.accelerator_build;
     r.suite_id = key_.suite_id;
-    for (const std::string& name : CurrentSuiteCaseNames()) {
+    for (const ConformanceCase& suite_case : AllCases()) {
       CaseRecord c;
-      c.name = name;
+      c.name = suite_case.name;
+      c.tolerance = suite_case.tolerance;
       c.result.verdict = Verdict::kPass;
+      c.result.measured = 0;
       r.cases.push_back(c);
       ++r.passed;
     }
@@ -172,6 +174,41 @@ TEST_F(CertStoreTest, AStoreKeyOthersCanReadOrOfTheWrongSizeIsRefused) {
   EXPECT_REFUSED(LookUp(), "33 bytes, expected 32");
   fs::remove(store_ + "/store.key");
   EXPECT_REFUSED(LookUp(), "without the store's key");
+  EXPECT_REFUSED(LookUp(), "the store's key " + store_ + "/store.key: no such file");
+}
+
+// What only a holder of the key could write: each is refused by the re-check, not the MAC.
+TEST_F(CertStoreTest, ResealedRecordsWithWrongFormatVerdictsOrMeasuresAreRefused) {
+  ASSERT_TRUE(SaveCertification(store_, GoodReport()).ok());
+  const nlohmann::json j = Read();
+  ASSERT_EQ(LookUp().state, CertState::kCertified) << LookUp().reason;
+  nlohmann::json other_format = j;
+  other_format["format"] = "dashi-conformance/2";
+  WriteResealed(other_format);
+  EXPECT_REFUSED(LookUp(), "not a dashi-conformance/1 record");
+  nlohmann::json lower_case = j;
+  lower_case["cases"][0]["verdict"] = "pass";
+  WriteResealed(lower_case);
+  EXPECT_REFUSED(LookUp(), "has the verdict \"pass\", not PASS, FAIL or NOT_SUPPORTED");
+  nlohmann::json suite_lower = j;
+  suite_lower["verdict"] = "pass";
+  WriteResealed(suite_lower);
+  EXPECT_REFUSED(LookUp(), "the suite's verdict \"pass\" is neither PASS nor FAIL");
+  const std::string name = j["cases"][0]["name"];
+  const double tolerance = j["cases"][0]["tolerance"];
+  nlohmann::json above = j;
+  above["cases"][0]["measured"] = tolerance + 5.0;
+  WriteResealed(above);
+  EXPECT_REFUSED(LookUp(), "case " + name + " is PASS with a measured value not within");
+  nlohmann::json no_measure = j;
+  no_measure["cases"][0]["measured"] = nullptr;
+  WriteResealed(no_measure);
+  EXPECT_REFUSED(LookUp(), "case " + name + " is PASS with a measured value not within");
+  nlohmann::json loosened = j;
+  loosened["cases"][0]["tolerance"] = tolerance + 10.0;
+  loosened["cases"][0]["measured"] = tolerance + 5.0;
+  WriteResealed(loosened);
+  EXPECT_REFUSED(LookUp(), "case " + name + " records a tolerance other than this suite's");
 }
 
 TEST_F(CertStoreTest, TypeConfusedRecordsAreRefusedWithoutThrowing) {

@@ -28,7 +28,13 @@ std::string KeyPath(const std::string& store) { return store + "/" + kStoreKeyNa
 // Reads the store's key: a regular file of exactly 32 bytes that only its owner can read.
 StatusOr<std::vector<uint8_t>> ReadStoreKey(const std::string& store) {
   const std::string path = KeyPath(store);
-  DASHI_ASSIGN_OR_RETURN(InputFile f, InputFile::Open(path));
+  StatusOr<InputFile> opened = InputFile::Open(path);
+  if (!opened.ok()) {
+    // InputFile's messages name the problem only ("no such file"): name the key file too.
+    return Status(opened.status().code(), "the store's key " + path + ": " +
+                                              std::string(opened.status().message()));
+  }
+  const InputFile& f = *opened;
   struct stat st {};
   if (::fstat(f.fd(), &st) != 0) return ErrnoStatus(errno, path + ": cannot stat");
   if ((st.st_mode & 077) != 0) {
@@ -82,6 +88,14 @@ StatusOr<std::string> MacWithKey(std::span<const uint8_t> key, const std::string
   return ToHex(mac);
 }
 
+// A number field (an integer or a floating-point value) as a double; anything else is an error.
+StatusOr<double> NumberField(const nlohmann::json& obj, const char* key, const std::string& what) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) {
+    return InvalidArgumentError(what + ": \"" + key + "\" is missing or not a number");
+  }
+  return obj[key].get<double>();
+}
+
 CertLookup Refused(const std::string& why) {
   return {CertState::kUncertified, "refused: " + why};
 }
@@ -119,6 +133,12 @@ std::vector<std::string> CurrentSuiteCaseNames() {
   for (const ConformanceCase& c : AllCases()) names.push_back(c.name);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::map<std::string, double> CurrentSuiteTolerances() {
+  std::map<std::string, double> tolerances;
+  for (const ConformanceCase& c : AllCases()) tolerances.emplace(c.name, c.tolerance);
+  return tolerances;
 }
 
 namespace cert_internal {
@@ -203,6 +223,10 @@ CertLookup LookUpCertification(const std::string& store, const vk::DeviceInfo& d
   }
 
   // Then what it says, re-checked against this binary.
+  StatusOr<std::string> format = StringField(j, "format", what);
+  if (!format.ok() || *format != kConformanceReportFormat) {
+    return Refused(what + ": not a " + kConformanceReportFormat + " record");
+  }
   StatusOr<const nlohmann::json*> d = ObjectField(j, "device", what);
   if (!d.ok()) return Refused(std::string(d.status().message()));
   StatusOr<std::string> uuid = StringField(**d, "uuid", what);
@@ -230,6 +254,7 @@ CertLookup LookUpCertification(const std::string& store, const vk::DeviceInfo& d
   StatusOr<const nlohmann::json*> cases = ArrayField(j, "cases", what);
   if (!cases.ok()) return Refused(std::string(cases.status().message()));
   std::map<std::string, std::string> verdicts;
+  const std::map<std::string, double> tolerances = CurrentSuiteTolerances();
   int passed = 0, failed = 0, not_supported = 0;
   std::string first_failure;
   for (const nlohmann::json& c : **cases) {
@@ -239,7 +264,23 @@ CertLookup LookUpCertification(const std::string& store, const vk::DeviceInfo& d
     if (!verdicts.emplace(*name, *verdict).second) {
       return Refused(what + ": case " + *name + " appears twice");
     }
+    if (*verdict != "PASS" && *verdict != "FAIL" && *verdict != "NOT_SUPPORTED") {
+      return Refused(what + ": case " + *name + " has the verdict \"" + *verdict +
+                     "\", not PASS, FAIL or NOT_SUPPORTED");
+    }
     if (*verdict == "PASS") {
+      // A PASS stands only with this suite's tolerance for the case and a measured value
+      // within it (what RunCase decided, re-checked).
+      const auto t = tolerances.find(*name);
+      StatusOr<double> tolerance = NumberField(c, "tolerance", what);
+      StatusOr<double> measured = NumberField(c, "measured", what);
+      if (t != tolerances.end() && (!tolerance.ok() || *tolerance != t->second)) {
+        return Refused(what + ": case " + *name + " records a tolerance other than this suite's");
+      }
+      if (!measured.ok() || !tolerance.ok() || !(*measured <= *tolerance)) {
+        return Refused(what + ": case " + *name + " is PASS with a measured value not within its "
+                              "tolerance");
+      }
       ++passed;
     } else {
       if (first_failure.empty()) first_failure = *name + " " + *verdict;
@@ -257,6 +298,9 @@ CertLookup LookUpCertification(const std::string& store, const vk::DeviceInfo& d
   }
   StatusOr<std::string> verdict = StringField(j, "verdict", what);
   if (!verdict.ok()) return Refused(std::string(verdict.status().message()));
+  if (*verdict != "PASS" && *verdict != "FAIL") {
+    return Refused(what + ": the suite's verdict \"" + *verdict + "\" is neither PASS nor FAIL");
+  }
   if (*verdict != "PASS") {
     return {CertState::kFailed, "the suite failed on this device (" + std::to_string(failed) +
                                     " failed, " + std::to_string(not_supported) +

@@ -65,7 +65,7 @@ nlohmann::json ReportJson(const SuiteReport& r) {
                      {"seconds", c.seconds}});
   }
   const vk::DeviceInfo& d = r.device;
-  return {{"format", "dashi-conformance/1"},
+  return {{"format", kConformanceReportFormat},
           {"device",
            {{"name", d.name},
             {"uuid", d.uuid},

@@ -17,6 +17,9 @@
 
 namespace dashi::conformance {
 
+// The report's "format" field; the certification store accepts records of this format only.
+inline constexpr char kConformanceReportFormat[] = "dashi-conformance/1";
+
 struct CaseRecord {
   std::string name, op, measure;
   double tolerance = 0;

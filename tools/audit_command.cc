@@ -22,7 +22,7 @@ struct AuditOptions {
 int Run(AuditOptions o) {
   if (Status st = CheckOutputPlaces({{"--out", o.out}}, {{"--z0", o.input.z0}, {"--a", o.input.a}});
       !st.ok()) {
-    return Fail("audit", st);
+    return FailCommandLine("audit", st);
   }
   StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input);
   if (!in.ok()) return Fail("audit", in.status());

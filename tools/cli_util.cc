@@ -19,6 +19,11 @@ int Fail(std::string_view command, const Status& status) {
   return 1;
 }
 
+int FailCommandLine(std::string_view command, const Status& status) {
+  Fail(command, status);
+  return 2;
+}
+
 int64_t MachineMemoryBytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page <= 0) return 0;

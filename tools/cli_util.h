@@ -21,6 +21,10 @@ namespace dashi::tools {
 
 // Prints "dashi <command>: <STATUS>" to stderr and returns the exit code 1.
 int Fail(std::string_view command, const Status& status);
+// The same message, and the exit code 2: the command line is wrong in a way only the filesystem
+// shows (an output flag naming an input, a dataset or the current directory), found before any
+// work.
+int FailCommandLine(std::string_view command, const Status& status);
 
 // The machine's physical memory in bytes (sysconf), or 0 when unknown.
 int64_t MachineMemoryBytes();

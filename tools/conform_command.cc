@@ -23,7 +23,9 @@ struct ConformOptions {
 };
 
 int Run(const ConformOptions& o) {
-  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) return Fail("conform", st);
+  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) {
+    return FailCommandLine("conform", st);
+  }
   // A missing or foreign golden directory made every golden case a device FAIL.
   if (Status st = CheckGoldenDir(o.golden_dir, "--golden-dir"); !st.ok()) {
     return Fail("conform", st);

@@ -2,6 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include "core_ref/fileio/path_overlap.h"
 #include "tools/dataset/dataset_manifest.h"
 
@@ -15,11 +18,27 @@ bool SameInode(const std::string& a, const std::string& b) {
          sa.st_ino == sb.st_ino;
 }
 
+// An output set replaces its directory whole: were that the current directory or one above it, the
+// shell that ran the command would be left in a deleted directory with its files gone from view.
+Status RefuseCurrentDirectory(const FlaggedPath& out) {
+  std::error_code ec;
+  const std::string cwd = std::filesystem::current_path(ec).string();
+  if (ec) return OkStatus();  // no current directory (removed): nothing of it to protect
+  const PathOverlap overlap = ComparePaths(out.path, cwd);
+  if (overlap != PathOverlap::kSame && overlap != PathOverlap::kContains) return OkStatus();
+  return InvalidArgumentError(out.what + " " + out.path +
+                              (overlap == PathOverlap::kSame ? " is" : " contains") +
+                              " the current directory " + cwd +
+                              ": writing the output would replace the directory this command runs "
+                              "in; choose another output, or run the command from elsewhere");
+}
+
 }  // namespace
 
 Status CheckOutputPlaces(const std::vector<FlaggedPath>& outputs,
                          const std::vector<FlaggedPath>& inputs) {
   for (const FlaggedPath& out : outputs) {
+    DASHI_RETURN_IF_ERROR(RefuseCurrentDirectory(out));
     for (const FlaggedPath& in : inputs) {
       if (in.path.empty()) continue;
       DASHI_RETURN_IF_ERROR(RefuseOverlap(out.path, out.what, in.path, in.what));

@@ -1,7 +1,9 @@
-// Where a command may write: never onto one of its own inputs and never inside a dashi dataset.
+// Where a command may write: never onto one of its own inputs, never inside a dashi dataset and
+// never over the directory it runs in.
 // Each command that writes checks every output path (its files, their companions, its output
 // directory) with CheckOutputPlaces before any work, so a mistyped --out cannot replace a learned
-// A.npy, a z0 or an array of a dataset.
+// A.npy, a z0, an array of a dataset or the current directory. A refusal is a command-line error:
+// exit 2 (FailCommandLine, tools/cli_util.h).
 //
 //   DASHI_RETURN_IF_ERROR(CheckOutputPlaces({{"--out", out}, {"--out's chain file", chain}},
 //                                           {{"--z0", z0}, {"--a", a}}));
@@ -24,7 +26,8 @@ struct FlaggedPath {
 // INVALID_ARGUMENT naming the output, the path and the input or dataset when an output
 //  - is an input, lies inside one or contains one, once symlinks, "." and ".." are resolved
 //    (core_ref/fileio/path_overlap.h), or is a hard link to one (same device and inode), or
-//  - lies inside a dashi dataset directory (tools/dataset/dataset_manifest.h).
+//  - lies inside a dashi dataset directory (tools/dataset/dataset_manifest.h), or
+//  - is the current directory or contains it (an output directory is replaced whole).
 // Inputs with an empty path (optional flags not given) are skipped.
 [[nodiscard]] Status CheckOutputPlaces(const std::vector<FlaggedPath>& outputs,
                                        const std::vector<FlaggedPath>& inputs);

@@ -1,7 +1,8 @@
 // Outputs checked against inputs and datasets: the same file by another spelling, through a
 // symlink or a hard link, a directory output holding an input, and an output inside a dataset
 // directory are refused with a message naming the output and what it would overwrite; outputs
-// beside the inputs pass.
+// beside the inputs pass; so is an output that is the current directory or holds it (decode
+// --out-dir ../X run inside X replaced the directory its shell stood in).
 #include "tools/output_guard.h"
 
 #include <filesystem>
@@ -74,6 +75,31 @@ TEST(OutputGuard, AnOutputInsideADatasetIsRefused) {
         << Message(st);
   }
   EXPECT_TRUE(CheckOutputPlaces({{"--out", d + "/beside.npy"}}, {}).ok());
+}
+
+TEST(OutputGuard, TheCurrentDirectoryAndItsAncestorsAreRefused) {
+  const std::string d = testing::FreshScratchDir("output_guard_cwd");
+  fs::create_directories(d + "/X/sub");
+  const fs::path before = fs::current_path();
+  fs::current_path(d + "/X/sub");
+  const std::string cwd = fs::current_path().string();
+  struct Case {
+    std::string out, relation;
+  };
+  for (const Case& c : {Case{"../sub", " is "}, Case{".", " is "}, Case{d + "/X/sub/", " is "},
+                        Case{"..", " contains "}, Case{"../../X", " contains "},
+                        Case{d, " contains "}}) {
+    const Status st = CheckOutputPlaces({{"--out-dir", c.out}}, {});
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << c.out;
+    EXPECT_NE(Message(st).find("--out-dir " + c.out + c.relation + "the current directory " + cwd +
+                               ": writing the output would replace the directory this command "
+                               "runs in"),
+              std::string::npos)
+        << Message(st);
+  }
+  EXPECT_TRUE(CheckOutputPlaces({{"--out-dir", "inner"}}, {}).ok());
+  EXPECT_TRUE(CheckOutputPlaces({{"--out-dir", "../beside"}}, {}).ok());
+  fs::current_path(before);
 }
 
 }  // namespace

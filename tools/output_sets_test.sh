@@ -101,7 +101,7 @@ before=$(cat "$T/ok/zT.chain.json")
 [ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after rollouts: $(entries "$T/ok")"
 
 # 7b. Outputs that would destroy something are refused before any work (exit 1, message named;
-#     exit 2 for an --out that is not NAME.npy, a flag error):
+#     exit 2 for an --out that is not NAME.npy or that holds an input, a flag error):
 #     another command's output set (decode onto run's directory, which holds its inputs), a final
 #     name that is a symlink or a FIFO (renaming would replace the link / the node), --expect-chain
 #     naming the run's own chain, a --save-every trajectory beyond half the machine's memory, and
@@ -111,7 +111,7 @@ err=$("$DASHI" decode --z "$T/in/z0.npy" --proxy "$T/in/proxy.json" --out-dir "$
 [ "$rc" = 1 ] || fail "decode onto run's directory: exit $rc, expected 1"
 grep -q "FAILED_PRECONDITION.*holds the outputs of .dashi run." <<<"$err" || fail "decode onto run: message '$err'"
 err=$("$DASHI" decode --z "$R/z0.npy" --proxy "$R/proxy.json" --out-dir "$R" 2>&1 >/dev/null); rc=$?
-[ "$rc" = 1 ] || fail "decode onto the directory of its inputs: exit $rc, expected 1"
+[ "$rc" = 2 ] || fail "decode onto the directory of its inputs: exit $rc, expected 2"
 grep -q -- "INVALID_ARGUMENT: --out-dir $R contains --z $R/z0.npy" <<<"$err" ||
   fail "decode onto the directory of its inputs: message '$err'"
 [ -f "$R/A.npy" ] && [ -f "$R/proxy.json" ] || fail "decode onto run's directory removed its files"
@@ -137,7 +137,7 @@ grep -q "FAILED_PRECONDITION: .*mine: not empty and not a golden set" <<<"$err" 
 before=$(cat "$T/ok/zT.chain.json")
 err=$("$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/zT.npy" \
   --expect-chain "$T/ok/zT.chain.json" 2>&1 >/dev/null); rc=$?
-[ "$rc" = 1 ] || fail "--expect-chain = own chain: exit $rc, expected 1"
+[ "$rc" = 2 ] || fail "--expect-chain = own chain: exit $rc, expected 2"
 grep -q "INVALID_ARGUMENT: --out's chain file .*zT.chain.json is --expect-chain .*zT.chain.json" <<<"$err" ||
   fail "--expect-chain = own chain: message '$err'"
 [ "$(cat "$T/ok/zT.chain.json")" = "$before" ] || fail "--expect-chain = own chain: the record changed"
@@ -160,20 +160,20 @@ grep -q "FAIL" <<<"$err" && fail "conform --golden-dir missing: the suite ran"
 [ "$(entries "$T/ok")" = "run zT.chain.json zT.npy " ] || fail "after the refusals: $(entries "$T/ok")"
 
 # 7c. An output never replaces an input or lands inside a dataset: refused before any work (exit
-#     1, the flag, the path and the input or dataset named), the input and the dataset unchanged.
+#     2, the flag, the path and the input or dataset named), the input and the dataset unchanged.
 G="$T/guard"; mkdir -p "$G"
 cp "$R/A.npy" "$R/z0.npy" "$G/"; cp "$R/A.npy" "$G/A.orig"; cp "$R/z0.npy" "$G/z0.orig"
 ln "$G/A.npy" "$G/A_hard.npy"
 for case in "A.npy:--a" "z0.npy:--z0" "A_hard.npy:the same file as --a"; do
   name=${case%%:*}; want=${case#*:}
   err=$("$DASHI" rollout --z0 "$G/z0.npy" --a "$G/A.npy" --steps 10 --out "$G/$name" 2>&1 >/dev/null); rc=$?
-  [ "$rc" = 1 ] || fail "rollout --out $name (an input): exit $rc, expected 1"
+  [ "$rc" = 2 ] || fail "rollout --out $name (an input): exit $rc, expected 2"
   grep -q -- "INVALID_ARGUMENT: --out $G/$name is $want" <<<"$err" || fail "rollout --out $name: message '$err'"
 done
 cmp -s "$G/A.npy" "$G/A.orig" && cmp -s "$G/z0.npy" "$G/z0.orig" || fail "rollout replaced an input"
 cp "$G/A.npy" "$G/zT.chain.json"  # a companion named like an input
 err=$("$DASHI" rollout --z0 "$G/z0.npy" --a "$G/zT.chain.json" --steps 10 --out "$G/zT.npy" 2>&1 >/dev/null); rc=$?
-[ "$rc" = 1 ] || fail "rollout chain file = --a: exit $rc, expected 1"
+[ "$rc" = 2 ] || fail "rollout chain file = --a: exit $rc, expected 2"
 grep -q -- "--out's chain file $G/zT.chain.json is --a" <<<"$err" || fail "rollout chain file = --a: message '$err'"
 cat >"$G/spec.json" <<'JSON'
 {"format": "dashi-dataset-spec/1", "n": [32], "seeds": {"first": 1, "count": 1},
@@ -185,10 +185,10 @@ JSON
 I="$G/DS/items/n32_p0_s1"
 [ -f "$I/omega.npy" ] && [ -f "$I/z.npy" ] || fail "dataset item lacks omega.npy or z.npy: $(entries "$I")"
 before=$(cd "$G/DS" && find . -type f -exec md5sum {} + | sort)
-refused() {  # refused LABEL COMMAND...: exit 1 and "is inside the dataset $G/DS"
+refused() {  # refused LABEL COMMAND...: exit 2 and "is inside the dataset $G/DS"
   local label=$1; shift
   err=$("$DASHI" "$@" 2>&1 >/dev/null); rc=$?
-  [ "$rc" = 1 ] || fail "$label into the dataset: exit $rc, expected 1"
+  [ "$rc" = 2 ] || fail "$label into the dataset: exit $rc, expected 2"
   grep -q "INVALID_ARGUMENT: .* is inside the dataset $G/DS " <<<"$err" || fail "$label into the dataset: message '$err'"
 }
 refused "simulate --out omega.npy" simulate --quiet --n 32 --steps 5 --out "$I/omega.npy"
@@ -199,6 +199,28 @@ refused "run --out" run "${SMALL[@]}" --out "$G/DS/run"
 refused "scales --out" scales --n 16 --out "$G/DS/items/scales"
 [ "$(cd "$G/DS" && find . -type f -exec md5sum {} + | sort)" = "$before" ] || fail "the dataset changed"
 [ ! -e "$I/dec" ] && [ ! -e "$I/model" ] && [ ! -e "$G/DS/run" ] || fail "a refused output appeared in the dataset"
+
+# 7d. An output directory never replaces the directory the command runs in, nor one above it
+#     (decode --out-dir ../X run inside X, an earlier decode's output, replaced X: the shell was
+#     left in a deleted directory): exit 2 naming the flag, the path and the current directory;
+#     the directory is the same one (its inode) with the same files after each refusal.
+W="$T/cwd"; mkdir -p "$W"
+"$DASHI" decode --z "$R/z0.npy" --proxy "$R/proxy.json" --no-png --out-dir "$W/X" >/dev/null ||
+  fail "decode into $W/X failed"
+inode=$(stat -c %i "$W/X"); files=$(entries "$W/X")
+for case in "../X:is" "$W/X:is" "..:contains" "$W:contains"; do
+  out=${case%:*}; want=${case##*:}
+  err=$(cd "$W/X" && "$DASHI" decode --z "$R/z0.npy" --proxy "$R/proxy.json" --no-png \
+    --out-dir "$out" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 2 ] || fail "decode --out-dir $out from inside it: exit $rc, expected 2"
+  grep -q -- "INVALID_ARGUMENT: --out-dir $out $want the current directory $W/X" <<<"$err" ||
+    fail "decode --out-dir $out from inside it: message '$err'"
+  [ "$(stat -c %i "$W/X")" = "$inode" ] && [ "$(entries "$W/X")" = "$files" ] ||
+    fail "decode --out-dir $out replaced the current directory"
+done
+err=$(cd "$W/X" && "$DASHI" run "${SMALL[@]}" --out .. 2>&1 >/dev/null); rc=$?
+[ "$rc" = 2 ] && grep -q -- "--out .. contains the current directory" <<<"$err" ||
+  fail "run --out .. from inside it: exit $rc, message '$err'"
 
 # 8. simulate streams its frames: 4,001 frames of 64² (131 MB on disk) under a 300 MB
 #    address-space cap (holding the frames, as before streaming, died of out-of-memory here).

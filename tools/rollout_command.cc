@@ -175,7 +175,7 @@ Status CheckRolloutOutputPlaces(const RolloutOptions& o) {
 }
 
 int Run(const RolloutOptions& o) {
-  if (Status st = CheckRolloutOutputPlaces(o); !st.ok()) return Fail("rollout", st);
+  if (Status st = CheckRolloutOutputPlaces(o); !st.ok()) return FailCommandLine("rollout", st);
   StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input, /*allow_batch=*/true);
   if (!in.ok()) return Fail("rollout", in.status());
   const int64_t dim = in->dim;

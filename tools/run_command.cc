@@ -274,7 +274,7 @@ void PrintEvaluationSummary(const PipelineResult& r) {
 int Run(const RunOptions& o) {
   const auto run_start = std::chrono::steady_clock::now();
   if (Status st = CheckOutputPlaces({{"--out", o.out}}, {{"--a", o.eval.a_path}}); !st.ok()) {
-    return Fail("run", st);
+    return FailCommandLine("run", st);
   }
   StatusOr<PipelineParams> params = ToParams(o);
   if (!params.ok()) return Fail("run", params.status());

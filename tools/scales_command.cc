@@ -91,7 +91,9 @@ Status Validate(const ScalesOptions& o) {
 }
 
 int Run(const ScalesOptions& o) {
-  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) return Fail("scales", st);
+  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) {
+    return FailCommandLine("scales", st);
+  }
   StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi scales");
   if (!b.ok()) return Fail("scales", b.status());
   AnnounceDowngrade(*b, "scales");

@@ -35,7 +35,7 @@ int Run(const SimulateOptions& o) {
   if (Status st = CheckOutputPlaces(
           {{"--out", o.out}, {"--out's metadata file", ReplaceNpySuffix(o.out, ".json")}}, {});
       !st.ok()) {
-    return Fail("simulate", st);
+    return FailCommandLine("simulate", st);
   }
   StatusOr<int64_t> max_memory = ParseByteSize(o.max_memory, "--max-memory");
   if (!max_memory.ok()) return Fail("simulate", max_memory.status());

@@ -53,10 +53,20 @@ TEST(CliApp, DecodeFlagsOutsideTheirRangesAreFlagErrors) {
   ExpectFlagError(with({"--tau", "1.5"}), "--tau 1.5 is outside (0, 1]");
   ExpectFlagError(with({"--tau", "0"}), "--tau 0 is outside (0, 1]");
   ExpectFlagError(with({"--tau", "nan"}), "--tau nan is outside (0, 1]");
-  ExpectFlagError(with({"--eta", "-1"}), "--eta -1 is outside [1, 9] for --maj-radius 1");
+  // The value as typed, not %g's "1"; an empty value, spaces, names outside a flag's list.
+  ExpectFlagError(with({"--tau", "1.0000000001"}), "--tau 1.0000000001 is outside (0, 1]");
+  ExpectFlagError(with({"--tau", ""}), "--tau: an empty value is not a number");
+  ExpectFlagError(with({"--tau", " 0.5"}), "--tau: ' 0.5' has spaces around the number");
+  ExpectFlagError(with({"--smoothing", "foo"}), "--smoothing: 'foo' is not one of: box, triangle");
+  ExpectFlagError(with({"--eta", "-1"}),
+                  "--eta: '-1' is out of range; this flag takes a number in [1, 67125249]");
+  ExpectFlagError(with({"--eta", "0"}), "--eta: '0' is out of range");
   ExpectFlagError(with({"--eta", "10"}), "--eta 10 is outside [1, 9]");
-  ExpectFlagError(with({"--maj-radius", "-1"}), "--maj-radius -1 is outside [0, 4096]");
-  ExpectFlagError(with({"--max-levels", "-1"}), "--max-levels -1 is negative");
+  ExpectFlagError(with({"--maj-radius", "-1"}),
+                  "--maj-radius: '-1' is out of range; this flag takes a number in [0, 4096]");
+  ExpectFlagError(with({"--max-levels", "-1"}), "--max-levels: '-1' is out of range");
+  ExpectFlagError(with({"--eta", "4294967299"}),
+                  "--eta: '4294967299' is out of range; this flag takes a number in [1, 67125249]");
   // `run` shares the decoder flags and their check.
   ExpectFlagError({"run", "--tau", "2"}, "--tau 2 is outside (0, 1]");
   for (const auto& ok : {with({"--t", "0", "--tau", "1", "--eta", "1"}),
@@ -100,6 +110,24 @@ TEST(CliApp, ByteLimitsOfZeroOrMalformedAreFlagErrors) {
   const Parsed help = Parse({"dataset", "generate", "--help"});
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("0 is refused"), std::string::npos) << help.out;
+}
+
+// Flags whose values are names (or a name and numbers) were checked when the command ran: exit 1.
+TEST(CliApp, NamesOutsideAFlagsListAreFlagErrors) {
+  ExpectFlagError({"simulate", "--init", "foo"},
+                  "--init: initial condition 'foo' is not one of: random, taylor-green");
+  ExpectFlagError({"learn", "--traj", "t", "--ridge-prior", "foo"},
+                  "--ridge-prior: ridge prior 'foo' is not one of: zero, identity");
+  ExpectFlagError({"run", "--k-step", "0"},
+                  "--k-step: '0' is not auto or a number in 1 .. 1000000");
+  ExpectFlagError({"run", "--smoothing", "Box"}, "--smoothing: 'Box' is not one of: box, triangle");
+  ExpectFlagError({"simulate", "--dt", ""}, "--dt: an empty value is not a number");
+  for (const auto& ok : std::vector<std::vector<std::string>>{
+           {"simulate", "--init", "taylor-green", "--dt", "1e-3"},
+           {"run", "--k-step", "auto", "--smoothing", "box"},
+           {"run", "--k-step", "20"}}) {
+    EXPECT_EQ(Parse(ok).code, -1) << Parse(ok).err;
+  }
 }
 
 // rollout --out notes.txt replaced the user's file with an array: .npy outputs must be NAME.npy.
@@ -170,6 +198,41 @@ TEST(CliApp, EmptyPathArgumentsAreFlagErrors) {
   ExpectFlagError({"scales", "--out", ""}, empty);
   // A text flag where "" has a meaning keeps it.
   EXPECT_EQ(Parse({"run", "--val-seeds", ""}).code, -1);
+}
+
+// Every option of `app` and of its subcommands, with the words that select its command.
+void ForEachOption(CLI::App& app, std::vector<std::string> words,
+                   const std::function<void(const std::vector<std::string>&, CLI::Option&)>& f) {
+  for (CLI::Option* opt : app.get_options()) f(words, *opt);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    std::vector<std::string> w = words;
+    w.push_back(sub->get_name());
+    ForEachOption(*sub, w, f);
+  }
+}
+
+// `--eta 4294967299` was "Could not convert: --eta = 4294967299": a decimal that fits 64 bits but
+// not the flag's 32-bit integer. No integer flag answers so: each `int` flag has a range
+// (IntegerIn / IntAtLeast), whose message names the flag, the value and the range.
+TEST(CliApp, EveryIntegerFlagNamesItsRange) {
+  CLI::App app{kDashiDescription};
+  std::function<int()> run;
+  BuildDashiApp(app, run);
+  int checked = 0;
+  ForEachOption(app, {}, [&](const std::vector<std::string>& words, CLI::Option& opt) {
+    const std::string type = opt.get_type_name();
+    if (type.rfind("INT", 0) != 0 && type.rfind("UINT", 0) != 0) return;
+    if (opt.get_lnames().empty()) return;
+    for (const char* big : {"4294967299", "-4294967299", "9223372036854775807"}) {
+      std::vector<std::string> args = words;
+      args.insert(args.end(), {"--" + opt.get_lnames()[0], big});
+      const Parsed p = Parse(args);
+      EXPECT_EQ(p.err.find("Could not convert"), std::string::npos)
+          << "--" << opt.get_lnames()[0] << " " << big << ": " << p.err;
+    }
+    ++checked;
+  });
+  EXPECT_GT(checked, 40);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "core_ref/npy/npy.h"
 #include "core_ref/pipeline/pipeline.h"
 #include "tools/chain_json.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/decode_options.h"
 #include "tools/evaluation_options.h"
@@ -374,6 +375,7 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--hash-every", o->hash_every, "Hash-chain checkpoint spacing")
       ->capture_default_str();
   cmd->add_option("--snapshots", o->snapshots, "Decoded snapshots, evenly spaced over the eval")
+      ->check(IntAtLeast(0))
       ->capture_default_str();
   cmd->add_option("--observer", o->observer,
                   "none (no decode), metrics (decode, numbers only: on --backend vulkan the "

@@ -268,8 +268,11 @@ CLI::App* AddScalesCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--steps", o->steps, "LES steps at which a snapshot is taken, comma-separated")
       ->delimiter(',')->capture_default_str();
   cmd->add_option("--k-lo", o->k_lo, "Layer 0's cut-off wavenumber(s), comma-separated")
-      ->delimiter(',')->capture_default_str();
+      ->delimiter(',')
+      ->check(IntAtLeast(1))
+      ->capture_default_str();
   cmd->add_option("--surrogates", o->surrogates, "Phase-randomised surrogates per snapshot (2..64)")
+      ->check(IntegerIn(2, 64))
       ->capture_default_str();
   cmd->add_option("--sigmas", o->sigmas,
                   "Noise level = surrogates' mean + sigmas * their standard deviation")

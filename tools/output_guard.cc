@@ -33,11 +33,26 @@ Status RefuseCurrentDirectory(const FlaggedPath& out) {
                               "in; choose another output, or run the command from elsewhere");
 }
 
+// A link to nothing (or to itself): each writer met it in its own way (a directory set, a file set,
+// golden generate), so the flag's path is refused here, once, with one message.
+Status RefuseDanglingLink(const FlaggedPath& out) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_symlink(fs::symlink_status(out.path, ec)) || fs::exists(out.path, ec)) {
+    return OkStatus();
+  }
+  const std::string target = fs::read_symlink(out.path, ec).string();
+  return InvalidArgumentError(out.what + " " + out.path + " is a symbolic link to " + target +
+                              ", which does not exist: dashi writes no output through a dangling "
+                              "link; remove the link or choose another path");
+}
+
 }  // namespace
 
 Status CheckOutputPlaces(const std::vector<FlaggedPath>& outputs,
                          const std::vector<FlaggedPath>& inputs) {
   for (const FlaggedPath& out : outputs) {
+    DASHI_RETURN_IF_ERROR(RefuseDanglingLink(out));
     DASHI_RETURN_IF_ERROR(RefuseCurrentDirectory(out));
     for (const FlaggedPath& in : inputs) {
       if (in.path.empty()) continue;

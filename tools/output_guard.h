@@ -27,7 +27,8 @@ struct FlaggedPath {
 //  - is an input, lies inside one or contains one, once symlinks, "." and ".." are resolved
 //    (core_ref/fileio/path_overlap.h), or is a hard link to one (same device and inode), or
 //  - lies inside a dashi dataset directory (tools/dataset/dataset_manifest.h), or
-//  - is the current directory or contains it (an output directory is replaced whole).
+//  - is the current directory or contains it (an output directory is replaced whole), or
+//  - is a symbolic link to nothing (one message for every command).
 // Inputs with an empty path (optional flags not given) are skipped.
 [[nodiscard]] Status CheckOutputPlaces(const std::vector<FlaggedPath>& outputs,
                                        const std::vector<FlaggedPath>& inputs);

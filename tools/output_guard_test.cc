@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -75,6 +76,25 @@ TEST(OutputGuard, AnOutputInsideADatasetIsRefused) {
         << Message(st);
   }
   EXPECT_TRUE(CheckOutputPlaces({{"--out", d + "/beside.npy"}}, {}).ok());
+}
+
+// A dangling --out link read "a symlink that cannot be resolved" (decode, learn), "exists and is
+// not a regular file (a symlink)" (rollout) or "exists and is not a directory" (golden generate).
+TEST(OutputGuard, ADanglingLinkIsRefusedWithOneMessage) {
+  const std::string d = testing::FreshScratchDir("output_guard_dangling");
+  fs::create_symlink(d + "/nowhere/x", d + "/dangling");
+  fs::create_symlink(d + "/loop", d + "/loop");
+  for (const auto& [out, target] : {std::pair{d + "/dangling", d + "/nowhere/x"},
+                                    std::pair{d + "/loop", d + "/loop"}}) {
+    const Status st = CheckOutputPlaces({{"--out", out}}, {});
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << out;
+    EXPECT_EQ(Message(st), "--out " + out + " is a symbolic link to " + target +
+                               ", which does not exist: dashi writes no output through a "
+                               "dangling link; remove the link or choose another path");
+  }
+  Touch(d + "/file");
+  fs::create_symlink(d + "/file", d + "/live");
+  EXPECT_TRUE(CheckOutputPlaces({{"--out", d + "/live"}}, {}).ok());
 }
 
 TEST(OutputGuard, TheCurrentDirectoryAndItsAncestorsAreRefused) {

@@ -222,6 +222,20 @@ err=$(cd "$W/X" && "$DASHI" run "${SMALL[@]}" --out .. 2>&1 >/dev/null); rc=$?
 [ "$rc" = 2 ] && grep -q -- "--out .. contains the current directory" <<<"$err" ||
   fail "run --out .. from inside it: exit $rc, message '$err'"
 
+# 7e. A dangling symlink as the output: one message from every command, exit 2, the link kept.
+ln -sfn "$W/nowhere/x" "$W/dangling"; ln -sfn "$W/nowhere/x.npy" "$W/dangling.npy"
+for cmd in "decode --z $R/z0.npy --proxy $R/proxy.json --out-dir $W/dangling" \
+           "learn --traj $T/ok/traj.npy --out-dir $W/dangling" \
+           "golden generate --out $W/dangling" \
+           "rollout --z0 $R/z0.npy --a $R/A.npy --steps 2 --out $W/dangling.npy" \
+           "simulate --quiet --n 32 --steps 1 --out $W/dangling.npy"; do
+  err=$($DASHI $cmd 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 2 ] || fail "$cmd: exit $rc, expected 2"
+  grep -q "INVALID_ARGUMENT: --out[-dir]* $W/dangling\(.npy\)\? is a symbolic link to $W/nowhere/x\(.npy\)\?, which does not exist" <<<"$err" ||
+    fail "$cmd: message '$err'"
+done
+[ -L "$W/dangling" ] && [ -L "$W/dangling.npy" ] || fail "a dangling output link was removed"
+
 # 8. simulate streams its frames: 4,001 frames of 64² (131 MB on disk) under a 300 MB
 #    address-space cap (holding the frames, as before streaming, died of out-of-memory here).
 (

@@ -29,8 +29,9 @@ int FailCommandLine(std::string_view command, const Status& status);
 // The machine's physical memory in bytes (sysconf), or 0 when unknown.
 int64_t MachineMemoryBytes();
 
-// RESOURCE_EXHAUSTED naming the estimate and the limit when `estimated_bytes` exceeds it, before a
-// command starts work that would die of bad_alloc later (`what`: "dashi run"), ending with
+// RESOURCE_EXHAUSTED naming the estimate and the limit, each in the unit that fits it
+// (HumanBytes), when `estimated_bytes` exceeds it, before a command starts work that would die of
+// bad_alloc later (`what`: "the pipeline"; Fail names the command), ending with
 // `hint` in parentheses (the flags that scale the estimate: "reduce --n or --threads"; none when
 // empty). The limit is `max_memory_bytes` (from --max-memory) when positive, else the machine's
 // memory.

@@ -18,7 +18,7 @@
 #include "tools/chain_json.h"
 #include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
-#include "tools/dataset/dataset_generate.h"
+#include "tools/human_bytes.h"
 #include "tools/output_guard.h"
 #include "tools/rollout_inputs.h"
 #include "tools/vulkan_flags.h"

@@ -284,7 +284,7 @@ int Run(const RunOptions& o) {
   if (!bytes.ok()) return Fail("run", bytes.status());
   StatusOr<int64_t> max_memory = ParseByteSize(o.max_memory, "--max-memory");
   if (!max_memory.ok()) return Fail("run", max_memory.status());
-  if (Status st = CheckMemoryEstimate(*bytes, "dashi run", *max_memory,
+  if (Status st = CheckMemoryEstimate(*bytes, "the pipeline", *max_memory,
                                       "reduce --n, --k-mid, --threads, --train-steps, "
                                       "--eval-steps, the seeds or --snapshots");
       !st.ok()) {

@@ -67,6 +67,9 @@ echo junk >"$T/sim/items/.n32_p1_s2.dashi-partial.$HOSTPART.999999.0123456789abc
 "$DASHI" dataset generate --spec "$T/spec.json" --out "$T/sim" --quiet >"$T/sim.txt" 2>&1 \
   || fail "resume of the simulated kill failed: $(cat "$T/sim.txt")"
 grep -q "1 generated, 7 already complete" "$T/sim.txt" || fail "sim resume: $(cat "$T/sim.txt")"
+# The staging directory it removed is named on stderr, even with --quiet (it was removed silently).
+grep -qF "dataset: removed $T/sim/items/.n32_p1_s2.dashi-partial.$HOSTPART.999999.0123456789abcdef, the unfinished item of a killed earlier run" "$T/sim.txt" ||
+  fail "sim resume did not name the staging directory it removed: $(cat "$T/sim.txt")"
 diff -r "$T/one" "$T/sim" >/dev/null || fail "resumed dataset differs from the one-process run"
 
 # 4. Two shards (each LES on 3 threads), merged: byte-identical to the one-process run.

@@ -22,8 +22,16 @@ struct ConformOptions {
   bool no_store = false;
 };
 
+// "dashi-conformance/1": what conformance/report writes, read from it rather than spelt twice.
+std::string ConformanceReportFormat() {
+  return conformance::ReportJson(conformance::SuiteReport{})["format"].get<std::string>();
+}
+
 int Run(const ConformOptions& o) {
-  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) {
+  // The report never lands in the golden data the suite reads nor in the store it records to.
+  if (Status st = CheckReportOutput({"--out", o.out}, ConformanceReportFormat(),
+                                    {{"--golden-dir", o.golden_dir}, CertStorePlace(o.device.vulkan)});
+      !st.ok()) {
     return FailCommandLine("conform", st);
   }
   // A missing or foreign golden directory made every golden case a device FAIL.

@@ -26,7 +26,7 @@ struct DatasetOptions {
 
 int RunGenerate(const DatasetOptions& o) {
   // Its --spec may be the dataset's own spec.json (a resume): GenerateDataset checks the overlap.
-  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) {
+  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}, OutputWrite::kInPlace); !st.ok()) {
     return FailCommandLine("dataset generate", st);
   }
   GenerateOptions g;
@@ -68,7 +68,7 @@ int RunVerify(const DatasetOptions& o) {
 int RunMerge(const DatasetOptions& o) {
   std::vector<FlaggedPath> shards;
   for (const std::string& dir : o.shard_dirs) shards.push_back({"shard directory", dir});
-  if (Status st = CheckOutputPlaces({{"merge OUT", o.merge_out}}, shards); !st.ok()) {
+  if (Status st = CheckOutputPlaces({{"merge OUT", o.merge_out}}, shards, OutputWrite::kInPlace); !st.ok()) {
     return FailCommandLine("dataset merge", st);
   }
   if (Status st = MergeDatasets(o.merge_out, o.shard_dirs); !st.ok()) {

@@ -29,7 +29,7 @@ CLI::App* AddGoldenCommand(CLI::App& app, std::function<int()>& run) {
       ->capture_default_str();
   gen->callback([out, &run] {
     run = [out] {
-      if (Status st = CheckOutputPlaces({{"--out", *out}}, {}); !st.ok()) {
+      if (Status st = CheckOutputPlaces({{"--out", *out}}, {}, OutputWrite::kInPlace); !st.ok()) {
         return FailCommandLine("golden generate", st);
       }
       Status st = GenerateGoldenSet(*out, [](const std::string& stage) {

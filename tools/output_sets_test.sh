@@ -105,7 +105,7 @@ before=$(cat "$T/ok/zT.chain.json")
 #     another command's output set (decode onto run's directory, which holds its inputs), a final
 #     name that is a symlink or a FIFO (renaming would replace the link / the node), --expect-chain
 #     naming the run's own chain, a --save-every trajectory beyond half the machine's memory, and
-#     audit's report into a directory (checked before the replays).
+#     audit's report onto a directory (exit 2, checked before the replays).
 mkdir -p "$T/in"; cp "$R/z0.npy" "$R/proxy.json" "$T/in/"
 err=$("$DASHI" decode --z "$T/in/z0.npy" --proxy "$T/in/proxy.json" --out-dir "$R" 2>&1 >/dev/null); rc=$?
 [ "$rc" = 1 ] || fail "decode onto run's directory: exit $rc, expected 1"
@@ -146,12 +146,13 @@ err=$("$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 4000000000000 --s
 [ "$rc" = 1 ] || fail "a trajectory beyond memory: exit $rc, expected 1"
 grep -qE "RESOURCE_EXHAUSTED: --save-every 1 with --steps 4000000000000 keeps about [0-9.]+ (TiB|PiB) of states" <<<"$err" ||
   fail "a trajectory beyond memory: message '$err'"
-mkdir -p "$T/ok/report_dir"
-err=$("$DASHI" audit --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/report_dir" 2>&1); rc=$?
-[ "$rc" = 1 ] || fail "audit --out a directory: exit $rc, expected 1"
-grep -q "report_dir: is a directory, expected a file" <<<"$err" || fail "audit --out a directory: message '$err'"
+mkdir -p "$T/ok/report_dir.json"
+err=$("$DASHI" audit --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/ok/report_dir.json" 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "audit --out a directory: exit $rc, expected 2"
+grep -q "report_dir.json exists and is not an earlier report .*: it is not a regular file" <<<"$err" ||
+  fail "audit --out a directory: message '$err'"
 grep -q "hash chains" <<<"$err" && fail "audit --out a directory: the replays ran before the check"
-rmdir "$T/ok/report_dir"
+rmdir "$T/ok/report_dir.json"
 err=$("$DASHI" conform --golden-dir "$T/no_golden" --no-store --out "$T/ok/report.json" 2>&1); rc=$?
 [ "$rc" = 1 ] || fail "conform --golden-dir missing: exit $rc, expected 1"
 grep -q "NOT_FOUND: --golden-dir .*no_golden: no such directory" <<<"$err" ||
@@ -235,6 +236,54 @@ for cmd in "decode --z $R/z0.npy --proxy $R/proxy.json --out-dir $W/dangling" \
     fail "$cmd: message '$err'"
 done
 [ -L "$W/dangling" ] && [ -L "$W/dangling.npy" ] || fail "a dangling output link was removed"
+
+# 7f. Written in place, never replaced: golden generate and dataset generate take the current
+#     directory as --out (regenerating a golden set, resuming a dataset from inside it).
+mkdir -p "$W/G" "$W/DSX"
+(cd "$W/G" && "$DASHI" golden generate --out . >/dev/null 2>&1) || fail "golden generate --out . failed"
+(cd "$W/G" && "$DASHI" golden generate --out . >/dev/null 2>&1) || fail "golden generate --out . again failed"
+"$DASHI" golden verify "$W/G" >/dev/null || fail "golden generate --out .: the set does not verify"
+(cd "$W/DSX" && "$DASHI" dataset generate --spec "$G/spec.json" --out . --quiet >/dev/null 2>&1) ||
+  fail "dataset generate --out . failed"
+(cd "$W/DSX" && "$DASHI" dataset generate --spec spec.json --out . --quiet >/dev/null 2>&1) ||
+  fail "dataset generate --out . resumed from inside it failed"
+"$DASHI" dataset verify "$W/DSX" >/dev/null || fail "dataset generate --out .: the dataset does not verify"
+
+# 7g. A report (conform --out, audit --out) is NAME.json and replaces only a missing file or an
+#     earlier report of its command: never a golden manifest or array, a run's file, an array, a
+#     store's key or another JSON file (exit 2 naming --out, the path and why; the file kept).
+S="$T/store"; mkdir -p "$S"; echo key >"$S/store.key"; echo '{"a": 1}' >"$T/ok/notes.json"
+cp "$W/G/manifest.json" "$T/manifest.orig"; cp "$R/chain.json" "$T/chain.orig"
+report_refused() {  # report_refused LABEL WANT COMMAND...: exit 2, WANT in the message
+  local label=$1 want=$2; shift 2
+  err=$(DASHI_CERT_STORE="$S" "$DASHI" "$@" 2>&1 >/dev/null); rc=$?
+  [ "$rc" = 2 ] || fail "$label: exit $rc, expected 2"
+  grep -q -- "$want" <<<"$err" || fail "$label: message '$err'"
+}
+CONFORM=(conform --golden-dir "$W/G" --filter carrier.pda --no-store)
+AUDIT=(audit --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10)
+report_refused "conform --out the golden manifest" "--out $W/G/manifest.json is inside --golden-dir" \
+  "${CONFORM[@]}" --out "$W/G/manifest.json"
+report_refused "conform --out a store file" "--out $S/store.json is inside DASHI_CERT_STORE" \
+  "${CONFORM[@]}" --out "$S/store.json"
+report_refused "conform --out store.key" "--out $S/store.key is inside DASHI_CERT_STORE" \
+  "${CONFORM[@]}" --out "$S/store.key"
+report_refused "audit --out a run's chain" "--out $R/chain.json is inside the dashi output set $R" \
+  "${AUDIT[@]}" --out "$R/chain.json"
+report_refused "audit --out an array" "--out $T/ok/zT.npy: a report's name is NAME.json" \
+  "${AUDIT[@]}" --out "$T/ok/zT.npy"
+report_refused "audit --out another JSON file" "--out $T/ok/notes.json exists and is not an earlier report" \
+  "${AUDIT[@]}" --out "$T/ok/notes.json"
+cmp -s "$W/G/manifest.json" "$T/manifest.orig" && cmp -s "$R/chain.json" "$T/chain.orig" &&
+  [ "$(cat "$S/store.key")" = key ] && [ "$(cat "$T/ok/notes.json")" = '{"a": 1}' ] ||
+  fail "a refused report replaced a file"
+for i in 1 2; do  # a new report, then an earlier one replaced
+  "$DASHI" "${CONFORM[@]}" --out "$T/conform.json" >/dev/null 2>&1 || fail "conform --out (run $i) failed"
+  "$DASHI" "${AUDIT[@]}" --out "$T/audit.json" >/dev/null 2>&1 || fail "audit --out (run $i) failed"
+done
+report_refused "conform onto audit's report" "--out $T/audit.json exists and is not an earlier report" \
+  "${CONFORM[@]}" --out "$T/audit.json"
+rm "$T/ok/notes.json"
 
 # 8. simulate streams its frames: 4,001 frames of 64² (131 MB on disk) under a 300 MB
 #    address-space cap (holding the frames, as before streaming, died of out-of-memory here).

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "conformance/report/cert_store.h"
+
 namespace dashi::tools {
 namespace {
 
@@ -90,6 +92,14 @@ void CheckCertStoreEnvironment(const CLI::App& app) {
       throw CLI::ValidationError("DASHI_CERT_STORE", problem + "; unset it or name a directory");
     }
   }
+}
+
+FlaggedPath CertStorePlace(const backend::VulkanOptions& options) {
+  if (!options.cert_store.empty()) return {"--cert-store", options.cert_store};
+  if (const char* env = std::getenv("DASHI_CERT_STORE"); env != nullptr && *env != '\0') {
+    return {"DASHI_CERT_STORE", env};
+  }
+  return {"the certification store", conformance::DefaultCertStore()};
 }
 
 void AnnounceDowngrade(const backend::Backend& b, const std::string& command) {

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "backend/backend.h"
+#include "tools/output_guard.h"
 
 namespace dashi::tools {
 
@@ -39,6 +40,11 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& options, const Vulka
 // a directory throws CLI::ValidationError "DASHI_CERT_STORE: <path> exists and is not a
 // directory ..." — a command-line error (exit code 2), as the flag's own check is.
 void CheckCertStoreEnvironment(const CLI::App& app);
+
+// The certification store a command uses, named as it was chosen, for messages and output checks:
+// {"--cert-store", DIR} when the flag gave it, else {"DASHI_CERT_STORE", $DASHI_CERT_STORE}, else
+// {"the certification store", the default (conformance::DefaultCertStore)}.
+FlaggedPath CertStorePlace(const backend::VulkanOptions& options);
 
 // When `b` was downgraded by --backend-policy permissive, says so once on stderr:
 // "dashi <command>: --backend-policy permissive: backend vulkan -> ref: <why>".

@@ -5,8 +5,8 @@
 # else's files — or another command's output set — is refused and left untouched; a failed command
 # leaves nothing behind; a rollout's file set keeps its completion record (the chain) last; outputs
 # that would replace a symlink, a device, their own replay record or one of their inputs, or that
-# would land inside a dataset, are refused; simulate's memory does not grow with the number of
-# frames.
+# would land inside a dataset, are refused; two writers of one file set leave one writer's whole
+# set; simulate's memory does not grow with the number of frames.
 set -uo pipefail
 DASHI="$(cd "$(dirname "$0")" && pwd)/dashi"
 [ -x "$DASHI" ] || DASHI="$TEST_SRCDIR/$TEST_WORKSPACE/tools/dashi"
@@ -284,6 +284,22 @@ done
 report_refused "conform onto audit's report" "--out $T/audit.json exists and is not an earlier report" \
   "${CONFORM[@]}" --out "$T/audit.json"
 rm "$T/ok/notes.json"
+
+# 7h. Two simulates with other parameters onto one --out at once: the pair left is one run's
+#     (t.npy's bytes are those of the seed t.json records; a mixed pair was left in 54 of 150).
+M="$T/mix"; mkdir -p "$M"
+for seed in 1 2; do
+  "$DASHI" simulate --quiet --n 32 --steps 2 --seed $seed --out "$M/s$seed.npy" >/dev/null
+  sum[$seed]=$(md5sum <"$M/s$seed.npy")
+done
+for i in $(seq 30); do
+  "$DASHI" simulate --quiet --n 32 --steps 2 --seed 1 --out "$M/t.npy" >/dev/null &
+  "$DASHI" simulate --quiet --n 32 --steps 2 --seed 2 --out "$M/t.npy" >/dev/null &
+  wait
+  seed=$(grep -o '"seed": [12]' "$M/t.json" | grep -o '[12]$')
+  [ -n "$seed" ] && [ "$(md5sum <"$M/t.npy")" = "${sum[$seed]}" ] ||
+    { fail "concurrent simulates left a mixed pair (round $i, t.json seed '$seed')"; break; }
+done
 
 # 8. simulate streams its frames: 4,001 frames of 64² (131 MB on disk) under a 300 MB
 #    address-space cap (holding the frames, as before streaming, died of out-of-memory here).

@@ -4,12 +4,15 @@
 #include "tools/cli_app.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include "tools/vulkan_flags.h"
 
 namespace dashi::tools {
 namespace {
@@ -153,6 +156,27 @@ TEST(CliApp, CertStoreMustBeADirectory) {
   ExpectFlagError({"rollout", "--z0", "z", "--a", "a", "--store", file}, "is not a directory");
   EXPECT_EQ(Parse({"devices", "--cert-store", std::string(tmp != nullptr ? tmp : "/tmp")}).code, -1);
   EXPECT_EQ(Parse({"devices", "--cert-store", file + ".missing"}).code, -1);
+}
+
+// `conform --cert-store DIR` that could not be written was reported after the whole suite had
+// run (14 minutes): checked first, leaving nothing behind either way.
+TEST(CliApp, CertStoreWritableIsCheckedAndLeavesNothing) {
+  namespace fs = std::filesystem;
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp != nullptr ? tmp : "/tmp") + "/cert_store_writable";
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/store");
+  EXPECT_TRUE(CheckCertStoreWritable({"--cert-store", dir + "/store"}).ok());
+  EXPECT_TRUE(CheckCertStoreWritable({"--cert-store", dir + "/new/deeper/store"}).ok());
+  EXPECT_TRUE(fs::is_empty(dir + "/store"));
+  EXPECT_FALSE(fs::exists(dir + "/new")) << "the probe left the store's directories behind";
+  std::ofstream(dir + "/file") << "x";
+  const Status st = CheckCertStoreWritable({"DASHI_CERT_STORE", dir + "/file/store"});
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(st.message()),
+            "DASHI_CERT_STORE " + dir + "/file/store: the certification store cannot be written "
+            "(cannot create " + dir + "/file/store: Not a directory), so the result could not be "
+            "recorded; the suite was not run: name a writable store, or pass --no-store");
 }
 
 // DASHI_CERT_STORE naming a regular file was read as an empty store ("uncertified ... in

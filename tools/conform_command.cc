@@ -38,6 +38,12 @@ int Run(const ConformOptions& o) {
   if (Status st = CheckGoldenDir(o.golden_dir, "--golden-dir"); !st.ok()) {
     return Fail("conform", st);
   }
+  const bool records = !o.no_store && o.filter.empty() && o.device.vulkan.validation;
+  if (records) {
+    if (Status st = CheckCertStoreWritable(CertStorePlace(o.device.vulkan)); !st.ok()) {
+      return FailCommandLine("conform", st);
+    }
+  }
   // Cases that compare against golden data read $DASHI_GOLDEN_DIR.
   ::setenv("DASHI_GOLDEN_DIR", o.golden_dir.c_str(), 1);
   // The report's place is checked (and its staging made) before the suite runs, not after it.
@@ -88,8 +94,8 @@ int Run(const ConformOptions& o) {
   std::printf("\n%d passed, %d failed, %d not supported: %s\nreport: %s\n", report.passed,
               report.failed, report.not_supported, report.conformant() ? "CONFORMANT" : "NOT CONFORMANT",
               o.out.c_str());
-  if (!o.no_store && o.filter.empty() && v.validation) {
-    const std::string store = v.cert_store.empty() ? conformance::DefaultCertStore() : v.cert_store;
+  if (records) {
+    const std::string store = CertStorePlace(v).path;
     st = conformance::SaveCertification(store, report);
     if (!st.ok()) return Fail("conform", st);
     std::printf("certification store: %s (%s)\n", store.c_str(),

@@ -284,6 +284,13 @@ done
 report_refused "conform onto audit's report" "--out $T/audit.json exists and is not an earlier report" \
   "${CONFORM[@]}" --out "$T/audit.json"
 rm "$T/ok/notes.json"
+# A store that cannot be written is refused before the suite (it was reported after 14 minutes).
+echo x >"$T/not_a_dir"
+err=$(timeout 120 "$DASHI" conform --golden-dir "$W/G" --cert-store "$T/not_a_dir/store" \
+  --out "$T/conform.json" 2>&1); rc=$?
+[ "$rc" = 2 ] || fail "conform --cert-store unwritable: exit $rc, expected 2"
+grep -q -- "--cert-store $T/not_a_dir/store: the certification store cannot be written" <<<"$err" ||
+  fail "conform --cert-store unwritable: message '$(tail -c 300 <<<"$err")'"
 
 # 7h. Two simulates with other parameters onto one --out at once: the pair left is one run's
 #     (t.npy's bytes are those of the seed t.json records; a mixed pair was left in 54 of 150).

@@ -1,9 +1,16 @@
 #include "tools/vulkan_flags.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 #include "conformance/report/cert_store.h"
 
@@ -100,6 +107,41 @@ FlaggedPath CertStorePlace(const backend::VulkanOptions& options) {
     return {"DASHI_CERT_STORE", env};
   }
   return {"the certification store", conformance::DefaultCertStore()};
+}
+
+Status CheckCertStoreWritable(const FlaggedPath& store) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> missing;  // innermost first
+  for (fs::path p = fs::absolute(store.path, ec); !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) break;
+  }
+  std::vector<fs::path> created;
+  std::string problem;
+  for (auto it = missing.rbegin(); it != missing.rend() && problem.empty(); ++it) {
+    if (::mkdir(it->c_str(), 0777) == 0) {
+      created.push_back(*it);
+    } else {
+      problem = "cannot create " + it->string() + ": " + std::strerror(errno);
+    }
+  }
+  if (problem.empty()) {
+    const std::string probe = store.path + "/.dashi-store-probe." + std::to_string(::getpid());
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+      problem = "cannot create a file in it: " + std::string(std::strerror(errno));
+    } else {
+      ::close(fd);
+      ::unlink(probe.c_str());
+    }
+  }
+  for (auto it = created.rbegin(); it != created.rend(); ++it) ::rmdir(it->c_str());
+  if (problem.empty()) return OkStatus();
+  return InvalidArgumentError(store.what + " " + store.path + ": the certification store cannot "
+                              "be written (" + problem + "), so the result could not be recorded; "
+                              "the suite was not run: name a writable store, or pass --no-store");
 }
 
 void AnnounceDowngrade(const backend::Backend& b, const std::string& command) {

@@ -46,6 +46,12 @@ void CheckCertStoreEnvironment(const CLI::App& app);
 // {"the certification store", the default (conformance::DefaultCertStore)}.
 FlaggedPath CertStorePlace(const backend::VulkanOptions& options);
 
+// Whether `dashi conform` will be able to record its result in `store` (CertStorePlace), checked
+// before the suite runs (a store that cannot be written was reported after 14 minutes of cases):
+// the missing directories are created and a file is created in the store, then all of it is
+// removed again. INVALID_ARGUMENT naming the flag or variable, the path and the system's reason.
+Status CheckCertStoreWritable(const FlaggedPath& store);
+
 // When `b` was downgraded by --backend-policy permissive, says so once on stderr:
 // "dashi <command>: --backend-policy permissive: backend vulkan -> ref: <why>".
 void AnnounceDowngrade(const backend::Backend& b, const std::string& command);

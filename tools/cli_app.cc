@@ -43,6 +43,7 @@ int ParseDashiCommandLine(CLI::App& app, int argc, const char* const* argv,
   try {
     app.parse(argc, argv);
     CheckCertStoreEnvironment(app);
+    CheckVulkanOnlyFlags(app);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;  // prints help, or the flag and the problem
   }

@@ -144,6 +144,37 @@ TEST(CliApp, NpyOutputsMustBeNamedNpy) {
   EXPECT_EQ(Parse({"simulate", "--out", "t.npy"}).code, -1);
 }
 
+// With --backend ref (the default) the Vulkan-only flags were silently ignored (`rollout --device 5
+// --rollout-kernel persistent --validation --allow-uncertified` exit 0); a blank --device matched
+// every device's name and chose device 0.
+TEST(CliApp, VulkanOnlyFlagsNeedTheVulkanBackend) {
+  const std::vector<std::string> rollout = {"rollout", "--z0", "z", "--a", "a"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = rollout;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  ExpectFlagError(with({"--device", "5", "--rollout-kernel", "persistent", "--validation",
+                        "--allow-uncertified"}),
+                  "--device, --allow-uncertified, --validation, --rollout-kernel: only for "
+                  "--backend vulkan, and --backend is ref (the default): give --backend vulkan, "
+                  "or leave them out");
+  ExpectFlagError(with({"--backend", "ref", "--cert-store", "/tmp"}),
+                  "--cert-store: only for --backend vulkan, and --backend is ref (the default): "
+                  "give --backend vulkan, or leave it out");
+  ExpectFlagError({"run", "--decode-precision", "fp32"}, "--decode-precision: only for --backend");
+  EXPECT_EQ(Parse(with({"--backend", "vulkan", "--device", "5", "--validation"})).code, -1);
+  EXPECT_EQ(Parse({"run", "--backend", "vulkan", "--backend-policy", "permissive",
+                   "--decode-precision", "fp32"})
+                .code,
+            -1);
+  for (const char* blank : {"", " ", "\t"}) {
+    ExpectFlagError(with({"--backend", "vulkan", "--device", blank}),
+                    "--device: an empty or blank device selector would match every device");
+    ExpectFlagError({"audit", "--z0", "z", "--a", "a", "--device", blank}, "blank device selector");
+  }
+}
+
 // A --cert-store that is a regular file was read as an empty store.
 TEST(CliApp, CertStoreMustBeADirectory) {
   const char* tmp = std::getenv("TEST_TMPDIR");

@@ -27,6 +27,24 @@ std::string CertStoreProblem(const std::string& path) {
                 "records (read as an empty store, every device would look uncertified)";
 }
 
+// A blank selector matched every device's name as a substring: device 0, whatever was meant.
+std::string DeviceSelectorProblem(const std::string& selector) {
+  if (selector.find_first_not_of(" \t\n\r\f\v") != std::string::npos) return {};
+  return "an empty or blank device selector would match every device; name a device by its "
+         "index, UUID or a part of its name (`dashi devices` lists them)";
+}
+
+// The Vulkan-only flags that `cmd`'s command line gave ("--device, --validation"), or "".
+std::string VulkanOnlyFlagsGiven(const CLI::App& cmd) {
+  std::string given;
+  for (const char* name : {"--device", "--allow-uncertified", "--cert-store", "--validation",
+                           "--rollout-kernel", "--decode-precision"}) {
+    const CLI::Option* opt = cmd.get_option_no_throw(name);
+    if (opt != nullptr && opt->count() > 0) given += (given.empty() ? "" : ", ") + opt->get_name();
+  }
+  return given;
+}
+
 }  // namespace
 
 void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagSet& which) {
@@ -48,7 +66,9 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& o, const VulkanFlagS
   if (which.device) {
     cmd.add_option("--device", v.device,
                    "Vulkan device: index, UUID or name substring (default $DASHI_VK_DEVICE, "
-                   "else 0)");
+                   "else 0)")
+        ->check(CLI::Validator([](std::string& sel) { return DeviceSelectorProblem(sel); },
+                               std::string{}, "device selector"));
   }
   if (which.allow_uncertified) {
     cmd.add_flag("--allow-uncertified", v.allow_uncertified,
@@ -142,6 +162,20 @@ Status CheckCertStoreWritable(const FlaggedPath& store) {
   return InvalidArgumentError(store.what + " " + store.path + ": the certification store cannot "
                               "be written (" + problem + "), so the result could not be recorded; "
                               "the suite was not run: name a writable store, or pass --no-store");
+}
+
+void CheckVulkanOnlyFlags(const CLI::App& app) {
+  for (const CLI::App* cmd : app.get_subcommands()) {
+    const CLI::Option* backend = cmd->get_option_no_throw("--backend");
+    if (backend == nullptr) continue;  // a Vulkan command (conform, audit, devices)
+    if (backend->count() > 0 && backend->results().back() != "ref") continue;
+    const std::string given = VulkanOnlyFlagsGiven(*cmd);
+    if (given.empty()) continue;
+    throw CLI::ValidationError(
+        given + ": only for --backend vulkan, and --backend is ref (the default): give "
+                "--backend vulkan, or leave " +
+        (given.find(',') == std::string::npos ? "it" : "them") + " out");
+  }
 }
 
 void AnnounceDowngrade(const backend::Backend& b, const std::string& command) {

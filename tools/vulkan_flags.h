@@ -41,6 +41,12 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& options, const Vulka
 // directory ..." — a command-line error (exit code 2), as the flag's own check is.
 void CheckCertStoreEnvironment(const CLI::App& app);
 
+// After parsing: a command that takes --backend, run on ref (the default), given a Vulkan-only flag
+// (--device, --allow-uncertified, --cert-store, --validation, --rollout-kernel,
+// --decode-precision), which would be ignored, throws CLI::ValidationError naming each such flag
+// (exit code 2). A permissive downgrade from vulkan to ref is decided later and is not this case.
+void CheckVulkanOnlyFlags(const CLI::App& app);
+
 // The certification store a command uses, named as it was chosen, for messages and output checks:
 // {"--cert-store", DIR} when the flag gave it, else {"DASHI_CERT_STORE", $DASHI_CERT_STORE}, else
 // {"the certification store", the default (conformance::DefaultCertStore)}.

@@ -175,6 +175,18 @@ TEST(CliApp, VulkanOnlyFlagsNeedTheVulkanBackend) {
   }
 }
 
+// scales ran with --tau 1.5 (a meaningless result) and refused --sigmas 200 only when it ran,
+// exit 1, without naming the flag ("fining depth: sigmas must be in [0, 100]").
+TEST(CliApp, ScalesRangesAreFlagErrors) {
+  ExpectFlagError({"scales", "--tau", "1.5"}, "--tau 1.5 is outside (0, 1]");
+  ExpectFlagError({"scales", "--tau", "0"}, "--tau 0 is outside (0, 1]");
+  ExpectFlagError({"scales", "--sigmas", "200"}, "--sigmas 200 is outside [0, 100]");
+  ExpectFlagError({"scales", "--sigmas", "-0.5"}, "--sigmas -0.5 is outside [0, 100]");
+  ExpectFlagError({"scales", "--sigmas", ""}, "--sigmas: an empty value is not a number");
+  ExpectFlagError({"scales", "--surrogates", "1"}, "--surrogates: '1' is out of range");
+  EXPECT_EQ(Parse({"scales", "--tau", "1", "--sigmas", "100"}).code, -1);
+}
+
 // A --cert-store that is a regular file was read as an empty store.
 TEST(CliApp, CertStoreMustBeADirectory) {
   const char* tmp = std::getenv("TEST_TMPDIR");

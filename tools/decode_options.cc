@@ -35,11 +35,14 @@ StatusOr<DecodeParams> DecodeCliOptions::ToParams() const {
   return p;
 }
 
+std::string TauProblem(double tau) {
+  if (tau > 0.0 && tau <= 1.0) return "";  // NaN fails too
+  return "--tau " + NumberText(tau) +
+         " is outside (0, 1]: the threshold applies to a field normalised to max |f| = 1";
+}
+
 std::string DecodeCliOptions::FlagProblem() const {
-  if (!(tau > 0.0 && tau <= 1.0)) {  // NaN fails too
-    return "--tau " + NumberText(tau) +
-           " is outside (0, 1]: the threshold applies to the low-pass normalised to max |f| = 1";
-  }
+  if (std::string problem = TauProblem(tau); !problem.empty()) return problem;
   const int64_t window = (2 * int64_t{maj_radius} + 1) * (2 * int64_t{maj_radius} + 1);
   if (eta < 1 || eta > window) {
     return "--eta " + std::to_string(eta) + " is outside [1, " + std::to_string(window) +

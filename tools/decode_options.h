@@ -48,6 +48,10 @@ Status WriteDecodedFrame(const std::string& prefix, const DecodedFrame& f, int64
 // A pixel scale that makes an N×N picture at least ~384 pixels wide.
 int DefaultPngScale(int64_t n);
 
+// Empty when `tau` is a PDA threshold in (0, 1] (on a field normalised to max |f| = 1), else
+// "--tau X is outside (0, 1]: ..." (decode's, run's and scales' --tau).
+std::string TauProblem(double tau);
+
 }  // namespace dashi::tools
 
 #endif  // DASHI_TOOLS_DECODE_OPTIONS_H_

@@ -187,6 +187,29 @@ TEST(CliApp, ScalesRangesAreFlagErrors) {
   EXPECT_EQ(Parse({"scales", "--tau", "1", "--sigmas", "100"}).code, -1);
 }
 
+// conform --filter "" ran the whole suite and --filter zzz opened the device before exit 1; audit
+// --help described a [B, D] --z0 it refuses; there was no --version.
+TEST(CliApp, ConformFilterAuditHelpAndVersion) {
+  ExpectFlagError({"conform", "--filter", ""}, "--filter: an empty filter would run the whole suite");
+  ExpectFlagError({"conform", "--filter", "zzz"}, "--filter: 'zzz' matches no conformance case");
+  EXPECT_EQ(Parse({"conform", "--filter", "carrier.pda"}).code, -1);
+  const Parsed audit = Parse({"audit", "--help"});
+  EXPECT_EQ(audit.code, 0);
+  EXPECT_EQ(audit.out.find("[B, D]"), std::string::npos) << audit.out;
+  EXPECT_NE(Parse({"rollout", "--help"}).out.find("[B, D]"), std::string::npos);
+  EXPECT_NE(Parse({"conform", "--help"}).out.find("overrides $DASHI_GOLDEN_DIR"),
+            std::string::npos);
+  const Parsed version = Parse({"--version"});
+  EXPECT_EQ(version.code, 0);
+  EXPECT_NE(version.out.find("dashi-ref "), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find("; accelerator build "), std::string::npos) << version.out;
+  EXPECT_NE(version.out.find(", conformance suite "), std::string::npos) << version.out;
+  for (const char* var : {"DASHI_CERT_STORE", "DASHI_VK_DEVICE", "DASHI_CACHE_DIR",
+                          "DASHI_FENCE_SPIN_US", "DASHI_FFT_V8"}) {
+    EXPECT_NE(Parse({"--help"}).out.find(var), std::string::npos) << var;
+  }
+}
+
 // A --cert-store that is a regular file was read as an empty store.
 TEST(CliApp, CertStoreMustBeADirectory) {
   const char* tmp = std::getenv("TEST_TMPDIR");

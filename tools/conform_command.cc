@@ -27,6 +27,19 @@ std::string ConformanceReportFormat() {
   return conformance::ReportJson(conformance::SuiteReport{})["format"].get<std::string>();
 }
 
+// Empty when `filter` selects a case, else why not: an empty filter ran the whole suite, one that
+// matches nothing opened the device before saying so.
+std::string FilterProblem(const std::string& filter) {
+  if (filter.empty()) {
+    return "an empty filter would run the whole suite; leave --filter out for that";
+  }
+  for (const std::string& name : conformance::CurrentSuiteCaseNames()) {
+    if (name.find(filter) != std::string::npos) return {};
+  }
+  return "'" + filter + "' matches no conformance case name (names look like carrier.pda..., "
+         "see a report's \"cases\")";
+}
+
 int Run(const ConformOptions& o) {
   // The report never lands in the golden data the suite reads nor in the store it records to.
   if (Status st = CheckReportOutput({"--out", o.out}, ConformanceReportFormat(),
@@ -119,8 +132,13 @@ CLI::App* AddConformCommand(CLI::App& app, std::function<int()>& run) {
   AddVulkanFlags(*cmd, o->device, {.device = true, .cert_store = true, .no_validation = true});
   cmd->add_option("--out", o->out, "Report path (JSON)")->type_name("PATH")->capture_default_str();
   cmd->add_option("--filter", o->filter,
-                  "Run only cases whose name contains this (never certifies)");
-  cmd->add_option("--golden-dir", o->golden_dir, "Golden data directory")
+                  "Run only cases whose name contains this (never certifies)")
+      ->check(CLI::Validator([](std::string& filter) { return FilterProblem(filter); },
+                             std::string{}, "filter"));
+  cmd->add_option("--golden-dir", o->golden_dir,
+                  "Golden data directory (`dashi golden generate` writes one); this is how to "
+                  "point the suite at golden data: it overrides $DASHI_GOLDEN_DIR, which the "
+                  "cases' messages name")
       ->type_name("PATH")
       ->capture_default_str();
   cmd->add_flag("--no-store", o->no_store, "Do not record the result in the store");

@@ -289,7 +289,7 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
       "zT.chain.json beside it. A [B, D] --z0 runs B trajectories as one batched rollout (the "
       "batched kernel on Vulkan), each row bit-exact to its own single rollout: zT.npy is then "
       "[B, D], zT.trajectory.npy [T, B, D], and zT.chain.json holds every row's chain.");
-  AddRolloutInputFlags(*cmd, o->input);
+  AddRolloutInputFlags(*cmd, o->input, /*allow_batch=*/true);
   cmd->add_option("--save-every", o->save_every,
                   "Also write zT.trajectory.npy with every k-th state and the final one (0: off); "
                   "the states are held in memory until the end, refused beyond half of the "

@@ -1,5 +1,6 @@
 #include "json_input/json_input.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -11,27 +12,44 @@
 namespace dashi {
 namespace {
 
-// The deepest nesting of arrays and objects in `bytes`, brackets inside strings skipped; stops
-// counting (returns limit + 1) as soon as the limit is passed.
-int NestingDepth(std::span<const uint8_t> bytes, int limit) {
-  int depth = 0, deepest = 0;
+// What one pass over the bytes finds before parsing: the deepest nesting of arrays and objects
+// (brackets inside strings skipped; the pass stops once it passes `limit`), and the offset of the
+// first `\u0000` escape inside a string (-1 if none): it decodes to a NUL character, which no dashi
+// record holds and which cut a message quoting the string short.
+struct TextScan {
+  int deepest = 0;
+  int64_t nul_escape_at = -1;
+};
+
+TextScan ScanJsonText(std::span<const uint8_t> bytes, int limit) {
+  static constexpr char kNulEscape[] = "u0000";
+  TextScan scan;
+  int depth = 0;
   bool in_string = false, escaped = false;
-  for (uint8_t c : bytes) {
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const uint8_t c = bytes[i];
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > deepest) deepest = depth;
-      if (deepest > limit) return deepest;
+      if (escaped) {
+        escaped = false;
+        if (scan.nul_escape_at < 0 && bytes.size() - i >= 5 &&
+            std::memcmp(&bytes[i], kNulEscape, 5) == 0) {
+          scan.nul_escape_at = static_cast<int64_t>(i) - 1;
+        }
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      scan.deepest = std::max(scan.deepest, ++depth);
+      if (scan.deepest > limit) return scan;
     } else if (c == ']' || c == '}') {
       --depth;
     }
   }
-  return deepest;
+  return scan;
 }
 
 // A SAX pass that stops at the first key an object already holds (nlohmann itself keeps the
@@ -105,9 +123,15 @@ StatusOr<nlohmann::json> ParseJsonInput(std::span<const uint8_t> bytes, const st
     return InvalidArgumentError(what + ": a NUL byte at offset " + std::to_string(offset) +
                                 " (JSON text holds none; a file cut short or padded?)");
   }
-  if (NestingDepth(bytes, kJsonInputMaxDepth) > kJsonInputMaxDepth) {
+  const TextScan scan = ScanJsonText(bytes, kJsonInputMaxDepth);
+  if (scan.deepest > kJsonInputMaxDepth) {
     return InvalidArgumentError(what + ": JSON nested deeper than " +
                                 std::to_string(kJsonInputMaxDepth) + " levels");
+  }
+  if (scan.nul_escape_at >= 0) {
+    return InvalidArgumentError(what + ": the escape \\u0000 (a NUL character) in a string at "
+                                "offset " + std::to_string(scan.nul_escape_at) +
+                                " (dashi's JSON holds no NUL character; a damaged or forged file?)");
   }
   nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr,
                                            /*allow_exceptions=*/false);

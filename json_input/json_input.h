@@ -1,6 +1,6 @@
 // The one way dashi reads JSON from outside (proxy.json, golden manifests, certification records,
 // chain files, dataset specs and manifests): a size cap, no NUL byte and a nesting cap checked on
-// the bytes before parsing, parsing without exceptions, no key twice in one object, and typed
+// the bytes before parsing (nor a \u0000 escape), parsing without exceptions, no key twice in one object, and typed
 // field accessors that return a Status naming the input, the field and what
 // was found instead ("…: field \"format\" is a number, expected a string"). No nlohmann exception
 // can escape a reader built on these.
@@ -25,7 +25,7 @@ inline constexpr int64_t kJsonInputMaxBytes = int64_t{64} << 20;  // 64 MiB
 inline constexpr int kJsonInputMaxDepth = 64;                     // nested arrays/objects
 
 // `what` names the input in messages (usually its path). INVALID_ARGUMENT for more than
-// kJsonInputMaxBytes, a NUL byte (with its offset), nesting deeper than kJsonInputMaxDepth, text
+// kJsonInputMaxBytes, a NUL byte or a \u0000 escape in a string (with its offset), nesting deeper than kJsonInputMaxDepth, text
 // that is not JSON, or a key repeated within one object (with the key).
 StatusOr<nlohmann::json> ParseJsonInput(std::span<const uint8_t> bytes, const std::string& what);
 // Checks the file's size before reading it (InputFile: regular files only).

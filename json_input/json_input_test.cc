@@ -1,5 +1,5 @@
-// Issue 12 #2: hostile JSON (type-confused fields, deep nesting, huge files, NUL bytes, a key twice
-// in one object) gets a clear error naming the input, never an exception or a stack overflow.
+// Issue 12 #2: hostile JSON (type-confused fields, deep nesting, huge files, NUL bytes and \u0000
+// escapes, a key twice in one object) gets a clear error naming the input, never an exception or a stack overflow.
 #include "json_input/json_input.h"
 
 #include <gtest/gtest.h>
@@ -65,9 +65,21 @@ TEST(JsonInput, RefusesNulBytes) {
   EXPECT_NE(ErrorOf(std::string("{\"a\": 1}\0", 9)).find("a NUL byte at offset 8"),
             std::string::npos);
   EXPECT_NE(ErrorOf(std::string("{\"a\": \"x\0y\"}", 12)).find("offset 8"), std::string::npos);
-  StatusOr<nlohmann::json> escaped = Parse(R"({"a": "x\u0000y"})");  // an escape, not a byte
-  ASSERT_TRUE(escaped.ok()) << escaped.status().ToString();
-  EXPECT_EQ((*escaped)["a"].get<std::string>(), std::string("x\0y", 3));
+}
+
+// The escape \u0000 decoded to a NUL character inside a string, and a message quoting the string
+// ("format \"dashi-proxy/1") was cut at it. It is refused in values and keys alike; an escaped
+// backslash followed by "u0000" is text, and other escapes pass.
+TEST(JsonInput, RefusesTheNulEscapeInStrings) {
+  EXPECT_EQ(ErrorOf(R"({"format": "dashi-proxy/1\u0000 more"})"),
+            "INVALID_ARGUMENT: in.json: the escape \\u0000 (a NUL character) in a string at offset "
+            "25 (dashi's JSON holds no NUL character; a damaged or forged file?)");
+  EXPECT_NE(ErrorOf(R"({"k\u0000": 1})").find("at offset 3 "), std::string::npos);
+  EXPECT_NE(ErrorOf(R"(["a", "\"\u0000"])").find("at offset 9 "), std::string::npos);
+  for (const char* ok : {R"({"a": "x\\u0000y"})", R"({"a": "\u0001\u00e9\n"})",
+                         R"({"u0000": "\\"})"}) {
+    EXPECT_EQ(ErrorOf(ok), "accepted") << ok;
+  }
 }
 
 // nlohmann keeps the last of a repeated key: two readers could see two different records.

@@ -13,6 +13,9 @@
 namespace dashi::tools {
 namespace {
 
+// Recorded in the report, so that a later audit replaces only an earlier audit's report.
+constexpr char kAuditReportFormat[] = "dashi-audit/1";
+
 struct AuditOptions {
   RolloutInputFlags input;
   std::string out = "audit.json";
@@ -20,9 +23,12 @@ struct AuditOptions {
 };
 
 int Run(AuditOptions o) {
-  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {{"--z0", o.input.z0}, {"--a", o.input.a}});
+  if (Status st = CheckReportOutput({"--out", o.out}, kAuditReportFormat,
+                                    {{"--z0", o.input.z0},
+                                     {"--a", o.input.a},
+                                     CertStorePlace(o.device.vulkan)});
       !st.ok()) {
-    return Fail("audit", st);
+    return FailCommandLine("audit", st);
   }
   StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input);
   if (!in.ok()) return Fail("audit", in.status());
@@ -45,7 +51,8 @@ int Run(AuditOptions o) {
   Status v = dev->CheckValidation();
   if (!v.ok()) return Fail("audit", v);
   const std::string device_name = dev->session()->ctx->info().name;
-  nlohmann::json j = {{"provenance", dev->Provenance()},
+  nlohmann::json j = {{"format", kAuditReportFormat},
+                      {"provenance", dev->Provenance()},
                       {"z0", o.input.z0},
                       {"a", o.input.a},
                       {"dim", in->dim},

@@ -1,7 +1,9 @@
 #include "tools/cli_numbers.h"
 
+#include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 namespace dashi::tools {
@@ -33,6 +35,29 @@ std::string CanonicalDecimal(std::string& text, bool is_signed) {
     text = std::to_string(v);
   }
   return {};
+}
+
+std::string RealNumberProblem(const std::string& text) {
+  if (text.empty()) return "an empty value is not a number";
+  const auto is_space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  if (is_space(text.front()) || is_space(text.back())) {
+    return "'" + text + "' has spaces around the number; give the number alone";
+  }
+  double v = 0;
+  const char* end = text.data() + text.size();
+  const auto r = std::from_chars(text.data(), end, v);
+  if (r.ptr != end) {
+    return "'" + text + "' is not a decimal number (digits with an optional '-', '.' and exponent, "
+           "e.g. 0.25 or 1e-3; no 0x or '+')";
+  }
+  if (r.ec != std::errc()) return "'" + text + "' is out of range of a double";
+  return {};
+}
+
+std::string NumberText(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 std::string Utf8Problem(const std::string& text) {
@@ -77,6 +102,17 @@ CLI::Validator IntegerIn(int64_t lo, int64_t hi) {
       range, "integer range");
 }
 
+CLI::Validator IntAtLeast(int lo) { return IntegerIn(lo, std::numeric_limits<int>::max()); }
+
+CLI::Validator AcceptedBy(std::function<Status(const std::string&)> parse) {
+  return CLI::Validator(
+      [parse = std::move(parse)](std::string& text) -> std::string {
+        const Status st = parse(text);
+        return st.ok() ? std::string() : std::string(st.message());
+      },
+      std::string{}, "accepted by its parser");
+}
+
 void AddFlagCheck(CLI::App& cmd, std::function<std::string()> problem) {
   cmd.parse_complete_callback([problem = std::move(problem)] {
     if (std::string p = problem(); !p.empty()) throw CLI::ValidationError(p);
@@ -94,6 +130,11 @@ void RequireDecimalIntegers(CLI::App& app) {
         opt->check(CLI::Validator([](std::string& value) { return EmptyPathProblem(value); },
                                   std::string{}, "path"));
       }
+      continue;
+    }
+    if (type == "FLOAT") {
+      opt->check(CLI::Validator([](std::string& value) { return RealNumberProblem(value); },
+                                std::string{}, "real"));
       continue;
     }
     if (type != "INT" && type != "UINT") continue;

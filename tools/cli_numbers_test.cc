@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dashi::tools {
@@ -14,6 +16,7 @@ namespace {
 // Parses `args` with an app holding one signed, one unsigned and one list option (and a
 // subcommand with an int option); returns the parse error's message or "".
 struct Parsed {
+  double tau = -7;
   int64_t steps = -7;
   uint64_t seed = 7;
   std::vector<int64_t> grids;
@@ -25,6 +28,7 @@ Parsed Parse(std::vector<std::string> args) {
   Parsed p;
   CLI::App app;
   app.add_option("--steps", p.steps);
+  app.add_option("--tau", p.tau);
   app.add_option("--seed", p.seed)->check(CLI::Range(uint64_t{0}, uint64_t{1} << 40));
   app.add_option("--n", p.grids)->delimiter(',');
   CLI::App* sub = app.add_subcommand("sub");
@@ -56,6 +60,31 @@ TEST(CliNumbers, DecimalOnlyInRangeNeverEmpty) {
   EXPECT_NE(Parse({"--n", "64,0x80"}).error.find("0x80"), std::string::npos);
   EXPECT_EQ(Parse({"sub", "--n", "08"}).sub_n, 8);
   EXPECT_NE(Parse({"sub", "--n", "0x8"}).error.find("--n"), std::string::npos);
+}
+
+// "" was read as 0, " 0.5" was taken and "0.5 " refused with "Could not convert": one rule for
+// every floating-point flag, a whole number or an error naming the flag.
+TEST(CliNumbers, RealNumbersWholeNeverEmpty) {
+  EXPECT_EQ(Parse({"--tau", "0.25"}).tau, 0.25);
+  EXPECT_EQ(Parse({"--tau", "-1e-3"}).tau, -1e-3);
+  EXPECT_TRUE(std::isnan(Parse({"--tau", "nan"}).tau));
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"", "--tau: an empty value is not a number"},
+      {" 0.5", "--tau: ' 0.5' has spaces around the number"},
+      {"0.5 ", "--tau: '0.5 ' has spaces around the number"},
+      {"0.5\t", "has spaces around the number"},
+      {"0x1p3", "--tau: '0x1p3' is not a decimal number"},
+      {"+1", "'+1' is not a decimal number"},
+      {"1.5x", "'1.5x' is not a decimal number"},
+      {"1e999", "--tau: '1e999' is out of range of a double"}};
+  for (const auto& [text, message] : bad) {
+    const Parsed p = Parse({"--tau", text});
+    EXPECT_NE(p.error.find(message), std::string::npos) << "'" << text << "': " << p.error;
+    EXPECT_EQ(p.tau, -7) << text;
+  }
+  EXPECT_EQ(NumberText(1.0000000001), "1.0000000001");
+  EXPECT_EQ(NumberText(0.1), "0.1");
+  EXPECT_EQ(NumberText(2), "2");
 }
 
 // Issue 12 #3: a path that is not UTF-8 aborted rollout, decode, learn and audit after some

@@ -10,6 +10,7 @@
 
 #include "core_ref/fileio/atomic_file.h"
 #include "json_input/json_input.h"
+#include "tools/human_bytes.h"
 
 namespace dashi::tools {
 
@@ -17,6 +18,11 @@ int Fail(std::string_view command, const Status& status) {
   std::fprintf(stderr, "dashi %.*s: %s\n", static_cast<int>(command.size()), command.data(),
                status.ToString().c_str());
   return 1;
+}
+
+int FailCommandLine(std::string_view command, const Status& status) {
+  Fail(command, status);
+  return 2;
 }
 
 int64_t MachineMemoryBytes() {
@@ -30,12 +36,9 @@ Status CheckMemoryEstimate(int64_t estimated_bytes, const std::string& what,
   const bool flag = max_memory_bytes > 0;
   const int64_t limit = flag ? max_memory_bytes : MachineMemoryBytes();
   if (limit > 0 && estimated_bytes > limit) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "needs an estimated %.2f GiB, more than %s %.2f GiB",
-                  static_cast<double>(estimated_bytes) / (1 << 30),
-                  flag ? "--max-memory" : "this machine's",
-                  static_cast<double>(limit) / (1 << 30));
-    return ResourceExhaustedError(what + ": " + buf + (hint.empty() ? "" : " (" + hint + ")"));
+    return ResourceExhaustedError(what + " needs an estimated " + HumanBytes(estimated_bytes) +
+                                  ", more than " + (flag ? "--max-memory " : "this machine's ") +
+                                  HumanBytes(limit) + (hint.empty() ? "" : " (" + hint + ")"));
   }
   return OkStatus();
 }

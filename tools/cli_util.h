@@ -21,12 +21,17 @@ namespace dashi::tools {
 
 // Prints "dashi <command>: <STATUS>" to stderr and returns the exit code 1.
 int Fail(std::string_view command, const Status& status);
+// The same message, and the exit code 2: the command line is wrong in a way only the filesystem
+// shows (an output flag naming an input, a dataset or the current directory), found before any
+// work.
+int FailCommandLine(std::string_view command, const Status& status);
 
 // The machine's physical memory in bytes (sysconf), or 0 when unknown.
 int64_t MachineMemoryBytes();
 
-// RESOURCE_EXHAUSTED naming the estimate and the limit when `estimated_bytes` exceeds it, before a
-// command starts work that would die of bad_alloc later (`what`: "dashi run"), ending with
+// RESOURCE_EXHAUSTED naming the estimate and the limit, each in the unit that fits it
+// (HumanBytes), when `estimated_bytes` exceeds it, before a command starts work that would die of
+// bad_alloc later (`what`: "the pipeline"; Fail names the command), ending with
 // `hint` in parentheses (the flags that scale the estimate: "reduce --n or --threads"; none when
 // empty). The limit is `max_memory_bytes` (from --max-memory) when positive, else the machine's
 // memory.

@@ -22,11 +22,40 @@ struct ConformOptions {
   bool no_store = false;
 };
 
+// "dashi-conformance/1": what conformance/report writes, read from it rather than spelt twice.
+std::string ConformanceReportFormat() {
+  return conformance::ReportJson(conformance::SuiteReport{})["format"].get<std::string>();
+}
+
+// Empty when `filter` selects a case, else why not: an empty filter ran the whole suite, one that
+// matches nothing opened the device before saying so.
+std::string FilterProblem(const std::string& filter) {
+  if (filter.empty()) {
+    return "an empty filter would run the whole suite; leave --filter out for that";
+  }
+  for (const std::string& name : conformance::CurrentSuiteCaseNames()) {
+    if (name.find(filter) != std::string::npos) return {};
+  }
+  return "'" + filter + "' matches no conformance case name (names look like carrier.pda..., "
+         "see a report's \"cases\")";
+}
+
 int Run(const ConformOptions& o) {
-  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) return Fail("conform", st);
+  // The report never lands in the golden data the suite reads nor in the store it records to.
+  if (Status st = CheckReportOutput({"--out", o.out}, ConformanceReportFormat(),
+                                    {{"--golden-dir", o.golden_dir}, CertStorePlace(o.device.vulkan)});
+      !st.ok()) {
+    return FailCommandLine("conform", st);
+  }
   // A missing or foreign golden directory made every golden case a device FAIL.
   if (Status st = CheckGoldenDir(o.golden_dir, "--golden-dir"); !st.ok()) {
     return Fail("conform", st);
+  }
+  const bool records = !o.no_store && o.filter.empty() && o.device.vulkan.validation;
+  if (records) {
+    if (Status st = CheckCertStoreWritable(CertStorePlace(o.device.vulkan)); !st.ok()) {
+      return FailCommandLine("conform", st);
+    }
   }
   // Cases that compare against golden data read $DASHI_GOLDEN_DIR.
   ::setenv("DASHI_GOLDEN_DIR", o.golden_dir.c_str(), 1);
@@ -78,8 +107,8 @@ int Run(const ConformOptions& o) {
   std::printf("\n%d passed, %d failed, %d not supported: %s\nreport: %s\n", report.passed,
               report.failed, report.not_supported, report.conformant() ? "CONFORMANT" : "NOT CONFORMANT",
               o.out.c_str());
-  if (!o.no_store && o.filter.empty() && v.validation) {
-    const std::string store = v.cert_store.empty() ? conformance::DefaultCertStore() : v.cert_store;
+  if (records) {
+    const std::string store = CertStorePlace(v).path;
     st = conformance::SaveCertification(store, report);
     if (!st.ok()) return Fail("conform", st);
     std::printf("certification store: %s (%s)\n", store.c_str(),
@@ -103,8 +132,13 @@ CLI::App* AddConformCommand(CLI::App& app, std::function<int()>& run) {
   AddVulkanFlags(*cmd, o->device, {.device = true, .cert_store = true, .no_validation = true});
   cmd->add_option("--out", o->out, "Report path (JSON)")->type_name("PATH")->capture_default_str();
   cmd->add_option("--filter", o->filter,
-                  "Run only cases whose name contains this (never certifies)");
-  cmd->add_option("--golden-dir", o->golden_dir, "Golden data directory")
+                  "Run only cases whose name contains this (never certifies)")
+      ->check(CLI::Validator([](std::string& filter) { return FilterProblem(filter); },
+                             std::string{}, "filter"));
+  cmd->add_option("--golden-dir", o->golden_dir,
+                  "Golden data directory (`dashi golden generate` writes one); this is how to "
+                  "point the suite at golden data: it overrides $DASHI_GOLDEN_DIR, which the "
+                  "cases' messages name")
       ->type_name("PATH")
       ->capture_default_str();
   cmd->add_flag("--no-store", o->no_store, "Do not record the result in the store");

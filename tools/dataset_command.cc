@@ -9,6 +9,7 @@
 #include "tools/cli_util.h"
 #include "tools/dataset/dataset_generate.h"
 #include "tools/dataset/dataset_verify.h"
+#include "tools/output_guard.h"
 
 namespace dashi::tools {
 namespace {
@@ -24,6 +25,10 @@ struct DatasetOptions {
 };
 
 int RunGenerate(const DatasetOptions& o) {
+  // Its --spec may be the dataset's own spec.json (a resume): GenerateDataset checks the overlap.
+  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}, OutputWrite::kInPlace); !st.ok()) {
+    return FailCommandLine("dataset generate", st);
+  }
   GenerateOptions g;
   g.spec_path = o.spec;
   g.out = o.out;
@@ -61,6 +66,11 @@ int RunVerify(const DatasetOptions& o) {
 }
 
 int RunMerge(const DatasetOptions& o) {
+  std::vector<FlaggedPath> shards;
+  for (const std::string& dir : o.shard_dirs) shards.push_back({"shard directory", dir});
+  if (Status st = CheckOutputPlaces({{"merge OUT", o.merge_out}}, shards, OutputWrite::kInPlace); !st.ok()) {
+    return FailCommandLine("dataset merge", st);
+  }
   if (Status st = MergeDatasets(o.merge_out, o.shard_dirs); !st.ok()) {
     return Fail("dataset merge", st);
   }

@@ -27,7 +27,7 @@ int Run(const DecodeOptions& o) {
   if (Status st = CheckOutputPlaces({{"--out-dir", o.out_dir}},
                                     {{"--z", o.z}, {"--proxy", o.proxy}});
       !st.ok()) {
-    return Fail("decode", st);
+    return FailCommandLine("decode", st);
   }
   StatusOr<nlohmann::json> pj = ReadJson(o.proxy);
   if (!pj.ok()) return Fail("decode", pj.status());

@@ -10,15 +10,19 @@
 
 namespace dashi::tools {
 
+namespace {
+
+StatusOr<SmoothingKernel> ParseSmoothingKernel(const std::string& name) {
+  if (name == "box") return SmoothingKernel::kBox;
+  if (name == "triangle") return SmoothingKernel::kTriangle;
+  return InvalidArgumentError("'" + name + "' is not one of: box, triangle");
+}
+
+}  // namespace
+
 StatusOr<DecodeParams> DecodeCliOptions::ToParams() const {
   DecodeParams p;
-  if (smoothing == "box") {
-    p.smoothing.kernel = SmoothingKernel::kBox;
-  } else if (smoothing == "triangle") {
-    p.smoothing.kernel = SmoothingKernel::kTriangle;
-  } else {
-    return InvalidArgumentError("--smoothing '" + smoothing + "' is not box or triangle");
-  }
+  DASHI_ASSIGN_OR_RETURN(p.smoothing.kernel, ParseSmoothingKernel(smoothing));
   p.smoothing.radius = smooth_radius;
   p.threshold.tau = tau;
   p.closure.annihilation.radius = ann_radius;
@@ -31,20 +35,14 @@ StatusOr<DecodeParams> DecodeCliOptions::ToParams() const {
   return p;
 }
 
+std::string TauProblem(double tau) {
+  if (tau > 0.0 && tau <= 1.0) return "";  // NaN fails too
+  return "--tau " + NumberText(tau) +
+         " is outside (0, 1]: the threshold applies to a field normalised to max |f| = 1";
+}
+
 std::string DecodeCliOptions::FlagProblem() const {
-  if (!(tau > 0.0 && tau <= 1.0)) {  // NaN fails too
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", tau);
-    return "--tau " + std::string(text) +
-           " is outside (0, 1]: the threshold applies to the low-pass normalised to max |f| = 1";
-  }
-  for (const auto& [flag, r] : {std::pair{"--smooth-radius", smooth_radius},
-                                {"--ann-radius", ann_radius}, {"--maj-radius", maj_radius}}) {
-    if (r < 0 || r > kMaxWindowRadius) {
-      return std::string(flag) + " " + std::to_string(r) + " is outside [0, " +
-             std::to_string(kMaxWindowRadius) + "]";
-    }
-  }
+  if (std::string problem = TauProblem(tau); !problem.empty()) return problem;
   const int64_t window = (2 * int64_t{maj_radius} + 1) * (2 * int64_t{maj_radius} + 1);
   if (eta < 1 || eta > window) {
     return "--eta " + std::to_string(eta) + " is outside [1, " + std::to_string(window) +
@@ -52,7 +50,6 @@ std::string DecodeCliOptions::FlagProblem() const {
            ": the agreement margin counts the cell itself, and the window holds " +
            std::to_string(window) + " cells";
   }
-  if (max_levels < 0) return "--max-levels " + std::to_string(max_levels) + " is negative";
   return "";
 }
 
@@ -60,19 +57,28 @@ void AddDecodeOptions(CLI::App& cmd, DecodeCliOptions& o) {
   cmd.add_option("--tau", o.tau, "PDA threshold on the normalised smoothed low-pass, in (0, 1]")
       ->capture_default_str();
   cmd.add_option("--smoothing", o.smoothing, "Mask smoothing kernel: box or triangle")
+      ->check(AcceptedBy([](const std::string& s) { return ParseSmoothingKernel(s).status(); }))
       ->capture_default_str();
   const std::string radius_range = " (0.." + std::to_string(kMaxWindowRadius) + ")";
+  // The most cells a window holds: --eta's bound at the largest --maj-radius.
+  constexpr int64_t kMaxWindow =
+      (2 * int64_t{kMaxWindowRadius} + 1) * (2 * int64_t{kMaxWindowRadius} + 1);
   cmd.add_option("--smooth-radius", o.smooth_radius, "Mask smoothing radius" + radius_range)
+      ->check(IntegerIn(0, kMaxWindowRadius))
       ->capture_default_str();
   cmd.add_option("--ann-radius", o.ann_radius, "Annihilation window radius" + radius_range)
+      ->check(IntegerIn(0, kMaxWindowRadius))
       ->capture_default_str();
   cmd.add_option("--maj-radius", o.maj_radius, "Majority window radius" + radius_range)
+      ->check(IntegerIn(0, kMaxWindowRadius))
       ->capture_default_str();
   cmd.add_option("--eta", o.eta,
                  "Majority agreement margin: a cell s is kept when s times its window's sum "
                  "(itself included) is at least eta; 1..(2 maj-radius + 1)^2")
+      ->check(IntegerIn(1, kMaxWindow))
       ->capture_default_str();
   cmd.add_option("--max-levels", o.max_levels, "Cap on closure iterations (>= 0)")
+      ->check(IntAtLeast(0))
       ->capture_default_str();
   cmd.add_option("--phase-seed", o.seed, "Seed of the residual phases (counter-based PRNG)")
       ->capture_default_str();

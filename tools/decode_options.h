@@ -25,10 +25,10 @@ struct DecodeCliOptions {
   StatusOr<DecodeParams> ToParams() const;
   // "" when every flag is in its range, else the first that is not, named ("--tau 1.5 is
   // outside (0, 1] ..."). The ranges: --tau in (0, 1] (P_τ takes τ > 0, docs/MATH.md §1.2, and
-  // the field is normalised to max |f| = 1, so τ > 1 cuts every cell); radii in
-  // [0, kMaxWindowRadius]; --eta in [1, (2·maj-radius + 1)²] (S includes the cell itself: below 1
-  // a cell its window outvotes is kept, above the window size every cell is removed);
-  // --max-levels >= 0.
+  // the field is normalised to max |f| = 1, so τ > 1 cuts every cell); --eta in
+  // [1, (2·maj-radius + 1)²] (S includes the cell itself: below 1 a cell its window outvotes is
+  // kept, above the window size every cell is removed). The radii, in [0, kMaxWindowRadius], and
+  // --max-levels >= 0 are checked by their options' ranges.
   std::string FlagProblem() const;
 };
 
@@ -47,6 +47,10 @@ Status WriteDecodedFrame(const std::string& prefix, const DecodedFrame& f, int64
 
 // A pixel scale that makes an N×N picture at least ~384 pixels wide.
 int DefaultPngScale(int64_t n);
+
+// Empty when `tau` is a PDA threshold in (0, 1] (on a field normalised to max |f| = 1), else
+// "--tau X is outside (0, 1]: ..." (decode's, run's and scales' --tau).
+std::string TauProblem(double tau);
 
 }  // namespace dashi::tools
 

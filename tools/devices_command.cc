@@ -16,10 +16,7 @@ int Run(const backend::BackendOptions& o) {
       o.vulkan.cert_store.empty() ? conformance::DefaultCertStore() : o.vulkan.cert_store;
   StatusOr<std::vector<backend::DeviceStatus>> devices = backend::ListDevices(store);
   if (!devices.ok()) return Fail("devices", devices.status());
-  const conformance::CertKey key = backend::CurrentCertKey();
-  std::printf("this binary: accelerator build %s, conformance suite %s (shader build %s)\n",
-              key.accelerator_build.c_str(), key.suite_id.c_str(),
-              backend::ShaderBuild().c_str());
+  std::printf("this binary: %s\n", BinaryBuildText().c_str());
   for (const backend::DeviceStatus& s : *devices) {
     const vk::DeviceInfo& d = s.info;
     std::printf("%u: %s [%s]\n   uuid %s\n   driver %s (%s), version %u, Vulkan %s\n"
@@ -35,6 +32,12 @@ int Run(const backend::BackendOptions& o) {
 }
 
 }  // namespace
+
+std::string BinaryBuildText() {
+  const conformance::CertKey key = backend::CurrentCertKey();
+  return "accelerator build " + key.accelerator_build + ", conformance suite " + key.suite_id +
+         " (shader build " + backend::ShaderBuild() + ")";
+}
 
 CLI::App* AddDevicesCommand(CLI::App& app, std::function<int()>& run) {
   auto o = std::make_shared<backend::BackendOptions>();

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "core_ref/npy/npy.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 
 namespace dashi::tools {
@@ -50,6 +51,16 @@ StatusOr<double> ParsePositive(const std::string& item, const std::string& what)
   return v;
 }
 
+// --k-step's K: 0 for auto, else in 1 .. 1000000.
+StatusOr<int64_t> ParseKStep(const std::string& text) {
+  if (text == "auto") return 0;
+  StatusOr<uint64_t> k = ParseDecimal(text, "--k-step");
+  if (!k.ok() || *k < 1 || *k > 1000000) {
+    return InvalidArgumentError("'" + text + "' is not auto or a number in 1 .. 1000000");
+  }
+  return static_cast<int64_t>(*k);
+}
+
 }  // namespace
 
 void AddEvaluationOptions(CLI::App& cmd, EvaluationCliOptions& o) {
@@ -68,6 +79,7 @@ void AddEvaluationOptions(CLI::App& cmd, EvaluationCliOptions& o) {
   cmd.add_option("--k-step", o.k_step,
                  "K of the k-step loss: a number, or auto (chosen on the validation seeds from "
                  "1, 5, 10, 20)")
+      ->check(AcceptedBy([](const std::string& s) { return ParseKStep(s).status(); }))
       ->capture_default_str();
   cmd.add_option("--energy-constraint", o.energy_constraint,
                  "on: the scalar, diagonal and shell gains keep, after L = min(eval steps, train "
@@ -100,6 +112,7 @@ void AddEvaluationOptions(CLI::App& cmd, EvaluationCliOptions& o) {
       ->type_name("PATH");
   cmd.add_option("--threads", o.threads,
                  "LES runs at once (each single-threaded; the results do not depend on it)")
+      ->check(IntAtLeast(1))
       ->capture_default_str();
 }
 
@@ -143,15 +156,10 @@ Status ApplyEvaluationOptions(const EvaluationCliOptions& o, PipelineParams& p) 
   if (ridge || o.loss == "one-step") {
     p.learner.k = 1;
     p.choose_k = false;
-  } else if (o.k_step == "auto") {
-    p.choose_k = true;
   } else {
-    DASHI_ASSIGN_OR_RETURN(const uint64_t k, ParseDecimal(o.k_step, "--k-step"));
-    if (k < 1 || k > 1000000) {
-      return InvalidArgumentError("--k-step: " + o.k_step + " is not auto or 1 .. 1000000");
-    }
-    p.learner.k = static_cast<int64_t>(k);
-    p.choose_k = false;
+    DASHI_ASSIGN_OR_RETURN(const int64_t k, ParseKStep(o.k_step));
+    p.choose_k = k == 0;
+    if (k != 0) p.learner.k = k;
   }
   p.choose_lambda = ridge && !o.lambda_given;
   DASHI_ASSIGN_OR_RETURN(p.train_seeds, ParseSeedList(o.train_seeds, "--train-seeds"));

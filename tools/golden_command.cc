@@ -6,6 +6,7 @@
 
 #include "tools/cli_util.h"
 #include "tools/golden/golden_set.h"
+#include "tools/output_guard.h"
 
 namespace dashi::tools {
 
@@ -28,6 +29,9 @@ CLI::App* AddGoldenCommand(CLI::App& app, std::function<int()>& run) {
       ->capture_default_str();
   gen->callback([out, &run] {
     run = [out] {
+      if (Status st = CheckOutputPlaces({{"--out", *out}}, {}, OutputWrite::kInPlace); !st.ok()) {
+        return FailCommandLine("golden generate", st);
+      }
       Status st = GenerateGoldenSet(*out, [](const std::string& stage) {
         std::fprintf(stderr, "  golden: %s\n", stage.c_str());
       });

@@ -47,7 +47,7 @@ int Run(const LearnOptions& o) {
   if (Status st = CheckOutputPlaces({{"--out-dir", o.out_dir}},
                                     {{"--traj", o.traj}, {"--eval-traj", o.eval_traj}});
       !st.ok()) {
-    return Fail("learn", st);
+    return FailCommandLine("learn", st);
   }
   StatusOr<RidgePrior> prior = ParseRidgePrior(o.learner.prior);
   if (!prior.ok()) return Fail("learn", prior.status());

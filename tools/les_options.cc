@@ -1,5 +1,7 @@
 #include "tools/les_options.h"
 
+#include "tools/cli_numbers.h"
+
 namespace dashi::tools {
 
 StatusOr<LesParams> LesCliOptions::ToParams() const {
@@ -30,12 +32,15 @@ void AddLesOptions(CLI::App& cmd, LesCliOptions& o, bool with_seed) {
   }
   cmd.add_option("--init", o.init,
                  "Initial condition: random (band-limited random phases) or taylor-green")
+      ->check(AcceptedBy([](const std::string& s) { return ParseLesInit(s).status(); }))
       ->capture_default_str();
   cmd.add_option("--energy", o.energy, "Kinetic energy of the random initial condition")
       ->capture_default_str();
   cmd.add_option("--k-peak", o.k_peak, "Peak wavenumber of the random initial spectrum")
+      ->check(IntAtLeast(1))
       ->capture_default_str();
   cmd.add_option("--tg-k", o.tg_k, "Wavenumber of the Taylor-Green initial condition")
+      ->check(IntAtLeast(1))
       ->capture_default_str();
 }
 

@@ -18,7 +18,7 @@
 #include "tools/chain_json.h"
 #include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
-#include "tools/dataset/dataset_generate.h"
+#include "tools/human_bytes.h"
 #include "tools/output_guard.h"
 #include "tools/rollout_inputs.h"
 #include "tools/vulkan_flags.h"
@@ -175,7 +175,7 @@ Status CheckRolloutOutputPlaces(const RolloutOptions& o) {
 }
 
 int Run(const RolloutOptions& o) {
-  if (Status st = CheckRolloutOutputPlaces(o); !st.ok()) return Fail("rollout", st);
+  if (Status st = CheckRolloutOutputPlaces(o); !st.ok()) return FailCommandLine("rollout", st);
   StatusOr<RolloutInputs> in = ReadRolloutInputs(o.input, /*allow_batch=*/true);
   if (!in.ok()) return Fail("rollout", in.status());
   const int64_t dim = in->dim;
@@ -289,7 +289,7 @@ CLI::App* AddRolloutCommand(CLI::App& app, std::function<int()>& run) {
       "zT.chain.json beside it. A [B, D] --z0 runs B trajectories as one batched rollout (the "
       "batched kernel on Vulkan), each row bit-exact to its own single rollout: zT.npy is then "
       "[B, D], zT.trajectory.npy [T, B, D], and zT.chain.json holds every row's chain.");
-  AddRolloutInputFlags(*cmd, o->input);
+  AddRolloutInputFlags(*cmd, o->input, /*allow_batch=*/true);
   cmd->add_option("--save-every", o->save_every,
                   "Also write zT.trajectory.npy with every k-th state and the final one (0: off); "
                   "the states are held in memory until the end, refused beyond half of the "

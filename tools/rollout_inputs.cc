@@ -6,10 +6,11 @@
 
 namespace dashi::tools {
 
-void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& f) {
+void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& f, bool allow_batch) {
   cmd.add_option("--z0", f.z0,
-                 "Initial state .npy, float64 shape [D] (`rollout` also takes [B, D]: B "
-                 "trajectories at once, each bit-exact to its own single rollout)")
+                 allow_batch ? "Initial state .npy, float64 shape [D], or [B, D]: B trajectories "
+                               "at once, each bit-exact to its own single rollout"
+                             : "Initial state .npy, float64 shape [D]")
       ->type_name("PATH")
       ->required();
   cmd.add_option("--a", f.a, "Transition matrix .npy, float64 shape [D, D]")

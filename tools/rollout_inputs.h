@@ -20,7 +20,9 @@ struct RolloutInputFlags {
   int64_t hash_every = 100;
 };
 
-void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& flags);
+// allow_batch: --z0 is described as [D] or [B, D] (`rollout`), else [D] only (`audit`); the same
+// value is given to ReadRolloutInputs.
+void AddRolloutInputFlags(CLI::App& cmd, RolloutInputFlags& flags, bool allow_batch = false);
 
 struct RolloutInputs {
   int64_t dim = 0;

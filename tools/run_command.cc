@@ -9,6 +9,7 @@
 #include "core_ref/npy/npy.h"
 #include "core_ref/pipeline/pipeline.h"
 #include "tools/chain_json.h"
+#include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
 #include "tools/decode_options.h"
 #include "tools/evaluation_options.h"
@@ -274,7 +275,7 @@ void PrintEvaluationSummary(const PipelineResult& r) {
 int Run(const RunOptions& o) {
   const auto run_start = std::chrono::steady_clock::now();
   if (Status st = CheckOutputPlaces({{"--out", o.out}}, {{"--a", o.eval.a_path}}); !st.ok()) {
-    return Fail("run", st);
+    return FailCommandLine("run", st);
   }
   StatusOr<PipelineParams> params = ToParams(o);
   if (!params.ok()) return Fail("run", params.status());
@@ -283,7 +284,7 @@ int Run(const RunOptions& o) {
   if (!bytes.ok()) return Fail("run", bytes.status());
   StatusOr<int64_t> max_memory = ParseByteSize(o.max_memory, "--max-memory");
   if (!max_memory.ok()) return Fail("run", max_memory.status());
-  if (Status st = CheckMemoryEstimate(*bytes, "dashi run", *max_memory,
+  if (Status st = CheckMemoryEstimate(*bytes, "the pipeline", *max_memory,
                                       "reduce --n, --k-mid, --threads, --train-steps, "
                                       "--eval-steps, the seeds or --snapshots");
       !st.ok()) {
@@ -374,6 +375,7 @@ CLI::App* AddRunCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--hash-every", o->hash_every, "Hash-chain checkpoint spacing")
       ->capture_default_str();
   cmd->add_option("--snapshots", o->snapshots, "Decoded snapshots, evenly spaced over the eval")
+      ->check(IntAtLeast(0))
       ->capture_default_str();
   cmd->add_option("--observer", o->observer,
                   "none (no decode), metrics (decode, numbers only: on --backend vulkan the "

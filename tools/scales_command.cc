@@ -15,6 +15,7 @@
 #include "core_ref/scales/fining_depth.h"
 #include "tools/cli_numbers.h"
 #include "tools/cli_util.h"
+#include "tools/decode_options.h"
 #include "tools/les_options.h"
 #include "tools/line_plot.h"
 #include "tools/output_guard.h"
@@ -87,11 +88,19 @@ Status Validate(const ScalesOptions& o) {
     }
   }
   if (o.out.empty()) return InvalidArgumentError("--out is empty");
+  if (!(o.sigmas >= 0.0 && o.sigmas <= 100.0)) {  // core_ref/scales' range; NaN fails too
+    return InvalidArgumentError("--sigmas " + NumberText(o.sigmas) + " is outside [0, 100]");
+  }
+  if (std::string problem = TauProblem(o.tau); !problem.empty()) {
+    return InvalidArgumentError(problem);
+  }
   return OkStatus();
 }
 
 int Run(const ScalesOptions& o) {
-  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) return Fail("scales", st);
+  if (Status st = CheckOutputPlaces({{"--out", o.out}}, {}); !st.ok()) {
+    return FailCommandLine("scales", st);
+  }
   StatusOr<backend::Backend> b = backend::Backend::Open(o.backend, "dashi scales");
   if (!b.ok()) return Fail("scales", b.status());
   AnnounceDowngrade(*b, "scales");
@@ -266,13 +275,17 @@ CLI::App* AddScalesCommand(CLI::App& app, std::function<int()>& run) {
   cmd->add_option("--steps", o->steps, "LES steps at which a snapshot is taken, comma-separated")
       ->delimiter(',')->capture_default_str();
   cmd->add_option("--k-lo", o->k_lo, "Layer 0's cut-off wavenumber(s), comma-separated")
-      ->delimiter(',')->capture_default_str();
+      ->delimiter(',')
+      ->check(IntAtLeast(1))
+      ->capture_default_str();
   cmd->add_option("--surrogates", o->surrogates, "Phase-randomised surrogates per snapshot (2..64)")
+      ->check(IntegerIn(2, 64))
       ->capture_default_str();
   cmd->add_option("--sigmas", o->sigmas,
-                  "Noise level = surrogates' mean + sigmas * their standard deviation")
+                  "Noise level = surrogates' mean + sigmas * their standard deviation; sigmas in "
+                  "[0, 100]")
       ->capture_default_str();
-  cmd->add_option("--tau", o->tau, "PDA threshold of every layer (on the band normalised by max|b|)")
+  cmd->add_option("--tau", o->tau, "PDA threshold of every layer (on the band normalised by max|b|), in (0, 1]")
       ->capture_default_str();
   cmd->add_option("--out", o->out, "Output directory")->type_name("PATH")->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");

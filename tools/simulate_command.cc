@@ -35,7 +35,7 @@ int Run(const SimulateOptions& o) {
   if (Status st = CheckOutputPlaces(
           {{"--out", o.out}, {"--out's metadata file", ReplaceNpySuffix(o.out, ".json")}}, {});
       !st.ok()) {
-    return Fail("simulate", st);
+    return FailCommandLine("simulate", st);
   }
   StatusOr<int64_t> max_memory = ParseByteSize(o.max_memory, "--max-memory");
   if (!max_memory.ok()) return Fail("simulate", max_memory.status());
@@ -43,7 +43,7 @@ int Run(const SimulateOptions& o) {
   // the number of steps (the frame count itself must still fit the .npy size cap).
   StatusOr<int64_t> held = EstimateSimulateBytes(*params, 0, 1);
   if (!held.ok()) return Fail("simulate", held.status());
-  if (Status st = CheckMemoryEstimate(*held, "dashi simulate", *max_memory,
+  if (Status st = CheckMemoryEstimate(*held, "the simulation", *max_memory,
                                       "reduce --n; the frames stream to disk, so --steps "
                                       "barely counts");
       !st.ok()) {

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "backend/backend.h"
+#include "tools/output_guard.h"
 
 namespace dashi::tools {
 
@@ -39,6 +40,23 @@ void AddVulkanFlags(CLI::App& cmd, backend::BackendOptions& options, const Vulka
 // a directory throws CLI::ValidationError "DASHI_CERT_STORE: <path> exists and is not a
 // directory ..." — a command-line error (exit code 2), as the flag's own check is.
 void CheckCertStoreEnvironment(const CLI::App& app);
+
+// After parsing: a command that takes --backend, run on ref (the default), given a Vulkan-only flag
+// (--device, --allow-uncertified, --cert-store, --validation, --rollout-kernel,
+// --decode-precision), which would be ignored, throws CLI::ValidationError naming each such flag
+// (exit code 2). A permissive downgrade from vulkan to ref is decided later and is not this case.
+void CheckVulkanOnlyFlags(const CLI::App& app);
+
+// The certification store a command uses, named as it was chosen, for messages and output checks:
+// {"--cert-store", DIR} when the flag gave it, else {"DASHI_CERT_STORE", $DASHI_CERT_STORE}, else
+// {"the certification store", the default (conformance::DefaultCertStore)}.
+FlaggedPath CertStorePlace(const backend::VulkanOptions& options);
+
+// Whether `dashi conform` will be able to record its result in `store` (CertStorePlace), checked
+// before the suite runs (a store that cannot be written was reported after 14 minutes of cases):
+// the missing directories are created and a file is created in the store, then all of it is
+// removed again. INVALID_ARGUMENT naming the flag or variable, the path and the system's reason.
+Status CheckCertStoreWritable(const FlaggedPath& store);
 
 // When `b` was downgraded by --backend-policy permissive, says so once on stderr:
 // "dashi <command>: --backend-policy permissive: backend vulkan -> ref: <why>".

@@ -1,16 +1,20 @@
 #include "core_ref/fileio/output_set.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -227,6 +231,45 @@ Status MakeStaging(const std::string& parent, const std::string& base, std::stri
   return UnavailableError(parent + ": no free staging directory name for " + base);
 }
 
+// File sets committed into one directory go one at a time: an exclusive flock(2) on the directory,
+// held only while a set's files are renamed, so two processes writing the same set at once
+// (`simulate --out t.npy` twice) leave the whole set of the last committer, never t.npy of one
+// and t.json of the other. A directory set needs none (it is exchanged in one rename). No dashi
+// process commits a file set into a directory it has locked itself (`dataset generate` holds its
+// --out's lock for its whole run but commits only directory sets), which would wait on itself;
+// a holder that never lets go (a stopped process) is waited for at most kWait, then an error.
+class CommitLock {
+ public:
+  static StatusOr<CommitLock> Acquire(const std::string& dir) {
+    constexpr auto kWait = std::chrono::seconds(30);
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return ErrnoStatus(errno, dir + ": cannot open the output directory to lock it");
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == EINTR) continue;
+      if (errno != EWOULDBLOCK) return CommitLock(fd);  // no flock here: committed unlocked
+      if (std::chrono::steady_clock::now() >= deadline) {
+        ::close(fd);
+        return UnavailableError(dir + ": another process has held this directory's lock for " +
+                                std::to_string(kWait.count()) + " s (a `dashi dataset generate` "
+                                "writing it, or a stopped dashi committing its outputs); the "
+                                "outputs were not moved into place");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return CommitLock(fd);
+  }
+  CommitLock(CommitLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  CommitLock& operator=(CommitLock&&) = delete;
+  ~CommitLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the flock
+  }
+
+ private:
+  explicit CommitLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
 Status RenameOrError(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
     return ErrnoStatus(errno, "cannot rename '" + from + "' to '" + to + "'");
@@ -310,6 +353,8 @@ Status OutputSet::Commit() {
   State& s = *state_;
   if (s.committed) return FailedPreconditionError("output set committed twice");
   if (!s.directory_set) {
+    DASHI_ASSIGN_OR_RETURN(CommitLock lock,
+                           CommitLock::Acquire(ParentOf(fs::path(s.final_paths.front()))));
     // The old completion record goes first, the new one comes last.
     const std::string& record = s.final_paths.back();
     if (::unlink(record.c_str()) != 0 && errno != ENOENT) {

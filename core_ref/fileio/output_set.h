@@ -11,7 +11,9 @@
 // - a file set (rollout's zT.npy, .trajectory.npy, .chain.json; simulate's .npy and .json) is
 //   renamed file by file (a final name that exists as anything but a regular file — a symlink,
 //   /dev/null — is refused) after the old completion record (the last name) was removed, the
-//   completion record last: a reader that finds the record finds the set it describes.
+//   completion record last: a reader that finds the record finds the set it describes. Commits
+//   into one directory take turns (an exclusive flock(2) on it, held only while renaming), so
+//   two processes writing the same set at once leave the last committer's whole set.
 // A set never committed — an error, an exception, SIGINT/SIGTERM/SIGHUP — removes its staging
 // directory; one left by kill -9 is removed as stale by the next set with the same final name.
 //

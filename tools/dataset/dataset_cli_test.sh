@@ -67,6 +67,9 @@ echo junk >"$T/sim/items/.n32_p1_s2.dashi-partial.$HOSTPART.999999.0123456789abc
 "$DASHI" dataset generate --spec "$T/spec.json" --out "$T/sim" --quiet >"$T/sim.txt" 2>&1 \
   || fail "resume of the simulated kill failed: $(cat "$T/sim.txt")"
 grep -q "1 generated, 7 already complete" "$T/sim.txt" || fail "sim resume: $(cat "$T/sim.txt")"
+# The staging directory it removed is named on stderr, even with --quiet (it was removed silently).
+grep -qF "dataset: removed $T/sim/items/.n32_p1_s2.dashi-partial.$HOSTPART.999999.0123456789abcdef, the unfinished item of a killed earlier run" "$T/sim.txt" ||
+  fail "sim resume did not name the staging directory it removed: $(cat "$T/sim.txt")"
 diff -r "$T/one" "$T/sim" >/dev/null || fail "resumed dataset differs from the one-process run"
 
 # 4. Two shards (each LES on 3 threads), merged: byte-identical to the one-process run.
@@ -96,17 +99,17 @@ grep -q "estimated at" <<<"$err" || fail "max-disk message: $err"
 "$DASHI" dataset generate --spec "$T/spec.json" --out "$T/x" --shard 2/2 >/dev/null 2>&1
 [ "$?" = 2 ] || fail "--shard 2/2 accepted, or not as a flag error (exit 2)"
 
-# 6. An output inside an input dataset, and a complete dataset re-sharded, are refused before any
-#    work (exit 1, both named) and change nothing.
+# 6. An output inside an input dataset (exit 2, a command-line error), and a complete dataset
+#    re-sharded (exit 1), are refused before any work, both named, and change nothing.
 sums() { (cd "$1" && find . -type f | sort | xargs md5sum); }
 before0=$(sums "$T/shard0"); before1=$(sums "$T/one")
 err=$("$DASHI" dataset merge "$T/shard0/items/inner" "$T/shard0" "$T/shard1" 2>&1 >/dev/null); rc=$?
-[ "$rc" = 1 ] || fail "merge into a shard's items: exit $rc"
+[ "$rc" = 2 ] || fail "merge into a shard's items: exit $rc"
 grep -qF "INVALID_ARGUMENT: merge OUT $T/shard0/items/inner is inside shard directory $T/shard0" <<<"$err" ||
   fail "merge into a shard's items: message '$err'"
 [ ! -e "$T/shard0/items/inner" ] || fail "merge into a shard's items created it"
 err=$("$DASHI" dataset generate --spec "$T/spec.json" --out "$T/shard0/items/inner" --quiet 2>&1 >/dev/null); rc=$?
-[ "$rc" = 1 ] || fail "generate into a dataset's items: exit $rc"
+[ "$rc" = 2 ] || fail "generate into a dataset's items: exit $rc"
 grep -qF "is inside the dataset $T/shard0" <<<"$err" || fail "generate into a dataset's items: '$err'"
 err=$("$DASHI" dataset generate --spec "$T/spec.json" --out "$T/one" --shard 1/3 --quiet 2>&1 >/dev/null); rc=$?
 [ "$rc" = 1 ] || fail "re-shard: exit $rc"

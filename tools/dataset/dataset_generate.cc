@@ -16,6 +16,7 @@
 #include "tools/dataset/dataset_item.h"
 #include "tools/dataset/dataset_lock.h"
 #include "tools/dataset/dataset_manifest.h"
+#include "tools/human_bytes.h"
 
 namespace dashi::tools {
 namespace {
@@ -78,7 +79,17 @@ Status PrepareDirectory(const DatasetSpec& spec, const std::string& dir, const S
       return FailedPreconditionError(dir + ": not empty and not a dashi dataset (no " +
                                      kDatasetSpecName + "); refusing to write into it");
     }
-    if (!held.ok()) return held.status();
+    if (!held.ok()) {
+      // A spec.json dashi did not write (by hand, or another program): which spec it holds is
+      // unknown, so the items beside it cannot be matched with --spec.
+      const std::string why = held.status().code() == StatusCode::kDataLoss
+                                  ? "not the canonical text dashi writes"
+                                  : std::string(held.status().message());
+      return FailedPreconditionError(
+          dir + ": holds a " + kDatasetSpecName + " that dashi did not write (" + why +
+          "), so it cannot match --spec: give --out a new or empty directory; dataset generate "
+          "writes " + kDatasetSpecName + " itself");
+    }
     if (held->blake2b128 != spec.blake2b128) {
       return FailedPreconditionError(dir + ": holds a dataset of another spec (spec.json " +
                                      held->blake2b128 + ", this spec " + spec.blake2b128 +
@@ -122,16 +133,6 @@ class ItemProgress {
 };
 
 }  // namespace
-
-std::string HumanBytes(int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024.0 && u < 5) v /= 1024.0, ++u;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
 
 StatusOr<int64_t> EstimateShardBytes(const DatasetSpec& spec, const ShardSel& shard) {
   int64_t total = 0;
@@ -256,7 +257,14 @@ StatusOr<GenerateSummary> GenerateDataset(const GenerateOptions& o) {
     while (!failed.load()) {
       const size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
-      StatusOr<std::string> h = GenerateItem(spec, *todo[k], items_dir, o.threads);
+      std::vector<std::string> removed;
+      StatusOr<std::string> h = GenerateItem(spec, *todo[k], items_dir, o.threads, &removed);
+      // Said even with --quiet: the run removed directories it did not make itself.
+      for (const std::string& name : removed) {
+        std::fprintf(stderr,
+                     "dataset: removed %s/%s, the unfinished item of a killed earlier run\n",
+                     items_dir.c_str(), name.c_str());
+      }
       if (!h.ok()) {
         errors[k] = h.status();
         failed.store(true);

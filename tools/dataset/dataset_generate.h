@@ -48,9 +48,6 @@ StatusOr<int64_t> EstimateShardBytes(const DatasetSpec& spec, const ShardSel& sh
 // parent), from statvfs.
 StatusOr<int64_t> FreeDiskBytes(const std::string& path);
 
-// "1.5 GiB", "12.0 MiB", "512 B".
-std::string HumanBytes(int64_t bytes);
-
 }  // namespace dashi::tools
 
 #endif  // DASHI_TOOLS_DATASET_DATASET_GENERATE_H_

@@ -129,12 +129,17 @@ std::string ItemText(const nlohmann::json& j) { return j.dump(2) + "\n"; }
 }  // namespace
 
 StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& item,
-                                   const std::string& items_dir, int threads) {
+                                   const std::string& items_dir, int threads,
+                                   std::vector<std::string>* removed_stale) {
   const std::string final_dir = items_dir + "/" + item.id;
   // The item's directory is the dataset's own: whatever its marker does not record is damage
   // (dataset verify names it) that this regeneration replaces.
   DASHI_ASSIGN_OR_RETURN(OutputSet out, OutputSet::ForDirectory(final_dir, "dataset generate",
                                                                 OutputSet::Unrecorded::kReplace));
+  if (removed_stale != nullptr) {
+    removed_stale->insert(removed_stale->end(), out.removed_stale().begin(),
+                          out.removed_stale().end());
+  }
   const std::string dir = out.staging();
   const int64_t n = item.les.n, frames = spec.frames();
   std::optional<HashedNpyStream> omega, z, decoded;

@@ -14,6 +14,7 @@
 #define DASHI_TOOLS_DATASET_DATASET_ITEM_H_
 
 #include <string>
+#include <vector>
 
 #include "core_ref/status/status.h"
 #include "tools/dataset/dataset_spec.h"
@@ -26,9 +27,11 @@ inline constexpr char kItemManifestName[] = "item.json";
 // Runs the LES of `item` and writes items_dir/<id> (replacing an earlier, possibly corrupt, item
 // of that name; removing a staging directory a killed run left). Frames go to disk as they are
 // made: memory does not grow with the number of steps. Returns the hex BLAKE2b-128 of item.json.
-// `threads`: the LES's threads (LesSolver::Create); the bytes do not depend on it.
+// `threads`: the LES's threads (LesSolver::Create); the bytes do not depend on it. The names of
+// the staging directories removed are added to `removed_stale` when given (the caller says so).
 StatusOr<std::string> GenerateItem(const DatasetSpec& spec, const DatasetItem& item,
-                                   const std::string& items_dir, int threads = 1);
+                                   const std::string& items_dir, int threads = 1,
+                                   std::vector<std::string>* removed_stale = nullptr);
 
 // Checks `item_dir` against `item` of `spec`: item.json describes this item (same parameters,
 // steps and kept arrays), every file it lists exists with its size and hashes (an .npy also with

@@ -330,6 +330,23 @@ TEST(Dataset, RefusesForeignOtherSpecAndTooLittleDisk) {
   s = GenerateDataset(o);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.status().message().find("another spec"), std::string::npos) << s.status().ToString();
+  // A spec.json written by hand (the spec's own text, not dashi's canonical form) read
+  // "DATA_LOSS ... (edited by hand?)"; it says what it is and what to do, and nothing changes.
+  o.out = root + "/hand";
+  fs::create_directories(o.out);
+  fs::copy_file(root + "/spec_in.json", o.out + "/spec.json");
+  s = GenerateDataset(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kFailedPrecondition) << s.status().ToString();
+  EXPECT_NE(s.status().message().find(o.out + ": holds a spec.json that dashi did not write ("),
+            std::string::npos)
+      << s.status().ToString();
+  EXPECT_NE(s.status().message().find("so it cannot match --spec: give --out a new or empty "
+                                      "directory"),
+            std::string::npos)
+      << s.status().ToString();
+  EXPECT_EQ(FileText(o.out + "/spec.json"), FileText(root + "/spec_in.json"));
+  EXPECT_FALSE(fs::exists(o.out + "/items"));
   o.spec_path = root + "/missing.json";
   s = GenerateDataset(o);
   ASSERT_FALSE(s.ok());

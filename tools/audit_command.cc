@@ -5,6 +5,7 @@
 
 #include "backend/backend.h"
 #include "backend/rollout_audit.h"
+#include "tools/chain_json.h"
 #include "tools/cli_util.h"
 #include "tools/output_guard.h"
 #include "tools/rollout_inputs.h"
@@ -55,6 +56,10 @@ int Run(AuditOptions o) {
                       {"provenance", dev->Provenance()},
                       {"z0", o.input.z0},
                       {"a", o.input.a},
+                      // What was audited, as a rollout's chain file names it (BLAKE2b-128 of
+                      // the arrays' bytes): the report is tied to its inputs, not to paths.
+                      {"z0_hash", F64HashHex(in->z0)},
+                      {"a_hash", F64HashHex(in->a)},
                       {"dim", in->dim},
                       {"steps", o.input.steps},
                       {"hash_every", o.input.hash_every},

@@ -22,11 +22,6 @@ struct ConformOptions {
   bool no_store = false;
 };
 
-// "dashi-conformance/1": what conformance/report writes, read from it rather than spelt twice.
-std::string ConformanceReportFormat() {
-  return conformance::ReportJson(conformance::SuiteReport{})["format"].get<std::string>();
-}
-
 // Empty when `filter` selects a case, else why not: an empty filter ran the whole suite, one that
 // matches nothing opened the device before saying so.
 std::string FilterProblem(const std::string& filter) {
@@ -42,7 +37,7 @@ std::string FilterProblem(const std::string& filter) {
 
 int Run(const ConformOptions& o) {
   // The report never lands in the golden data the suite reads nor in the store it records to.
-  if (Status st = CheckReportOutput({"--out", o.out}, ConformanceReportFormat(),
+  if (Status st = CheckReportOutput({"--out", o.out}, conformance::kConformanceReportFormat,
                                     {{"--golden-dir", o.golden_dir}, CertStorePlace(o.device.vulkan)});
       !st.ok()) {
     return FailCommandLine("conform", st);

@@ -283,6 +283,14 @@ for i in 1 2; do  # a new report, then an earlier one replaced
 done
 report_refused "conform onto audit's report" "--out $T/audit.json exists and is not an earlier report" \
   "${CONFORM[@]}" --out "$T/audit.json"
+# The audit report names what it audited as a rollout's chain file does (z0_hash, a_hash).
+"$DASHI" rollout --z0 "$R/z0.npy" --a "$R/A.npy" --steps 10 --out "$T/audit_twin.npy" >/dev/null 2>&1 ||
+  fail "rollout of the audited inputs failed"
+for key in z0_hash a_hash; do
+  want=$(grep -o "\"$key\": *\"[0-9a-f]*\"" "$T/audit_twin.chain.json")
+  got=$(grep -o "\"$key\": *\"[0-9a-f]*\"" "$T/audit.json")
+  [ -n "$want" ] && [ "$want" = "$got" ] || fail "audit.json's $key '$got', the chain file's '$want'"
+done
 rm "$T/ok/notes.json"
 # A store that cannot be written is refused before the suite (it was reported after 14 minutes).
 echo x >"$T/not_a_dir"

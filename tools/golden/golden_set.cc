@@ -363,8 +363,10 @@ namespace {
 // Generation writes into `dir` only when it is missing or empty, holds a golden set (a manifest
 // of this format), or holds nothing but files of the set and the repository's BUILD / README.md
 // (a regeneration interrupted after its manifest was removed). Any other file means the directory
-// is someone else's: refused before a file is written.
-Status CheckGoldenOutputDir(const std::string& dir, const std::vector<GoldenArray>& arrays) {
+// is someone else's: refused before a file is written. Without `arrays` (before they are
+// computed, which takes minutes) any NAME.npy counts as a file of the set: the check then runs
+// again with the arrays' names.
+Status CheckGoldenOutputDir(const std::string& dir, const std::vector<GoldenArray>* arrays) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(dir, ec))) return OkStatus();
@@ -378,10 +380,16 @@ Status CheckGoldenOutputDir(const std::string& dir, const std::vector<GoldenArra
                                    "); refusing to write into it: choose an empty or new --out");
   }
   std::set<std::string> ours = {"BUILD", "README.md"};
-  for (const GoldenArray& g : arrays) ours.insert(g.name + ".npy");
+  if (arrays != nullptr) {
+    for (const GoldenArray& g : *arrays) ours.insert(g.name + ".npy");
+  }
+  const auto of_the_set = [&](const std::string& name) {
+    return ours.count(name) != 0 ||
+           (arrays == nullptr && name.size() > 4 && name.compare(name.size() - 4, 4, ".npy") == 0);
+  };
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (ours.count(name) == 0 || it->is_symlink()) {
+    if (!of_the_set(name) || it->is_symlink()) {
       return FailedPreconditionError(
           dir + ": not empty and not a golden set (no manifest.json, and " + name +
           " is not a file of the set); refusing to write into it: choose an empty or new --out");
@@ -395,8 +403,9 @@ Status CheckGoldenOutputDir(const std::string& dir, const std::vector<GoldenArra
 
 Status GenerateGoldenSet(const std::string& dir,
                          const std::function<void(const std::string&)>& progress) {
+  DASHI_RETURN_IF_ERROR(CheckGoldenOutputDir(dir, nullptr));
   DASHI_ASSIGN_OR_RETURN(std::vector<GoldenArray> arrays, ComputeGoldenArrays(progress));
-  DASHI_RETURN_IF_ERROR(CheckGoldenOutputDir(dir, arrays));
+  DASHI_RETURN_IF_ERROR(CheckGoldenOutputDir(dir, &arrays));
   DASHI_RETURN_IF_ERROR(EnsureDir(dir));
   // The golden directory also holds files of the repository (README.md, BUILD), so it is not
   // replaced as a whole: manifest.json is the set's completion record. It goes first and comes

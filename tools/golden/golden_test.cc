@@ -227,7 +227,9 @@ TEST(GoldenTest, GenerateRefusesADirectoryThatIsNotAGoldenSet) {
   const std::string foreign = TmpDir("gen_foreign");
   fs::create_directories(foreign);
   std::ofstream(foreign + "/notes.txt") << "precious";
-  Status st = GenerateGoldenSet(foreign);
+  int computed = 0;  // refused before any array is computed (that takes minutes)
+  Status st = GenerateGoldenSet(foreign, [&](const std::string&) { ++computed; });
+  EXPECT_EQ(computed, 0);
   EXPECT_EQ(st.code(), StatusCode::kFailedPrecondition) << st.ToString();
   EXPECT_NE(st.message().find(foreign + ": not empty and not a golden set (no manifest.json, and "
                               "notes.txt is not a file of the set)"),
@@ -236,9 +238,19 @@ TEST(GoldenTest, GenerateRefusesADirectoryThatIsNotAGoldenSet) {
   EXPECT_EQ(Slurp(foreign + "/notes.txt"), "precious");
   EXPECT_EQ(std::distance(fs::directory_iterator(foreign), fs::directory_iterator()), 1);
   std::ofstream(foreign + "/manifest.json") << R"({"format": "something-else/1"})";
-  st = GenerateGoldenSet(foreign);
+  st = GenerateGoldenSet(foreign, [&](const std::string&) { ++computed; });
+  EXPECT_EQ(computed, 0);
   EXPECT_NE(st.message().find(foreign + ": not a golden set ("), std::string::npos)
       << st.ToString();
+  // A file named like an array but not one of the set passes the first check and is refused by
+  // the second, once the names are known.
+  const std::string npy_foreign = TmpDir("gen_foreign_npy");
+  fs::create_directories(npy_foreign);
+  std::ofstream(npy_foreign + "/mine.npy") << "precious";
+  st = GenerateGoldenSet(npy_foreign);
+  EXPECT_NE(st.message().find("mine.npy is not a file of the set"), std::string::npos)
+      << st.ToString();
+  EXPECT_EQ(Slurp(npy_foreign + "/mine.npy"), "precious");
   // A golden set, and one whose regeneration was interrupted (manifest gone), are regenerated.
   const std::string set = PlainCopy("gen_over_set");
   EXPECT_TRUE(GenerateGoldenSet(set).ok());

@@ -1,7 +1,6 @@
 #include "core_ref/fileio/output_set.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "core_ref/fileio/atomic_file.h"
+#include "core_ref/fileio/directory_lock.h"
 #include "core_ref/fileio/errno_status.h"
 #include "core_ref/fileio/file_digest.h"
 #include "core_ref/fileio/temporaries.h"
@@ -238,37 +238,23 @@ Status MakeStaging(const std::string& parent, const std::string& base, std::stri
 // process commits a file set into a directory it has locked itself (`dataset generate` holds its
 // --out's lock for its whole run but commits only directory sets), which would wait on itself;
 // a holder that never lets go (a stopped process) is waited for at most kWait, then an error.
-class CommitLock {
- public:
-  static StatusOr<CommitLock> Acquire(const std::string& dir) {
-    constexpr auto kWait = std::chrono::seconds(30);
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return ErrnoStatus(errno, dir + ": cannot open the output directory to lock it");
-    const auto deadline = std::chrono::steady_clock::now() + kWait;
-    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      if (errno == EINTR) continue;
-      if (errno != EWOULDBLOCK) return CommitLock(fd);  // no flock here: committed unlocked
-      if (std::chrono::steady_clock::now() >= deadline) {
-        ::close(fd);
-        return UnavailableError(dir + ": another process has held this directory's lock for " +
-                                std::to_string(kWait.count()) + " s (a `dashi dataset generate` "
-                                "writing it, or a stopped dashi committing its outputs); the "
-                                "outputs were not moved into place");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+// Waits for `dir`'s DirectoryLock while another process holds it, at most kWait.
+StatusOr<DirectoryLock> AcquireCommitLock(const std::string& dir) {
+  constexpr auto kWait = std::chrono::seconds(30);
+  const auto deadline = std::chrono::steady_clock::now() + kWait;
+  while (true) {
+    StatusOr<DirectoryLock> lock = DirectoryLock::TryAcquire(dir);
+    // Locked, or no flock on this file system: the set is committed (unlocked in the latter).
+    if (!lock.ok() || lock->state() != DirectoryLock::State::kBusy) return lock;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return UnavailableError(dir + ": another process has held this directory's lock for " +
+                              std::to_string(kWait.count()) + " s (a `dashi dataset generate` "
+                              "writing it, or a stopped dashi committing its outputs); the "
+                              "outputs were not moved into place");
     }
-    return CommitLock(fd);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  CommitLock(CommitLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  CommitLock& operator=(CommitLock&&) = delete;
-  ~CommitLock() {
-    if (fd_ >= 0) ::close(fd_);  // releases the flock
-  }
-
- private:
-  explicit CommitLock(int fd) : fd_(fd) {}
-  int fd_;
-};
+}
 
 Status RenameOrError(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) {
@@ -353,8 +339,8 @@ Status OutputSet::Commit() {
   State& s = *state_;
   if (s.committed) return FailedPreconditionError("output set committed twice");
   if (!s.directory_set) {
-    DASHI_ASSIGN_OR_RETURN(CommitLock lock,
-                           CommitLock::Acquire(ParentOf(fs::path(s.final_paths.front()))));
+    DASHI_ASSIGN_OR_RETURN(DirectoryLock lock,
+                           AcquireCommitLock(ParentOf(fs::path(s.final_paths.front()))));
     // The old completion record goes first, the new one comes last.
     const std::string& record = s.final_paths.back();
     if (::unlink(record.c_str()) != 0 && errno != ENOENT) {

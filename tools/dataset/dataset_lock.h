@@ -1,5 +1,5 @@
-// One `dashi dataset generate` at a time per output directory: an exclusive, non-blocking
-// flock(2) on the directory itself (no lock file: the directory's contents stay the dataset's),
+// One `dashi dataset generate` at a time per output directory: a DirectoryLock
+// (core_ref/fileio: an exclusive, non-blocking flock(2) on the directory itself, no lock file),
 // held until the object is destroyed — the kernel drops it when the process dies, so a kill -9
 // leaves no stale lock. Two shards given the same --out by mistake (a Slurm array without
 // $SLURM_ARRAY_TASK_ID in the path) were both exiting 0 with a mixed dataset.
@@ -9,7 +9,9 @@
 #define DASHI_TOOLS_DATASET_DATASET_LOCK_H_
 
 #include <string>
+#include <utility>
 
+#include "core_ref/fileio/directory_lock.h"
 #include "core_ref/status/status.h"
 
 namespace dashi::tools {
@@ -22,15 +24,12 @@ class DatasetDirLock {
   // network file systems), the run goes on unlocked and says so on stderr unless `quiet`.
   static StatusOr<DatasetDirLock> Acquire(const std::string& dir, bool quiet);
 
-  DatasetDirLock(DatasetDirLock&& other) noexcept;
-  DatasetDirLock& operator=(DatasetDirLock&& other) noexcept;
-  DatasetDirLock(const DatasetDirLock&) = delete;
-  DatasetDirLock& operator=(const DatasetDirLock&) = delete;
-  ~DatasetDirLock();
+  DatasetDirLock(DatasetDirLock&&) noexcept = default;
+  DatasetDirLock& operator=(DatasetDirLock&&) noexcept = default;
 
  private:
-  explicit DatasetDirLock(int fd) : fd_(fd) {}
-  int fd_ = -1;  // the directory's descriptor (-1: unlocked)
+  explicit DatasetDirLock(DirectoryLock lock) : lock_(std::move(lock)) {}
+  DirectoryLock lock_;  // released when this object is destroyed
 };
 
 }  // namespace dashi::tools
